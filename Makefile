@@ -1,0 +1,151 @@
+# sbox: build, test, bench, fuzz, install.
+# `make` builds bin/sboxd, bin/sbox-init and bin/sbox; `make SAN=1 ...` builds
+# the same under ASan + UBSan into bin-san/.
+
+PKGS     := libevent jansson sqlite3 libseccomp
+DEB_PKGS := build-essential pkg-config bubblewrap libevent-dev libjansson-dev \
+            libsqlite3-dev libseccomp-dev check python3 iproute2 util-linux \
+            procps passwd clang libclang-rt-14-dev tinyproxy squid curl
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+VERSION  := 0.1.0
+
+ifeq ($(SAN),1)
+OUT      := build-san
+BIN      := bin-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+OUT      := build
+BIN      := bin
+SANFLAGS :=
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS) \
+           -DSBOX_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+
+PROTOCOL_SRC := $(wildcard protocol/*.c)
+POLICY_SRC   := $(wildcard policy/*.c)
+STORE_SRC    := $(wildcard store/*.c)
+INIT_SRC     := $(wildcard daemon/init-*.c)
+CTL_SRC      := $(wildcard daemon/ctl*.c)
+DAEMON_SRC   := $(filter-out daemon/main.c $(INIT_SRC),$(wildcard daemon/*.c))
+CLIENT_SRC   := $(filter-out client/main.c,$(wildcard client/*.c))
+UNIT_SRC     := $(wildcard tests/unit/test-*.c)
+BENCH_SRC    := $(wildcard tests/bench/*.c)
+
+obj = $(patsubst %.c,$(OUT)/%.o,$(1))
+
+LIBPROTOCOL := $(OUT)/libprotocol.a
+LIBPOLICY   := $(OUT)/libpolicy.a
+LIBSTORE    := $(OUT)/libstore.a
+LIBDAEMON   := $(OUT)/libsboxd.a
+LIBCLIENT   := $(OUT)/libsbox.a
+UNIT_BINS   := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(UNIT_SRC))
+BENCH_BINS  := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
+
+.PHONY: all deps test unit e2e bench fuzz install uninstall clean check-deps
+all: check-deps $(BIN)/sboxd $(BIN)/sbox-init $(BIN)/sbox $(UNIT_BINS) $(BENCH_BINS)
+
+check-deps:
+	@pkg-config --exists $(PKGS) check || { \
+	  echo "sbox: missing build dependencies; run 'make deps' as root, or install:"; \
+	  echo "  apt-get install $(DEB_PKGS)"; exit 1; }
+
+# Install the Debian packages sbox and its tests need (as root), or say which.
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "sbox: installing:$$missing"; \
+	    apt-get update -qq </dev/null && apt-get install -y -qq --no-install-recommends $$missing </dev/null >/dev/null || exit 1; \
+	  else echo "sbox: all Debian packages present"; fi; \
+	else \
+	  missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then echo "sbox: not root; install these as root: apt-get install$$missing"; exit 1; \
+	  else echo "sbox: all Debian packages present"; fi; \
+	fi
+
+$(OUT)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIBPROTOCOL): $(call obj,$(PROTOCOL_SRC))
+	@rm -f $@; ar rcs $@ $^
+$(LIBPOLICY): $(call obj,$(POLICY_SRC))
+	@rm -f $@; ar rcs $@ $^
+$(LIBSTORE): $(call obj,$(STORE_SRC))
+	@rm -f $@; ar rcs $@ $^
+$(LIBDAEMON): $(call obj,$(DAEMON_SRC))
+	@rm -f $@; ar rcs $@ $^
+$(LIBCLIENT): $(call obj,$(CLIENT_SRC))
+	@rm -f $@; ar rcs $@ $^
+
+ALL_LIBS := $(LIBDAEMON) $(LIBPOLICY) $(LIBSTORE) $(LIBPROTOCOL)
+
+$(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC)) $(LIBPROTOCOL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson)
+
+$(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPROTOCOL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson)
+
+$(BIN)/tests/%: $(OUT)/tests/unit/%.o $(LIBCLIENT) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBCLIENT) $(ALL_LIBS) $(PKG_LIBS) $(CHECK_LIBS)
+
+$(BIN)/bench/%: $(OUT)/tests/bench/%.o $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(PKG_LIBS) -lpthread
+
+# The whole test suite: Check unit suites, then the end-to-end suites as root
+# and as an unprivileged user.
+test: all
+	@BIN=$(BIN) SAN=$(SAN) bash tests/run.sh
+
+unit: all
+	@BIN=$(BIN) SAN=$(SAN) bash tests/run.sh unit
+
+e2e: all
+	@BIN=$(BIN) SAN=$(SAN) bash tests/run.sh e2e
+
+bench: all
+	@BIN=$(BIN) bash tests/bench/run.sh
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/sbox \
+	  $(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(PREFIX)/share/sbox
+	install -m 0755 $(BIN)/sboxd $(BIN)/sbox $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BIN)/sbox-init $(DESTDIR)$(PREFIX)/libexec/sbox/
+	sed 's|@PREFIX@|$(PREFIX)|g' systemd/sboxd.service.in > $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service
+	install -m 0644 systemd/sboxd.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
+	sed 's|@PREFIX@|$(PREFIX)|g' launchd/dev.sbox.sboxd.plist.in > $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sboxd $(DESTDIR)$(PREFIX)/bin/sbox \
+	  $(DESTDIR)$(PREFIX)/libexec/sbox/sbox-init \
+	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service \
+	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.socket \
+	  $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
+
+clean:
+	rm -rf build build-san bin bin-san
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

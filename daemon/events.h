@@ -1,0 +1,21 @@
+/* events.h: the daemon's event bus. Features publish; subscribers (clients
+ * that called events.subscribe) get `events.event` notifications. */
+#ifndef SBOX_EVENTS_H
+#define SBOX_EVENTS_H
+
+#include <jansson.h>
+
+struct conn;
+
+/* Publish an event on a topic ("host.refused", "approval.requested", ...);
+ * steals data. It is recorded in the store (batched) and sent to every
+ * subscriber whose topic filter matches. */
+void events_publish(const char *topic, const char *session, json_t *data);
+/* Subscribe a connection to topics (NULL or empty = all); returns a sub id. */
+long events_subscribe(struct conn *c, json_t *topics);
+/* Drop one subscription of a connection (0) or report it unknown (-1). */
+int events_unsubscribe(struct conn *c, long id);
+/* Number of subscribers currently connected that match a topic. */
+int events_subscribers(const char *topic);
+
+#endif

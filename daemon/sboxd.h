@@ -1,0 +1,46 @@
+/* sboxd.h: the daemon's global state, shared by every daemon/ file. */
+#ifndef SBOX_SBOXD_H
+#define SBOX_SBOXD_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct event_base;
+struct evdns_base;
+struct store;
+struct config;
+
+struct sboxd_limits {
+	size_t max_line;          /* bytes in one request line (1 MiB) */
+	int    max_conns;         /* connections in total */
+	int    max_conns_per_uid; /* connections per peer uid */
+	int    max_inflight;      /* requests in flight per connection */
+	size_t max_output_queue;  /* bytes queued for a client before it is dropped */
+};
+
+struct sboxd {
+	struct event_base *base;
+	struct evdns_base *dns;
+	struct store      *store;
+	struct config     *config;       /* current config (replaced on SIGHUP) */
+	char              *socket_path;
+	char              *state_dir;
+	char              *config_path;
+	char              *db_path;
+	char              *init_path;    /* the sbox-init binary */
+	char              *bwrap_path;   /* the bwrap binary */
+	time_t             started;      /* wall clock at start */
+	struct timespec    started_mono;
+	int                stopping;
+	int                connections;  /* live client connections */
+	struct sboxd_limits lim;
+};
+
+extern struct sboxd sboxd;
+
+/* Begin an orderly shutdown (stop accepting, close sessions, close store). */
+void sboxd_shutdown(const char *why);
+/* Milliseconds on the monotonic clock. */
+long long sboxd_now_ms(void);
+
+#endif
