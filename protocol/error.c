@@ -122,7 +122,17 @@ error_context(sbox_error *err, const char *fmt, ...)
 	vsnprintf(ctx, sizeof ctx, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->message, sizeof old);
-	snprintf(err->message, sizeof err->message, "%s: %s", ctx, old);
+	size_t n = strlen(ctx);
+	if (n > sizeof err->message - 3)
+		n = sizeof err->message - 3;
+	memcpy(err->message, ctx, n);
+	memcpy(err->message + n, ": ", 2);
+	n += 2;
+	size_t m = strlen(old);
+	if (m > sizeof err->message - 1 - n)
+		m = sizeof err->message - 1 - n;
+	memcpy(err->message + n, old, m);
+	err->message[n + m] = '\0';
 	return -1;
 }
 

@@ -1,0 +1,201 @@
+/* envelope.c: JSON-RPC 2.0 request parsing and reply building. */
+#include "envelope.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Is this a valid JSON-RPC id (string, integer or null)? */
+static int
+envelope_valid_id(const json_t *id)
+{
+	return json_is_string(id) || json_is_integer(id) || json_is_null(id);
+}
+
+/* Load one line of JSON, turning jansson's complaint into a parse error. */
+static json_t *
+envelope_load(const char *line, size_t len, sbox_error *err)
+{
+	json_error_t je;
+	json_t *root;
+
+	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL) {
+		if (json_error_code(&je) == json_error_invalid_utf8)
+			error_set(err, E_PARSE, "invalid UTF-8 in request");
+		else
+			error_set(err, E_PARSE, "invalid JSON: %s (column %d)",
+			    je.text, je.column);
+		return NULL;
+	}
+	return root;
+}
+
+/* Parse one request or notification line. */
+int
+envelope_parse(const char *line, size_t len, struct envelope *env,
+    sbox_error *err)
+{
+	const char *key;
+	json_t *v, *jv;
+
+	memset(env, 0, sizeof *env);
+	if ((env->root = envelope_load(line, len, err)) == NULL)
+		return -1;
+	if (json_is_array(env->root))
+		return error_set(err, E_INVALID_REQUEST,
+		    "batch requests are not supported; send one object per line");
+	if (!json_is_object(env->root))
+		return error_set(err, E_INVALID_REQUEST,
+		    "a request must be a JSON object");
+	v = json_object_get(env->root, "id");
+	if (v != NULL) {
+		if (!envelope_valid_id(v))
+			return error_set_field(err, E_INVALID_REQUEST, "id",
+			    "id must be a string, an integer or null");
+		env->id = v;
+	}
+	jv = json_object_get(env->root, "jsonrpc");
+	if (!json_is_string(jv) || strcmp(json_string_value(jv), "2.0") != 0)
+		return error_set_field(err, E_INVALID_REQUEST, "jsonrpc",
+		    "jsonrpc must be \"2.0\"");
+	v = json_object_get(env->root, "method");
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return error_set_field(err, E_INVALID_REQUEST, "method",
+		    "method must be a non-empty string");
+	if (strlen(json_string_value(v)) != json_string_length(v))
+		return error_set_field(err, E_INVALID_REQUEST, "method",
+		    "method must not contain NUL");
+	env->method = json_string_value(v);
+	v = json_object_get(env->root, "params");
+	if (v != NULL && !json_is_null(v)) {
+		if (!json_is_object(v))
+			return error_set_field(err, E_INVALID_PARAMS, "params",
+			    "params must be an object (by-name parameters)");
+		env->params = v;
+	}
+	json_object_foreach(env->root, key, v) {
+		if (strcmp(key, "jsonrpc") != 0 && strcmp(key, "id") != 0 &&
+		    strcmp(key, "method") != 0 && strcmp(key, "params") != 0)
+			return error_set_field(err, E_INVALID_REQUEST, key,
+			    "unknown member \"%s\" in request", key);
+	}
+	return 0;
+}
+
+/* Parse one line a client receives: a response or a notification. */
+int
+envelope_parse_reply(const char *line, size_t len, struct envelope *env,
+    sbox_error *err)
+{
+	json_t *v;
+
+	memset(env, 0, sizeof *env);
+	if ((env->root = envelope_load(line, len, err)) == NULL)
+		return -1;
+	if (!json_is_object(env->root))
+		return error_set(err, E_INVALID_REQUEST, "reply is not an object");
+	v = json_object_get(env->root, "jsonrpc");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "2.0") != 0)
+		return error_set(err, E_INVALID_REQUEST, "reply is not JSON-RPC 2.0");
+	env->id = json_object_get(env->root, "id");
+	v = json_object_get(env->root, "method");
+	if (json_is_string(v)) {
+		env->method = json_string_value(v);
+		env->params = json_object_get(env->root, "params");
+		return 0;
+	}
+	env->result = json_object_get(env->root, "result");
+	env->error = json_object_get(env->root, "error");
+	if ((env->result == NULL) == (env->error == NULL))
+		return error_set(err, E_INVALID_REQUEST,
+		    "reply has neither or both of result and error");
+	return 0;
+}
+
+/* Release a parsed envelope. */
+void
+envelope_free(struct envelope *env)
+{
+	json_decref(env->root);
+	memset(env, 0, sizeof *env);
+}
+
+/* {"jsonrpc":"2.0","id":id,"result":result}; steals result. */
+json_t *
+envelope_result(json_t *id, json_t *result)
+{
+	return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0",
+	    "id", id ? id : json_null(), "result", result ? result : json_null());
+}
+
+/* {"jsonrpc":"2.0","id":id,"error":{code,message,data}}. */
+json_t *
+envelope_error(json_t *id, const sbox_error *err)
+{
+	json_t *data;
+
+	data = json_pack("{s:s}", "name", err->name[0] ? err->name : E_INTERNAL);
+	if (err->field[0] != '\0')
+		json_object_set_new(data, "field", json_string(err->field));
+	return json_pack("{s:s, s:O, s:{s:i, s:s, s:o}}", "jsonrpc", "2.0",
+	    "id", id ? id : json_null(), "error",
+	    "code", err->code ? err->code : error_code_for(err->name),
+	    "message", err->message[0] ? err->message : "unknown error",
+	    "data", data);
+}
+
+/* {"jsonrpc":"2.0","method":m,"params":p}; steals params. */
+json_t *
+envelope_notification(const char *method, json_t *params)
+{
+	return json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method,
+	    "params", params ? params : json_object());
+}
+
+/* {"jsonrpc":"2.0","id":id,"method":m,"params":p}; steals params. */
+json_t *
+envelope_request(json_int_t id, const char *method, json_t *params)
+{
+	return json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", id,
+	    "method", method, "params", params ? params : json_object());
+}
+
+/* Fill err from a reply's error object. */
+void
+envelope_error_decode(const json_t *error, sbox_error *err)
+{
+	const char *msg = NULL, *name = NULL, *field = NULL;
+	json_int_t code = 0;
+
+	json_unpack((json_t *)error, "{s?I, s?s, s?{s?s, s?s}}", "code", &code,
+	    "message", &msg, "data", "name", &name, "field", &field);
+	error_set(err, name ? name : E_INTERNAL, "%s", msg ? msg : "unknown error");
+	if (code != 0)
+		err->code = (int)code;
+	if (field != NULL)
+		snprintf(err->field, sizeof err->field, "%s", field);
+}
+
+/* Serialise compactly with a trailing LF; caller frees. */
+char *
+envelope_dump(const json_t *msg, size_t *len)
+{
+	char *s, *out;
+	size_t n;
+
+	s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
+	if (s == NULL)
+		return NULL;
+	n = strlen(s);
+	out = realloc(s, n + 2);
+	if (out == NULL) {
+		free(s);
+		return NULL;
+	}
+	out[n] = '\n';
+	out[n + 1] = '\0';
+	if (len)
+		*len = n + 1;
+	return out;
+}
