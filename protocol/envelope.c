@@ -19,7 +19,7 @@ envelope_load(const char *line, size_t len, sbox_error *err)
 	json_error_t je;
 	json_t *root;
 
-	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	if (root == NULL) {
 		if (json_error_code(&je) == json_error_invalid_utf8)
 			error_set(err, E_PARSE, "invalid UTF-8 in request");

@@ -35,6 +35,7 @@ static const struct {
 	{ E_STORE, -32040 },
 	{ E_STORE_VERSION, -32041 },
 	{ E_IO, -32050 },
+	{ E_UNAVAILABLE, -32060 },
 };
 
 /* The JSON-RPC code for a stable error name (-32000 for unknown names). */

@@ -32,6 +32,7 @@
 #define E_IO               "sbox.IoError"
 #define E_NOT_FOUND        "sbox.NotFound"
 #define E_LIMIT            "sbox.LimitExceeded"
+#define E_UNAVAILABLE      "sbox.Unavailable"   /* client side: no daemon */
 
 #define ERROR_NAME_MAX  64
 #define ERROR_FIELD_MAX 128

@@ -61,9 +61,12 @@ framer_feed(struct framer *f, const void *data, size_t n, sbox_error *err)
 	while (n > 0) {
 		if (f->discarding) {
 			lf = memchr(p, '\n', n);
-			if (lf == NULL)
+			if (lf == NULL) {
+				f->consumed += n;
 				return 0;
+			}
 			n -= (size_t)(lf + 1 - p);
+			f->consumed += (unsigned long long)(lf + 1 - p);
 			p = lf + 1;
 			f->discarding = 0;
 			continue;
@@ -86,6 +89,7 @@ framer_feed(struct framer *f, const void *data, size_t n, sbox_error *err)
 		if (memchr(f->buf + f->start, '\n', framer_pending(f)) != NULL)
 			return framer_reserve(f, n, err) == -1 ? -1 :
 			    (memcpy(f->buf + f->len, p, n), f->len += n, 0);
+		f->consumed += framer_pending(f);
 		f->start = f->len = 0;
 		f->discarding = 1;
 		f->overflowed = 1;
@@ -110,10 +114,12 @@ framer_next(struct framer *f, char **line, size_t *len, sbox_error *err)
 	if (lf == NULL || (size_t)(lf - s) > f->max) {
 		if (lf != NULL) { /* a complete line, but too long */
 			f->start += (size_t)(lf + 1 - s);
+			f->consumed += (unsigned long long)(lf + 1 - s);
 			return error_set(err, E_TOO_LARGE,
 			    "request line longer than %zu bytes", f->max);
 		}
 		if (framer_pending(f) > f->max) {
+			f->consumed += framer_pending(f);
 			f->start = f->len = 0;
 			f->discarding = 1;
 			return error_set(err, E_TOO_LARGE,
@@ -123,6 +129,7 @@ framer_next(struct framer *f, char **line, size_t *len, sbox_error *err)
 	}
 	n = (size_t)(lf - s);
 	f->start += n + 1;
+	f->consumed += n + 1;
 	if (n > 0 && s[n - 1] == '\r')
 		n--;
 	s[n] = '\0';
