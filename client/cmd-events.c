@@ -1,0 +1,58 @@
+/* cmd-events.c: sbox events [TOPIC...]: print events as they come. */
+#include "client/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Print one events.event notification as one JSON line. */
+static int
+cmd_events_print(const char *method, json_t *params, void *arg)
+{
+	char *s;
+
+	(void)arg;
+	if (strcmp(method, "events.event") != 0)
+		return 0;
+	if ((s = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) != NULL) {
+		printf("%s\n", s);
+		fflush(stdout);
+		free(s);
+	}
+	return 0;
+}
+
+/* sbox events [TOPIC...]. */
+int
+cmd_events(const struct client_opts *o, int argc, char **argv)
+{
+	struct client *cl;
+	json_t *topics, *r;
+	sbox_error err;
+	int i;
+
+	topics = json_array();
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] == '-') {
+			json_decref(topics);
+			return client_usage("usage: sbox events [TOPIC...]");
+		}
+		json_array_append_new(topics, json_string(argv[i]));
+	}
+	error_clear(&err);
+	if ((cl = client_connect(o, &err)) == NULL) {
+		json_decref(topics);
+		return client_fail(&err);
+	}
+	client_on_notify(cl, cmd_events_print, NULL);
+	r = client_call(cl, "events.subscribe", json_pack("{s:o}", "topics",
+	    topics), NULL, 0, &err);
+	if (r == NULL) {
+		client_close(cl);
+		return client_fail(&err);
+	}
+	json_decref(r);
+	client_wait(cl, &err);
+	client_close(cl);
+	return client_fail(&err);
+}

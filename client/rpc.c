@@ -1,0 +1,397 @@
+/* rpc.c: the CLI's JSON-RPC connection to sboxd (blocking, with fd passing
+ * and autostart of the daemon). */
+#include "client/client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protocol/envelope.h"
+#include "protocol/framer.h"
+
+#define CLIENT_MAX_LINE (256 * 1024 * 1024)
+
+struct client_reply {
+	long long            id;
+	json_t              *msg;
+	struct client_reply *next;
+};
+
+struct client {
+	int                  fd;
+	long long            next_id;
+	struct framer        fr;
+	client_notify_cb     cb;
+	void                *cb_arg;
+	int                  stop;     /* callback asked to stop waiting */
+	struct client_reply *replies;  /* replies that came for other ids */
+};
+
+/* The default socket path (same rule as sboxd). */
+char *
+client_default_socket(void)
+{
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	char *out;
+
+	if (run != NULL && run[0] == '/') {
+		if (asprintf(&out, "%s/sbox/sboxd.sock", run) == -1)
+			return NULL;
+	} else if (asprintf(&out, "/tmp/sbox-%u/sboxd.sock",
+	    (unsigned)geteuid()) == -1)
+		return NULL;
+	return out;
+}
+
+/* Connect to a Unix socket; -1 with errno. */
+static int
+client_dial(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	if (strlen(path) >= sizeof sun.sun_path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Start sboxd in the background (it detaches once it is listening). */
+static int
+client_start_daemon(sbox_error *err)
+{
+	char exe[4096], *slash, *path = NULL;
+	ssize_t n;
+	pid_t pid;
+	int status;
+
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		if (asprintf(&path, "%s/sboxd", exe) == -1)
+			path = NULL;
+		if (path != NULL && access(path, X_OK) != 0) {
+			free(path);
+			path = NULL;
+		}
+	}
+	if ((pid = fork()) == -1)
+		return error_set_errno(err, E_UNAVAILABLE, errno, "fork");
+	if (pid == 0) {
+		if (path != NULL)
+			execl(path, "sboxd", (char *)NULL);
+		execlp("sboxd", "sboxd", (char *)NULL);
+		_exit(127);
+	}
+	free(path);
+	if (waitpid(pid, &status, 0) == -1 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return error_set(err, E_UNAVAILABLE,
+		    "could not start sboxd (see ~/.local/state/sbox/sboxd.log, or "
+		    "run 'sboxd --foreground')");
+	return 0;
+}
+
+/* Connect (starting sboxd when allowed) and say hello. */
+struct client *
+client_connect(const struct client_opts *o, sbox_error *err)
+{
+	struct client *cl;
+	char *def = NULL;
+	const char *path = o->socket;
+	json_t *r;
+	int fd, is_default = 0;
+
+	if (path == NULL)
+		path = getenv("SBOX_SOCKET");
+	if (path == NULL || path[0] == '\0') {
+		path = def = client_default_socket();
+		is_default = 1;
+	}
+	fd = client_dial(path);
+	if (fd == -1 && is_default && !o->no_start &&
+	    (errno == ENOENT || errno == ECONNREFUSED)) {
+		if (client_start_daemon(err) == -1) {
+			free(def);
+			return NULL;
+		}
+		fd = client_dial(path);
+	}
+	if (fd == -1) {
+		error_set_errno(err, E_UNAVAILABLE, errno,
+		    "no sboxd is listening on %s (start it with 'sboxd', or drop "
+		    "--no-start)", path);
+		free(def);
+		return NULL;
+	}
+	free(def);
+	if ((cl = calloc(1, sizeof *cl)) == NULL) {
+		close(fd);
+		error_set(err, E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	cl->fd = fd;
+	cl->next_id = 1;
+	framer_init(&cl->fr, CLIENT_MAX_LINE);
+	r = client_call(cl, "rpc.hello", json_pack("{s:i, s:s}", "protocol",
+	    PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION), NULL, 0, err);
+	if (r == NULL) {
+		client_close(cl);
+		return NULL;
+	}
+	json_decref(r);
+	return cl;
+}
+
+/* Close the connection. */
+void
+client_close(struct client *cl)
+{
+	struct client_reply *r;
+
+	if (cl == NULL)
+		return;
+	while ((r = cl->replies) != NULL) {
+		cl->replies = r->next;
+		json_decref(r->msg);
+		free(r);
+	}
+	framer_free(&cl->fr);
+	close(cl->fd);
+	free(cl);
+}
+
+/* The socket's fd. */
+int
+client_fd(const struct client *cl)
+{
+	return cl->fd;
+}
+
+/* Set the function notifications go to. */
+void
+client_on_notify(struct client *cl, client_notify_cb cb, void *arg)
+{
+	cl->cb = cb;
+	cl->cb_arg = arg;
+}
+
+/* Write one message (and fds) in a single sendmsg, then the rest. */
+static int
+client_write(struct client *cl, json_t *msg, const int *fds, int nfds,
+    sbox_error *err)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+	} cbuf;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	size_t len, off = 0;
+	ssize_t n;
+	char *s;
+
+	if (nfds > 8)
+		return error_set(err, E_INVALID_PARAMS, "too many fds");
+	if ((s = envelope_dump(msg, &len)) == NULL)
+		return error_set(err, E_INTERNAL, "cannot encode a request");
+	while (off < len) {
+		memset(&mh, 0, sizeof mh);
+		iov.iov_base = s + off;
+		iov.iov_len = len - off;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (off == 0 && nfds > 0) {
+			memset(&cbuf, 0, sizeof cbuf);
+			mh.msg_control = cbuf.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+			memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
+		}
+		n = sendmsg(cl->fd, &mh, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(s);
+			return error_set_errno(err, E_UNAVAILABLE, errno,
+			    "lost the connection to sboxd");
+		}
+		off += (size_t)n;
+	}
+	free(s);
+	return 0;
+}
+
+/* Send a request without waiting; returns its id. */
+long long
+client_send(struct client *cl, const char *method, json_t *params,
+    const int *fds, int nfds, sbox_error *err)
+{
+	long long id = cl->next_id++;
+	json_t *msg;
+	int rc;
+
+	msg = envelope_request(id, method, params);
+	rc = client_write(cl, msg, fds, nfds, err);
+	json_decref(msg);
+	return rc == -1 ? -1 : id;
+}
+
+/* Send a notification (no reply). */
+int
+client_notify(struct client *cl, const char *method, json_t *params,
+    sbox_error *err)
+{
+	json_t *msg = envelope_notification(method, params);
+	int rc = client_write(cl, msg, NULL, 0, err);
+
+	json_decref(msg);
+	return rc;
+}
+
+/* Handle one received line: keep a reply, or pass a notification on. */
+static int
+client_handle_line(struct client *cl, char *line, size_t len, sbox_error *err)
+{
+	struct client_reply *r;
+	struct envelope env;
+
+	if (envelope_parse_reply(line, len, &env, err) == -1) {
+		envelope_free(&env);
+		return error_context(err, "bad message from sboxd");
+	}
+	if (env.method != NULL) {
+		if (cl->cb != NULL && cl->cb(env.method, env.params, cl->cb_arg))
+			cl->stop = 1;
+		envelope_free(&env);
+		return 0;
+	}
+	if ((r = calloc(1, sizeof *r)) == NULL) {
+		envelope_free(&env);
+		return error_set(err, E_INTERNAL, "out of memory");
+	}
+	r->id = json_is_integer(env.id) ? json_integer_value(env.id) : -1;
+	r->msg = json_incref(env.root);
+	r->next = cl->replies;
+	cl->replies = r;
+	envelope_free(&env);
+	return 0;
+}
+
+/* Read once (blocking unless nonblock) and dispatch complete lines. */
+static int
+client_read(struct client *cl, int nonblock, sbox_error *err)
+{
+	char buf[65536], *line;
+	size_t len;
+	ssize_t n;
+	int rc;
+
+	n = recv(cl->fd, buf, sizeof buf, nonblock ? MSG_DONTWAIT : 0);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		return error_set(err, E_UNAVAILABLE,
+		    "sboxd closed the connection");
+	if (framer_feed(&cl->fr, buf, (size_t)n, err) == -1)
+		return -1;
+	while ((rc = framer_next(&cl->fr, &line, &len, err)) == 1) {
+		if (client_handle_line(cl, line, len, err) == -1)
+			return -1;
+	}
+	return rc == -1 ? -1 : 0;
+}
+
+/* Read whatever is available without blocking and dispatch it. */
+int
+client_pump(struct client *cl, sbox_error *err)
+{
+	return client_read(cl, 1, err);
+}
+
+/* Take a kept reply for id out of the list, or NULL. */
+static json_t *
+client_take_reply(struct client *cl, long long id)
+{
+	struct client_reply **pp, *r;
+	json_t *msg;
+
+	for (pp = &cl->replies; (r = *pp) != NULL; pp = &r->next) {
+		if (r->id == id || r->id == -1) {
+			*pp = r->next;
+			msg = r->msg;
+			free(r);
+			return msg;
+		}
+	}
+	return NULL;
+}
+
+/* Wait for the reply to id. */
+json_t *
+client_wait_reply(struct client *cl, long long id, sbox_error *err)
+{
+	json_t *msg, *res, *e;
+
+	while ((msg = client_take_reply(cl, id)) == NULL) {
+		if (client_read(cl, 0, err) == -1)
+			return NULL;
+	}
+	if ((e = json_object_get(msg, "error")) != NULL) {
+		envelope_error_decode(e, err);
+		json_decref(msg);
+		return NULL;
+	}
+	res = json_incref(json_object_get(msg, "result"));
+	json_decref(msg);
+	return res;
+}
+
+/* Call a method and wait for its reply. */
+json_t *
+client_call(struct client *cl, const char *method, json_t *params,
+    const int *fds, int nfds, sbox_error *err)
+{
+	long long id;
+
+	if ((id = client_send(cl, method, params, fds, nfds, err)) == -1)
+		return NULL;
+	return client_wait_reply(cl, id, err);
+}
+
+/* Wait for notifications until the callback says stop or the daemon goes. */
+int
+client_wait(struct client *cl, sbox_error *err)
+{
+	cl->stop = 0;
+	while (!cl->stop) {
+		if (client_read(cl, 0, err) == -1)
+			return -1;
+	}
+	return 0;
+}

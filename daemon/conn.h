@@ -1,0 +1,38 @@
+/* conn.h: client connections (internal to the daemon core). */
+#ifndef SBOX_CONN_H
+#define SBOX_CONN_H
+
+#include <sys/types.h>
+#include <sys/queue.h>
+#include <jansson.h>
+
+struct conn;
+struct rpc_call;
+
+/* Take over an accepted client socket (peer already checked). */
+struct conn *conn_new(int fd, uid_t uid, gid_t gid, pid_t pid,
+    const char *sandbox_session);
+/* Close a connection now (pending calls are cancelled). */
+void conn_close(struct conn *c);
+/* Queue one JSON message to the client; -1 if it cannot be queued. */
+int conn_send(struct conn *c, const json_t *msg);
+/* Close every connection (daemon shutdown), after writing what is queued. */
+void conn_close_all(void);
+/* Count connections of one uid. */
+int conn_count_uid(uid_t uid);
+/* Track a pending call on its connection (for in-flight limits and cancel). */
+void conn_call_add(struct conn *c, struct rpc_call *call);
+void conn_call_remove(struct conn *c, struct rpc_call *call);
+/* Find a pending call by its JSON-RPC id (for $/cancelRequest). */
+struct rpc_call *conn_call_find(struct conn *c, const json_t *id);
+/* Requests in flight on the connection. */
+int conn_inflight(const struct conn *c);
+
+/* dispatch.c: handle one received line (with the fds that came with it). */
+void dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds);
+/* dispatch.c: a call lost its client: cancel it. */
+void dispatch_call_orphan(struct rpc_call *call);
+/* dispatch.c: the JSON-RPC id of a call. */
+const json_t *dispatch_call_id(const struct rpc_call *call);
+
+#endif

@@ -1,0 +1,297 @@
+/* dispatch.c: from one request line to one reply: envelope, method table,
+ * parameter check, handler. The one place where errors become JSON-RPC. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/conn.h"
+#include "daemon/log.h"
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "protocol/envelope.h"
+
+#define DISPATCH_MAX_FDS 16
+
+struct rpc_call {
+	struct conn  *conn;      /* NULL once the client has gone */
+	json_t       *id;        /* NULL for a notification */
+	char         *method;
+	int           fds[DISPATCH_MAX_FDS];
+	int           nfds;
+	rpc_cancel_cb cancel_cb;
+	void         *cancel_arg;
+};
+
+static const struct rpc_method *const dispatch_tables[] = {
+	rpc_rpc_methods,
+	rpc_daemon_methods,
+	rpc_events_methods,
+};
+
+/* Find a method by name across all tables. */
+const struct rpc_method *
+dispatch_find(const char *name)
+{
+	const struct rpc_method *m;
+	size_t i;
+
+	for (i = 0; i < sizeof dispatch_tables / sizeof dispatch_tables[0]; i++) {
+		for (m = dispatch_tables[i]; m->name != NULL; m++) {
+			if (strcmp(m->name, name) == 0)
+				return m;
+		}
+	}
+	return NULL;
+}
+
+/* Call fn(method, arg) for every method of every table. */
+void
+dispatch_each(void (*fn)(const struct rpc_method *m, void *arg), void *arg)
+{
+	const struct rpc_method *m;
+	size_t i;
+
+	for (i = 0; i < sizeof dispatch_tables / sizeof dispatch_tables[0]; i++) {
+		for (m = dispatch_tables[i]; m->name != NULL; m++)
+			fn(m, arg);
+	}
+}
+
+/* Send an error reply: the one place an sbox_error becomes JSON-RPC. */
+static void
+dispatch_send_error(struct conn *c, json_t *id, const sbox_error *err)
+{
+	json_t *msg;
+
+	if (c == NULL)
+		return;
+	msg = envelope_error(id, err);
+	conn_send(c, msg);
+	json_decref(msg);
+}
+
+/* Send a result reply (steals result). */
+static void
+dispatch_send_result(struct conn *c, json_t *id, json_t *result)
+{
+	json_t *msg;
+
+	if (c == NULL) {
+		json_decref(result);
+		return;
+	}
+	msg = envelope_result(id, result);
+	conn_send(c, msg);
+	json_decref(msg);
+}
+
+/* Release a call and any fds the handler did not take. */
+static void
+dispatch_call_free(struct rpc_call *call)
+{
+	int i;
+
+	for (i = 0; i < call->nfds; i++) {
+		if (call->fds[i] >= 0)
+			close(call->fds[i]);
+	}
+	json_decref(call->id);
+	free(call->method);
+	free(call);
+}
+
+/* The connection a call came on (NULL once that client has gone). */
+struct conn *
+rpc_call_conn(struct rpc_call *call)
+{
+	return call->conn;
+}
+
+/* The method name of a call. */
+const char *
+rpc_call_method(struct rpc_call *call)
+{
+	return call->method;
+}
+
+/* The JSON-RPC id of a call. */
+const json_t *
+dispatch_call_id(const struct rpc_call *call)
+{
+	return call->id;
+}
+
+/* Number of fds the client passed with this request. */
+int
+rpc_call_nfds(struct rpc_call *call)
+{
+	return call->nfds;
+}
+
+/* Hand over one passed fd (the call no longer closes it). */
+int
+rpc_call_take_fd(struct rpc_call *call, int i)
+{
+	int fd;
+
+	if (i < 0 || i >= call->nfds)
+		return -1;
+	fd = call->fds[i];
+	call->fds[i] = -1;
+	return fd;
+}
+
+/* Register what to do if the call is cancelled or its client disconnects. */
+void
+rpc_call_on_cancel(struct rpc_call *call, rpc_cancel_cb cb, void *arg)
+{
+	call->cancel_cb = cb;
+	call->cancel_arg = arg;
+}
+
+/* Finish a pending call with a result; frees the call. */
+void
+rpc_call_reply(struct rpc_call *call, json_t *result)
+{
+	if (call->conn != NULL) {
+		conn_call_remove(call->conn, call);
+		if (call->id != NULL)
+			dispatch_send_result(call->conn, call->id, result);
+		else
+			json_decref(result);
+	} else
+		json_decref(result);
+	dispatch_call_free(call);
+}
+
+/* Finish a pending call with an error; frees the call. */
+void
+rpc_call_fail(struct rpc_call *call, const sbox_error *err)
+{
+	if (call->conn != NULL) {
+		conn_call_remove(call->conn, call);
+		if (call->id != NULL)
+			dispatch_send_error(call->conn, call->id, err);
+	}
+	dispatch_call_free(call);
+}
+
+/* A call lost its client: detach it and tell its owner. */
+void
+dispatch_call_orphan(struct rpc_call *call)
+{
+	if (call->conn != NULL)
+		conn_call_remove(call->conn, call);
+	call->conn = NULL;
+	if (call->cancel_cb != NULL)
+		call->cancel_cb(call, call->cancel_arg);
+}
+
+/* $/cancelRequest: ask the owner of a pending call to stop it. */
+static void
+dispatch_cancel(struct conn *c, json_t *params)
+{
+	struct rpc_call *call;
+	json_t *id;
+
+	id = params ? json_object_get(params, "id") : NULL;
+	if (id == NULL || (call = conn_call_find(c, id)) == NULL)
+		return;
+	if (call->cancel_cb != NULL)
+		call->cancel_cb(call, call->cancel_arg);
+}
+
+/* Run a method on a checked request. */
+static void
+dispatch_run(struct conn *c, const struct rpc_method *m, struct envelope *env,
+    int *fds, int nfds)
+{
+	struct rpc_call *call;
+	json_t *result = NULL;
+	sbox_error err;
+	int i, rc;
+
+	if ((call = calloc(1, sizeof *call)) == NULL ||
+	    (call->method = strdup(m->name)) == NULL) {
+		free(call);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		error_set(&err, E_INTERNAL, "out of memory");
+		if (env->id)
+			dispatch_send_error(c, env->id, &err);
+		return;
+	}
+	call->conn = c;
+	call->id = env->id ? json_incref(env->id) : NULL;
+	for (i = 0; i < nfds; i++) {
+		if (i < DISPATCH_MAX_FDS)
+			call->fds[call->nfds++] = fds[i];
+		else
+			close(fds[i]);
+	}
+	error_clear(&err);
+	conn_call_add(c, call);
+	rc = m->fn(call, env->params, &result, &err);
+	if (rc == RPC_LATER)
+		return;
+	if (rc == 0)
+		rpc_call_reply(call, result);
+	else {
+		if (!error_isset(&err))
+			error_set(&err, E_INTERNAL, "%s failed", m->name);
+		rpc_call_fail(call, &err);
+	}
+}
+
+/* Handle one received line (with the fds that came with it). */
+void
+dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds)
+{
+	const struct rpc_method *m;
+	struct envelope env;
+	sbox_error err;
+	int i;
+
+	error_clear(&err);
+	if (envelope_parse(line, len, &env, &err) == -1) {
+		/* Structural errors are answered even without an id. */
+		dispatch_send_error(c, env.id, &err);
+		goto out;
+	}
+	if (strcmp(env.method, "$/cancelRequest") == 0) {
+		dispatch_cancel(c, env.params);
+		goto out;
+	}
+	if ((m = dispatch_find(env.method)) == NULL) {
+		error_set_field(&err, E_METHOD_NOT_FOUND, "method",
+		    "unknown method \"%s\"", env.method);
+		goto fail;
+	}
+	if ((m->flags & RPC_HOST_ONLY) && conn_sandbox_session(c) != NULL) {
+		error_set(&err, E_PERMISSION,
+		    "%s is not available from inside a sandbox", m->name);
+		goto fail;
+	}
+	if (sboxd.stopping) {
+		error_set(&err, E_SHUTTING_DOWN, "sboxd is shutting down");
+		goto fail;
+	}
+	if (conn_inflight(c) >= sboxd.lim.max_inflight) {
+		error_set(&err, E_TOO_MANY,
+		    "too many requests in flight on this connection (limit %d)",
+		    sboxd.lim.max_inflight);
+		goto fail;
+	}
+	if (params_check(m->params, env.params, &err) == -1)
+		goto fail;
+	dispatch_run(c, m, &env, fds, nfds);
+	envelope_free(&env);
+	return;
+fail:
+	if (env.id != NULL)
+		dispatch_send_error(c, env.id, &err);
+out:
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	envelope_free(&env);
+}

@@ -1,0 +1,155 @@
+/* events.c: the event bus: publish to subscribers, record in the store. */
+#include "daemon/events.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <time.h>
+
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "store/store.h"
+
+struct events_sub {
+	LIST_ENTRY(events_sub) entry;
+	long           id;
+	unsigned long  conn;    /* connection id */
+	json_t        *topics;  /* array of topic names/patterns, or NULL = all */
+};
+
+static LIST_HEAD(, events_sub) events_subs = LIST_HEAD_INITIALIZER(events_subs);
+static long events_next_sub = 1;
+static long long events_seq;
+
+/* Does a topic match a pattern ("host.refused", "host.*", "*")? */
+static int
+events_topic_match(const char *pattern, const char *topic)
+{
+	size_t n = strlen(pattern);
+
+	if (strcmp(pattern, "*") == 0 || strcmp(pattern, topic) == 0)
+		return 1;
+	return n >= 2 && pattern[n - 1] == '*' && pattern[n - 2] == '.' &&
+	    strncmp(pattern, topic, n - 1) == 0;
+}
+
+/* Does a subscription want a topic? */
+static int
+events_sub_wants(const struct events_sub *s, const char *topic)
+{
+	size_t i;
+	json_t *t;
+
+	if (s->topics == NULL || json_array_size(s->topics) == 0)
+		return 1;
+	json_array_foreach(s->topics, i, t) {
+		if (events_topic_match(json_string_value(t), topic))
+			return 1;
+	}
+	return 0;
+}
+
+/* Publish an event on a topic; steals data. */
+void
+events_publish(const char *topic, const char *session, json_t *data)
+{
+	struct events_sub *s, *next;
+	struct conn *c;
+	json_t *ev;
+	char when[32];
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (data == NULL)
+		data = json_object();
+	events_seq++;
+	if (sboxd.store != NULL)
+		store_event_add(sboxd.store, topic, session, data, NULL);
+	ev = json_pack("{s:I, s:s, s:s?, s:s, s:O}", "seq", (json_int_t)events_seq,
+	    "topic", topic, "session", session, "time", when, "data", data);
+	for (s = LIST_FIRST(&events_subs); s != NULL; s = next) {
+		next = LIST_NEXT(s, entry);
+		if (!events_sub_wants(s, topic))
+			continue;
+		if ((c = conn_find(s->conn)) == NULL)
+			continue;
+		json_t *p = json_deep_copy(ev);
+		json_object_set_new(p, "subscription", json_integer(s->id));
+		conn_notify(c, "events.event", p);
+	}
+	json_decref(ev);
+	json_decref(data);
+}
+
+/* Drop every subscription of a connection that closed. */
+static void
+events_conn_closed(struct conn *c, void *arg)
+{
+	struct events_sub *s, *next;
+
+	(void)arg;
+	for (s = LIST_FIRST(&events_subs); s != NULL; s = next) {
+		next = LIST_NEXT(s, entry);
+		if (s->conn == conn_id(c)) {
+			LIST_REMOVE(s, entry);
+			json_decref(s->topics);
+			free(s);
+		}
+	}
+}
+
+/* Subscribe a connection to topics (NULL or empty = all); returns a sub id. */
+long
+events_subscribe(struct conn *c, json_t *topics)
+{
+	struct events_sub *s, *other;
+	int first = 1;
+
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return -1;
+	LIST_FOREACH(other, &events_subs, entry) {
+		if (other->conn == conn_id(c))
+			first = 0;
+	}
+	s->id = events_next_sub++;
+	s->conn = conn_id(c);
+	s->topics = topics ? json_incref(topics) : NULL;
+	LIST_INSERT_HEAD(&events_subs, s, entry);
+	if (first)
+		conn_on_close(c, events_conn_closed, NULL);
+	return s->id;
+}
+
+/* Drop one subscription of a connection (0) or report it unknown (-1). */
+int
+events_unsubscribe(struct conn *c, long id)
+{
+	struct events_sub *s;
+
+	LIST_FOREACH(s, &events_subs, entry) {
+		if (s->id == id && s->conn == conn_id(c)) {
+			LIST_REMOVE(s, entry);
+			json_decref(s->topics);
+			free(s);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Number of live subscribers whose filter matches a topic. */
+int
+events_subscribers(const char *topic)
+{
+	struct events_sub *s;
+	int n = 0;
+
+	LIST_FOREACH(s, &events_subs, entry) {
+		if (conn_find(s->conn) != NULL && events_sub_wants(s, topic))
+			n++;
+	}
+	return n;
+}

@@ -1,0 +1,413 @@
+/* main.c: sboxd: options, paths, the state lock, signals, the event loop,
+ * and orderly shutdown. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/dns.h>
+#include <event2/event.h>
+
+#include "daemon/conn.h"
+#include "daemon/listener.h"
+#include "daemon/log.h"
+#include "daemon/sboxd.h"
+#include "daemon/session.h"
+#include "policy/config.h"
+#include "store/store.h"
+
+struct sboxd sboxd;
+
+static struct event *main_sig_term, *main_sig_int, *main_sig_hup;
+static struct event *main_flush_timer, *main_exit_timer;
+static int main_lock_fd = -1;
+static int main_ready_fd = -1;   /* tell the parent we are listening */
+
+/* Milliseconds on the monotonic clock. */
+long long
+sboxd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Print usage. */
+static void
+main_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: sboxd [--socket PATH] [--state-dir DIR] [--config FILE]\n"
+	    "             [--foreground] [--log-level error|warn|info|debug]\n"
+	    "             [--init PATH] [--bwrap PATH] [--version]\n");
+}
+
+/* Join a base folder from the environment (or home) with a tail. */
+static char *
+main_path(const char *env, const char *home_tail, const char *tail)
+{
+	const char *base = getenv(env), *home = getenv("HOME");
+	char *out;
+
+	if (base != NULL && base[0] == '/') {
+		if (asprintf(&out, "%s/%s", base, tail) == -1)
+			return NULL;
+		return out;
+	}
+	if (home == NULL || home[0] != '/')
+		home = "/";
+	if (asprintf(&out, "%s/%s/%s", home, home_tail, tail) == -1)
+		return NULL;
+	return out;
+}
+
+/* The default socket: $XDG_RUNTIME_DIR/sbox/sboxd.sock or /tmp/sbox-UID/. */
+static char *
+main_default_socket(void)
+{
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	char *out;
+
+	if (run != NULL && run[0] == '/') {
+		if (asprintf(&out, "%s/sbox/sboxd.sock", run) == -1)
+			return NULL;
+	} else if (asprintf(&out, "/tmp/sbox-%u/sboxd.sock",
+	    (unsigned)geteuid()) == -1)
+		return NULL;
+	return out;
+}
+
+/* Find sbox-init next to this program (bin/) or in ../libexec/sbox/. */
+static char *
+main_find_init(void)
+{
+	char exe[4096], *slash, *out;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return strdup("/usr/local/libexec/sbox/sbox-init");
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	if (asprintf(&out, "%s/sbox-init", exe) == -1)
+		return NULL;
+	if (access(out, X_OK) == 0)
+		return out;
+	free(out);
+	if (asprintf(&out, "%s/../libexec/sbox/sbox-init", exe) == -1)
+		return NULL;
+	return out;
+}
+
+/* Take the state folder's lock, or say who holds it. */
+static int
+main_lock(sbox_error *err)
+{
+	char *path, buf[32];
+	ssize_t n;
+
+	if (asprintf(&path, "%s/sboxd.lock", sboxd.state_dir) == -1)
+		return error_set(err, E_INTERNAL, "out of memory");
+	main_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (main_lock_fd == -1) {
+		error_set_errno(err, E_IO, errno, "cannot open %s", path);
+		free(path);
+		return -1;
+	}
+	if (flock(main_lock_fd, LOCK_EX | LOCK_NB) == -1) {
+		n = pread(main_lock_fd, buf, sizeof buf - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		error_set(err, E_IO, "another sboxd (pid %s) is already using the "
+		    "state folder %s", buf[0] ? buf : "?", sboxd.state_dir);
+		free(path);
+		return -1;
+	}
+	free(path);
+	if (ftruncate(main_lock_fd, 0) == 0) {
+		n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+		if (pwrite(main_lock_fd, buf, (size_t)n, 0) != n)
+			log_warn("cannot write the pid into the lock file");
+	}
+	return 0;
+}
+
+/* Flush batched store writes every so often. */
+static void
+main_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sbox_error err;
+
+	(void)fd; (void)what; (void)arg;
+	if (store_flush(sboxd.store, &err) == -1)
+		log_error("store: %s", err.message);
+}
+
+/* Exit the loop once every client is gone, or when time is up. */
+static void
+main_exit_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static int ticks;
+
+	(void)fd; (void)what; (void)arg;
+	if (sboxd.connections == 0 || ++ticks > 20)
+		event_base_loopexit(sboxd.base, NULL);
+}
+
+/* Begin an orderly shutdown. */
+void
+sboxd_shutdown(const char *why)
+{
+	struct timeval tick = { 0, 100 * 1000 };
+
+	if (sboxd.stopping)
+		return;
+	sboxd.stopping = 1;
+	log_info("shutting down (%s)", why);
+	listener_close();
+	session_close_all("daemon shutdown");
+	conn_close_all();
+	main_exit_timer = event_new(sboxd.base, -1, EV_PERSIST, main_exit_cb, NULL);
+	event_add(main_exit_timer, &tick);
+}
+
+/* SIGTERM / SIGINT: shut down. */
+static void
+main_sig_stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what; (void)arg;
+	sboxd_shutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* SIGHUP: reload the config; keep the old one if the new one is broken. */
+static void
+main_sig_hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct config *cfg;
+	sbox_error err;
+
+	(void)sig; (void)what; (void)arg;
+	error_clear(&err);
+	if ((cfg = config_load(sboxd.config_path, &err)) == NULL) {
+		log_error("config reload refused, keeping the old config: %s",
+		    err.message);
+		return;
+	}
+	config_free(sboxd.config);
+	sboxd.config = cfg;
+	log_info("config reloaded from %s", sboxd.config_path);
+}
+
+/* Detach from the terminal; the parent exits once we are listening. */
+static int
+main_daemonize(void)
+{
+	int p[2], fd;
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1 && c == 'R')
+			_exit(0);
+		_exit(1);
+	}
+	close(p[0]);
+	main_ready_fd = p[1];
+	setsid();
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+/* Send stderr to the log file in the state folder. */
+static void
+main_log_to_file(void)
+{
+	char *path;
+	int fd;
+
+	if (asprintf(&path, "%s/sboxd.log", sboxd.state_dir) == -1)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		close(fd);
+	}
+	free(path);
+}
+
+/* Parse the command line into sboxd; exits on --help/--version/usage errors. */
+static void
+main_options(int argc, char **argv, int *foreground)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "init", required_argument, NULL, 'i' },
+		{ "bwrap", required_argument, NULL, 'b' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "s:d:c:fl:i:b:Vh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's': sboxd.socket_path = strdup(optarg); break;
+		case 'd': sboxd.state_dir = strdup(optarg); break;
+		case 'c': sboxd.config_path = strdup(optarg); break;
+		case 'f': *foreground = 1; break;
+		case 'l':
+			if (log_set_level(optarg) == -1) {
+				fprintf(stderr, "sboxd: unknown log level %s\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'i': sboxd.init_path = strdup(optarg); break;
+		case 'b': sboxd.bwrap_path = strdup(optarg); break;
+		case 'V': printf("sboxd %s\n", SBOX_VERSION); exit(0);
+		case 'h': main_usage(stdout); exit(0);
+		default: main_usage(stderr); exit(2);
+		}
+	}
+	if (optind != argc) {
+		main_usage(stderr);
+		exit(2);
+	}
+}
+
+/* Fill the defaults for everything the options left unset. */
+static void
+main_defaults(void)
+{
+	if (sboxd.socket_path == NULL)
+		sboxd.socket_path = main_default_socket();
+	if (sboxd.state_dir == NULL)
+		sboxd.state_dir = main_path("XDG_STATE_HOME", ".local/state", "sbox");
+	if (sboxd.config_path == NULL)
+		sboxd.config_path = main_path("XDG_CONFIG_HOME", ".config",
+		    "sbox/config.json");
+	if (sboxd.init_path == NULL)
+		sboxd.init_path = main_find_init();
+	if (asprintf(&sboxd.db_path, "%s/sbox.db", sboxd.state_dir) == -1)
+		exit(1);
+	sboxd.lim.max_line = 1024 * 1024;
+	sboxd.lim.max_conns = 1024;
+	sboxd.lim.max_conns_per_uid = 512;
+	sboxd.lim.max_inflight = 64;
+	sboxd.lim.max_output_queue = 16 * 1024 * 1024;
+}
+
+/* Start up, run the loop, shut down. */
+int
+main(int argc, char **argv)
+{
+	struct timeval flush = { 0, 200 * 1000 };
+	int foreground = 0;
+	sbox_error err;
+
+	main_options(argc, argv, &foreground);
+	main_defaults();
+	umask(077);
+	signal(SIGPIPE, SIG_IGN);
+	error_clear(&err);
+	if (listener_private_dir(sboxd.state_dir, &err) == -1) {
+		fprintf(stderr, "sboxd: state folder: %s\n", err.message);
+		return 1;
+	}
+	if (main_lock(&err) == -1) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
+	if ((sboxd.config = config_load(sboxd.config_path, &err)) == NULL) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
+	if ((sboxd.store = store_open(sboxd.db_path, &err)) == NULL) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
+	if (!foreground) {
+		if (main_daemonize() == -1) {
+			fprintf(stderr, "sboxd: cannot detach: %s\n", strerror(errno));
+			return 1;
+		}
+		main_log_to_file();
+		/* the flock is shared with the parent's open file; record our pid */
+		char pid[32];
+		int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+		if (ftruncate(main_lock_fd, 0) == -1 ||
+		    pwrite(main_lock_fd, pid, (size_t)n, 0) != n)
+			log_warn("cannot write the pid into the lock file");
+	}
+	sboxd.started = time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &sboxd.started_mono);
+	if ((sboxd.base = event_base_new()) == NULL) {
+		log_error("cannot create the event loop");
+		return 1;
+	}
+	sboxd.dns = evdns_base_new(sboxd.base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+	if (sboxd.dns == NULL)
+		sboxd.dns = evdns_base_new(sboxd.base, 0);
+	if (session_recover(&err) == -1)
+		log_error("recovering sessions of a previous run: %s", err.message);
+	if (listener_open(sboxd.socket_path, &err) == -1) {
+		log_error("%s", err.message);
+		return 1;
+	}
+	main_sig_term = evsignal_new(sboxd.base, SIGTERM, main_sig_stop_cb, NULL);
+	main_sig_int = evsignal_new(sboxd.base, SIGINT, main_sig_stop_cb, NULL);
+	main_sig_hup = evsignal_new(sboxd.base, SIGHUP, main_sig_hup_cb, NULL);
+	event_add(main_sig_term, NULL);
+	event_add(main_sig_int, NULL);
+	event_add(main_sig_hup, NULL);
+	main_flush_timer = event_new(sboxd.base, -1, EV_PERSIST, main_flush_cb, NULL);
+	event_add(main_flush_timer, &flush);
+	log_info("sboxd %s listening on %s (state %s)", SBOX_VERSION,
+	    sboxd.socket_path, sboxd.state_dir);
+	if (main_ready_fd >= 0) {
+		if (write(main_ready_fd, "R", 1) != 1)
+			log_warn("cannot tell the parent we are ready");
+		close(main_ready_fd);
+	}
+	event_base_dispatch(sboxd.base);
+
+	sboxd.stopping = 1;
+	session_close_all("daemon shutdown");
+	listener_close();
+	event_free(main_flush_timer);
+	event_free(main_sig_term);
+	event_free(main_sig_int);
+	event_free(main_sig_hup);
+	if (main_exit_timer)
+		event_free(main_exit_timer);
+	if (sboxd.dns)
+		evdns_base_free(sboxd.dns, 0);
+	store_close(sboxd.store);
+	config_free(sboxd.config);
+	event_base_free(sboxd.base);
+	log_info("stopped");
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* rpc-daemon.c: daemon.status and daemon.stop. */
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "daemon/session.h"
+
+/* daemon.status: version, pid, uptime, connections, sessions, store path. */
+static int
+rpc_daemon_status(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	(void)call; (void)params; (void)err;
+	*result = json_pack("{s:s, s:i, s:I, s:i, s:i, s:s, s:s, s:s, s:s, s:b}",
+	    "version", SBOX_VERSION, "pid", (int)getpid(),
+	    "uptime_ms", (json_int_t)(sboxd_now_ms() -
+	    ((long long)sboxd.started_mono.tv_sec * 1000 +
+	    sboxd.started_mono.tv_nsec / 1000000)),
+	    "connections", sboxd.connections, "sessions", session_count(),
+	    "store", sboxd.db_path, "socket", sboxd.socket_path,
+	    "state_dir", sboxd.state_dir, "config", sboxd.config_path,
+	    "stopping", sboxd.stopping);
+	return 0;
+}
+
+/* Begin the shutdown once the reply to daemon.stop has been queued. */
+static void
+rpc_daemon_stop_later(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd; (void)what; (void)arg;
+	sboxd_shutdown("daemon.stop");
+}
+
+/* daemon.stop: reply, then shut down in order. */
+static int
+rpc_daemon_stop(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct timeval now = { 0, 0 };
+
+	(void)call; (void)params;
+	if (event_base_once(sboxd.base, -1, EV_TIMEOUT, rpc_daemon_stop_later,
+	    NULL, &now) == -1)
+		return error_set(err, E_INTERNAL, "cannot schedule the shutdown");
+	*result = json_pack("{s:b, s:i}", "stopping", 1, "pid", (int)getpid());
+	return 0;
+}
+
+const struct rpc_method rpc_daemon_methods[] = {
+	{ "daemon.status", NULL, rpc_daemon_status, 0,
+	  "version, pid, uptime, connections, sessions, store path" },
+	{ "daemon.stop", NULL, rpc_daemon_stop, RPC_HOST_ONLY,
+	  "close every session and stop the daemon" },
+	{ NULL, NULL, NULL, 0, NULL },
+};

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The whole test suite: Check unit suites, then the end-to-end suites against
+# private daemons, as root and (when run as root) again as an unprivileged
+# user. Ends with one line "N passed, N failed".
+#   BIN=bin|bin-san  tests/run.sh [unit|e2e|all]
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-bin}
+MODE=${1:-all}
+TEST_USER=${SBOX_TEST_USER:-sboxtest}
+passed=0
+failed=0
+failures=()
+
+# Run one Check suite and add its counts.
+run_unit() {
+	local t=$1 out line n f e
+	out=$(CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} "$t" 2>&1)
+	local rc=$?
+	printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks|:[FE]:' | sed "s|^|  $(basename "$t"): |"
+	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks' | tail -n 1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1)); failures+=("$(basename "$t") (no result, exit $rc)")
+		printf '%s\n' "$out" | tail -n 20
+		return
+	fi
+	n=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line")
+	f=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
+	e=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
+	passed=$((passed + n - f - e))
+	failed=$((failed + f + e))
+	[ $((f + e)) -eq 0 ] && [ $rc -eq 0 ] || failures+=("$(basename "$t")")
+}
+
+# Add the "N passed, N failed" line of an e2e run.
+count_e2e() {
+	local out=$1 who=$2 line p f
+	line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1)); failures+=("e2e as $who (no result)")
+		tail -n 30 "$out"
+		return
+	fi
+	p=$(sed -E 's/^e2e: ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	passed=$((passed + p)); failed=$((failed + f))
+	[ "$f" -eq 0 ] || failures+=("e2e as $who: $(grep -E '^FAIL' "$out" | tr '\n' ' ')")
+}
+
+if [ "$MODE" = all ] || [ "$MODE" = unit ]; then
+	echo "== unit suites ($BIN)"
+	for t in "$BIN"/tests/test-*; do
+		[ -x "$t" ] && run_unit "$t"
+	done
+fi
+
+if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
+	out=$(mktemp)
+	echo "== end-to-end as $(id -un) ($BIN)"
+	python3 tests/e2e/run.py --bin "$BIN" 2>&1 | tee "$out"
+	count_e2e "$out" "$(id -un)"
+	if [ "$(id -u)" = 0 ]; then
+		id "$TEST_USER" >/dev/null 2>&1 || useradd -m -s /bin/sh "$TEST_USER"
+		# The clone may sit in a folder the test user cannot enter: copy
+		# what the suite needs to a world-readable place.
+		stage=$(mktemp -d /tmp/sbox-e2e.XXXXXX)
+		chmod 755 "$stage"
+		mkdir -p "$stage/tests"
+		cp -a "$BIN" "$stage/$BIN"
+		cp -a tests/e2e "$stage/tests/e2e"
+		chmod -R a+rX "$stage"
+		echo "== end-to-end as $TEST_USER ($BIN)"
+		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN'" </dev/null 2>&1 | tee "$out"
+		count_e2e "$out" "$TEST_USER"
+		rm -rf "$stage"
+	fi
+	rm -f "$out"
+fi
+
+for f in "${failures[@]}"; do echo "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
