@@ -1,4 +1,5 @@
-/* test-store.c: the store's queries, batching, crash marking, durability. */
+/* test-store.c: opening, each table's queries, the session timeline, crash
+ * marking, and that a committed record survives SIGKILL. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,131 +14,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
-
-static char tmpdir[256];
-static char dbpath[512];
-
-/* Remove one entry of the temporary tree. */
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(path);
-}
-
-/* A fresh temporary folder per test; the database goes in a missing subfolder. */
-static void
-setup(void)
-{
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/test-store-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/state/sbox/sbox.db", tmpdir);
-}
-
-/* Remove the temporary folder. */
-static void
-teardown(void)
-{
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Open the test database or fail the test with the error. */
-static struct store *
-open_db(void)
-{
-	sbox_error err = {0};
-	struct store *st = store_open(dbpath, &err);
-
-	ck_assert_msg(st != NULL, "store_open: %s: %s", err.name, err.message);
-	return st;
-}
-
-/* One integer from a query on a separate raw connection (what is committed). */
-static long long
-raw_int(const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *stmt;
-	long long v = -1;
-
-	ck_assert_int_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY,
-	    NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL),
-	    SQLITE_OK);
-	if (sqlite3_step(stmt) == SQLITE_ROW)
-		v = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	sqlite3_close(db);
-	return v;
-}
-
-/* One text value from a raw query (copied into buf). */
-static const char *
-raw_text(const char *sql, char *buf, size_t len)
-{
-	sqlite3 *db;
-	sqlite3_stmt *stmt;
-
-	buf[0] = '\0';
-	ck_assert_int_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY,
-	    NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL),
-	    SQLITE_OK);
-	if (sqlite3_step(stmt) == SQLITE_ROW)
-		snprintf(buf, len, "%s", sqlite3_column_text(stmt, 0));
-	sqlite3_finalize(stmt);
-	sqlite3_close(db);
-	return buf;
-}
-
-/* Insert a ready session with a given id. */
-static void
-add_session(struct store *st, const char *id)
-{
-	struct store_session s = {0};
-	sbox_error err = {0};
-
-	s.id = id;
-	s.project = "/home/u/proj";
-	s.profile = "workspace";
-	s.state = "ready";
-	s.creator_uid = 1000;
-	ck_assert_msg(store_session_insert(st, &s, &err) == 0, "%s",
-	    err.message);
-}
-
-/* Start a command in a session; returns its id. */
-static long long
-add_command(struct store *st, const char *session, const char *arg0,
-    int outside, long long approval)
-{
-	struct store_command c = {0};
-	sbox_error err = {0};
-	long long id;
-
-	c.session = session;
-	c.argv = json_pack("[ss]", arg0, "x");
-	c.cwd = "/home/u/proj";
-	c.outside = outside;
-	c.approval_id = approval;
-	id = store_command_start(st, &c, &err);
-	json_decref(c.argv);
-	ck_assert_msg(id > 0, "command_start: %s", err.message);
-	return id;
-}
-
-/* Field of an object as string / integer. */
-static const char *
-jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static long long
-jint(json_t *o, const char *k)
-{
-	return json_integer_value(json_object_get(o, k));
-}
+#include "tests/unit/test-store-fixture.h"
 
 START_TEST(test_open_creates)
 {
@@ -416,139 +293,6 @@ START_TEST(test_commands)
 }
 END_TEST
 
-START_TEST(test_refusals_batched)
-{
-	struct store *st = open_db();
-	struct store_stats stats;
-	sbox_error err = {0};
-	unsigned long long commits;
-	json_t *list, *r;
-	int i;
-
-	add_session(st, "s1");
-	add_session(st, "s2");
-	ck_assert_int_eq(store_refusal_add(st, "s1", 0, "evil.example", 443,
-	    "not in the allowlist", "network.hosts", &err), 0);
-	ck_assert_int_eq(store_refusal_add(st, "s1", 0, "pypi.org", 443,
-	    "not in the allowlist", "network.hosts", &err), 0);
-	ck_assert_int_eq(store_refusal_add(st, "s1", 0, "evil.example", 443,
-	    "not in the allowlist (again)", "network.hosts", &err), 0);
-	ck_assert_int_eq(store_refusal_add(st, "s2", 0, "10.0.0.1", 80,
-	    "private address", NULL, &err), 0);
-	ck_assert_int_eq(store_refusal_add(st, NULL, 0, "x", 80, "r", NULL,
-	    &err), -1);
-	/* not in the table yet */
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 0);
-	store_stats(st, &stats);
-	ck_assert_int_eq(stats.pending, 4);
-	/* reading flushes first, then groups, newest first */
-	list = store_refusal_recent(st, "s1", 10, &err);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_int_eq(json_array_size(list), 2);
-	r = json_array_get(list, 0);
-	ck_assert_str_eq(jstr(r, "host"), "evil.example");
-	ck_assert_int_eq(jint(r, "port"), 443);
-	ck_assert_int_eq(jint(r, "count"), 2);
-	ck_assert_str_eq(jstr(r, "reason"), "not in the allowlist (again)");
-	ck_assert_str_eq(jstr(r, "rule"), "network.hosts");
-	ck_assert(json_is_string(json_object_get(r, "last_at")));
-	ck_assert_str_eq(jstr(json_array_get(list, 1), "host"), "pypi.org");
-	json_decref(list);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 4);
-	store_stats(st, &stats);
-	ck_assert_int_eq(stats.pending, 0);
-	ck_assert_int_eq(stats.flushes, 1);
-	list = store_refusal_recent(st, "s1", 1, &err);
-	ck_assert_int_eq(json_array_size(list), 1);
-	json_decref(list);
-	list = store_refusal_recent(st, NULL, 0, &err);
-	ck_assert_int_eq(json_array_size(list), 3);
-	ck_assert_str_eq(jstr(json_array_get(list, 0), "host"), "10.0.0.1");
-	ck_assert_str_eq(jstr(json_array_get(list, 0), "session"), "s2");
-	json_decref(list);
-
-	/* one flush = one transaction, however many records */
-	for (i = 0; i < 100; i++)
-		ck_assert_int_eq(store_event_add(st, "host.refused", "s1",
-		    NULL, &err), 0);
-	for (i = 0; i < 100; i++)
-		ck_assert_int_eq(store_refusal_add(st, "s2", 0, "a.example",
-		    443, "no", NULL, &err), 0);
-	store_stats(st, &stats);
-	commits = stats.commits;
-	ck_assert_int_eq(store_flush(st, &err), 200);
-	store_stats(st, &stats);
-	ck_assert_int_eq(stats.commits, commits + 1);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 104);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 100);
-	ck_assert_int_eq(store_flush(st, &err), 0);
-	store_stats(st, &stats);
-	ck_assert_int_eq(stats.commits, commits + 1);
-	store_close(st);
-}
-END_TEST
-
-START_TEST(test_batch_full)
-{
-	struct store *st = open_db();
-	struct store_stats stats;
-	sbox_error err = {0};
-	int i;
-
-	add_session(st, "s1");
-	for (i = 0; i < STORE_BATCH_MAX + 10; i++)
-		ck_assert_int_eq(store_refusal_add(st, "s1", 0, "h.example",
-		    i, "no", NULL, &err), 0);
-	store_stats(st, &stats);
-	ck_assert_int_eq(stats.pending, 10);
-	ck_assert_int_eq(stats.flushes, 1);
-	ck_assert_int_eq(stats.dropped, 0);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"),
-	    STORE_BATCH_MAX);
-	/* close flushes the rest */
-	store_close(st);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"),
-	    STORE_BATCH_MAX + 10);
-}
-END_TEST
-
-START_TEST(test_finish_commits_refusals)
-{
-	struct store *st = open_db();
-	struct store_stats stats;
-	sbox_error err = {0};
-	json_t *list;
-	long long a;
-
-	add_session(st, "s1");
-	a = add_command(st, "s1", "curl", 0, 0);
-	ck_assert_int_eq(store_refusal_add(st, "s1", a, "evil.example", 443,
-	    "not allowed", "network.hosts", &err), 0);
-	ck_assert_int_eq(store_refusal_add(st, "s1", a, "evil.example", 443,
-	    "not allowed", "network.hosts", &err), 0);
-	ck_assert_int_eq(store_refusal_add(st, "s1", a, "10.1.2.3", 22,
-	    "private address", "addresses", &err), 0);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 0);
-	ck_assert_int_eq(store_command_finish(st, a, 6, -1, 20, "exited",
-	    NULL, &err), 0);
-	/* the command's end and its refusals were committed together */
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 3);
-	store_stats(st, &stats);
-	ck_assert_int_eq(stats.pending, 0);
-	list = store_refusals_for_command(st, a, &err);
-	ck_assert_int_eq(json_array_size(list), 2);
-	ck_assert_str_eq(jstr(json_array_get(list, 0), "host"),
-	    "evil.example");
-	ck_assert_int_eq(jint(json_array_get(list, 0), "count"), 2);
-	ck_assert_str_eq(jstr(json_array_get(list, 1), "rule"), "addresses");
-	json_decref(list);
-	list = store_refusals_for_command(st, a + 1, &err);
-	ck_assert_int_eq(json_array_size(list), 0);
-	json_decref(list);
-	store_close(st);
-}
-END_TEST
-
 START_TEST(test_approvals)
 {
 	struct store *st = open_db();
@@ -657,48 +401,6 @@ START_TEST(test_approvals)
 	ck_assert_ptr_null(store_approval_list(st, NULL, 0, "nah", &err));
 	ck_assert_str_eq(err.name, E_INVALID_PARAMS);
 	json_decref(a.argv);
-	store_close(st);
-}
-END_TEST
-
-START_TEST(test_events)
-{
-	struct store *st = open_db();
-	sbox_error err = {0};
-	json_t *list, *data;
-	long long last;
-	int i;
-
-	data = json_pack("{s:s,s:i}", "host", "evil.example", "port", 443);
-	ck_assert_int_eq(store_event_add(st, "host.refused", "s1", data, &err),
-	    0);
-	json_decref(data);
-	ck_assert_int_eq(store_event_add(st, "session.created", NULL, NULL,
-	    &err), 0);
-	ck_assert_int_eq(store_event_add(st, NULL, NULL, NULL, &err), -1);
-	list = store_event_list(st, 0, 0, &err);
-	ck_assert_int_eq(json_array_size(list), 2);
-	ck_assert_str_eq(jstr(json_array_get(list, 0), "topic"),
-	    "host.refused");
-	ck_assert_str_eq(jstr(json_object_get(json_array_get(list, 0), "data"),
-	    "host"), "evil.example");
-	ck_assert(json_is_null(json_object_get(json_array_get(list, 1),
-	    "session")));
-	last = jint(json_array_get(list, 1), "id");
-	json_decref(list);
-	for (i = 0; i < 5; i++) {
-		data = json_integer(i);
-		ck_assert_int_eq(store_event_add(st, "x", NULL, data, &err), 0);
-		json_decref(data);
-	}
-	list = store_event_list(st, last, 3, &err);
-	ck_assert_int_eq(json_array_size(list), 3);
-	ck_assert_int_eq(jint(json_array_get(list, 0), "id"), last + 1);
-	json_decref(list);
-	ck_assert_int_eq(store_event_prune(st, store_now_ms() + 1000, &err), 7);
-	list = store_event_list(st, 0, 0, &err);
-	ck_assert_int_eq(json_array_size(list), 0);
-	json_decref(list);
 	store_close(st);
 }
 END_TEST
@@ -902,11 +604,7 @@ store_suite(void)
 	tcase_add_test(tc, test_reopen_keeps_data);
 	tcase_add_test(tc, test_sessions);
 	tcase_add_test(tc, test_commands);
-	tcase_add_test(tc, test_refusals_batched);
-	tcase_add_test(tc, test_batch_full);
-	tcase_add_test(tc, test_finish_commits_refusals);
 	tcase_add_test(tc, test_approvals);
-	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_session_log);
 	tcase_add_test(tc, test_mark_crashed);
 	tcase_add_test(tc, test_survives_sigkill);
