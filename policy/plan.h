@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Why a path is treated specially: named in `blocked` results and errors. */
@@ -118,5 +119,18 @@ struct plan {
 	gid_t                  gid;
 	int                    sandboxed;/* 0 for profile "none": nothing to render */
 };
+
+/* Free a plan from policy_plan (policy/plan.c) and everything it owns. */
+void plan_free(struct plan *p);
+/* The path rule that decides `path` (longest matching prefix by whole
+ * components, later rules win ties), or NULL when no rule covers it (the
+ * path is then simply not in the sandbox). For explanations such as
+ * "write to .git/hooks/pre-commit refused: read-only, files that run
+ * programs later". */
+const struct plan_path_rule *plan_explain(const struct plan *p, const char *path);
+/* A stable, line-oriented text form of the whole plan (golden tests, debug). */
+void plan_dump(const struct plan *p, FILE *f);
+/* "hidden", "read-only", "read-write". */
+const char *plan_access_name(enum plan_access a);
 
 #endif

@@ -1,0 +1,789 @@
+/* config.c: loading, validating and updating the user's config.json. */
+#include "policy/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/envfilter.h"
+#include "policy/hostpat.h"
+#include "policy/path.h"
+#include "policy/strv.h"
+
+#define CONFIG_FIELD_MAX 256
+
+/* Format a JSON path for an error message. */
+static void
+config_field(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Fill err with an out-of-memory error; returns -1. */
+static int
+config_enomem(sbox_error *err)
+{
+	return error_set(err, E_INTERNAL, "out of memory");
+}
+
+/* The home folder: home, else $HOME, else the password database. */
+static const char *
+config_home(const char *home)
+{
+	struct passwd *pw;
+
+	if (home != NULL && home[0] == '/')
+		return home;
+	home = getenv("HOME");
+	if (home != NULL && home[0] == '/')
+		return home;
+	pw = getpwuid(getuid());
+	return pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/' ?
+	    pw->pw_dir : NULL;
+}
+
+/* The default config path. */
+char *
+config_default_path(const char *home)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char *out;
+
+	if (xdg != NULL && xdg[0] == '/') {
+		if (asprintf(&out, "%s/sbox/config.json", xdg) == -1)
+			return NULL;
+		return out;
+	}
+	if ((home = config_home(home)) == NULL)
+		return NULL;
+	if (asprintf(&out, "%s/.config/sbox/config.json", home) == -1)
+		return NULL;
+	return out;
+}
+
+/* Free one binding table. */
+static void
+config_bindings_free(struct config_binding *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(b[i].key);
+		free(b[i].sandbox);
+		strv_free(b[i].hosts);
+		strv_free(b[i].env_values);
+	}
+	free(b);
+}
+
+/* Free a config. */
+void
+config_free(struct config *cfg)
+{
+	size_t i;
+
+	if (cfg == NULL)
+		return;
+	free(cfg->path);
+	free(cfg->home);
+	free(cfg->all_sessions);
+	for (i = 0; i < cfg->n_profiles; i++)
+		profile_free(cfg->profiles[i]);
+	free(cfg->profiles);
+	config_bindings_free(cfg->spaces, cfg->n_spaces);
+	config_bindings_free(cfg->projects, cfg->n_projects);
+	config_bindings_free(cfg->providers, cfg->n_providers);
+	config_bindings_free(cfg->models, cfg->n_models);
+	profile_resolve_free(cfg->resolve, cfg->n_resolve);
+	free(cfg);
+}
+
+/* The custom profile called name, or NULL. */
+const struct profile *
+config_find_profile(const struct config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; cfg != NULL && i < cfg->n_profiles; i++) {
+		if (strcmp(cfg->profiles[i]->name, name) == 0)
+			return cfg->profiles[i];
+	}
+	return NULL;
+}
+
+/* The entry for key in one binding table, or NULL. */
+const struct config_binding *
+config_find_binding(const struct config_binding *b, size_t n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; key != NULL && i < n; i++) {
+		if (strcmp(b[i].key, key) == 0)
+			return &b[i];
+	}
+	return NULL;
+}
+
+/* Seconds an approval waits for an answer. */
+int64_t
+config_approvals_timeout_s(const struct config *cfg)
+{
+	if (cfg == NULL || cfg->approvals_timeout_s < 0)
+		return CONFIG_APPROVALS_TIMEOUT_DEFAULT;
+	return cfg->approvals_timeout_s;
+}
+
+/* True when name is a built-in or custom profile of cfg. */
+static int
+config_profile_exists(const struct config *cfg, const char *name)
+{
+	return profile_is_builtin(name) || config_find_profile(cfg, name) != NULL;
+}
+
+/* Check that v is a string naming a known profile; returns it or NULL. */
+static const char *
+config_profile_ref(const struct config *cfg, const json_t *v,
+    const char *field, sbox_error *err)
+{
+	const char *s = json_string_value(v);
+
+	if (s == NULL) {
+		error_set_field(err, E_CONFIG, field, "must be the name of a profile");
+		return NULL;
+	}
+	if (!config_profile_exists(cfg, s)) {
+		error_set_field(err, E_CONFIG, field,
+		    "unknown profile \"%s\" (not built-in nor in sandbox.profiles)", s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Parse one profile object into the table of raw objects (pass 1: checks). */
+static int
+config_check_profile(const char *name, const json_t *obj, const char *home,
+    sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX];
+	struct profile *tmp;
+	int rc;
+
+	config_field(f, sizeof f, "sandbox.profiles.%s", name);
+	if (!profile_name_valid(name))
+		return error_set_field(err, E_CONFIG, f,
+		    "\"%s\" is not a valid profile name (lower-case letters, digits, '-', '_', '.')",
+		    name);
+	if (profile_is_builtin(name))
+		return error_set_field(err, E_CONFIG, f,
+		    "\"%s\" is a built-in profile; choose another name and extend it",
+		    name);
+	if ((tmp = profile_new(name, err)) == NULL)
+		return -1;
+	rc = profile_apply_json(tmp, obj, f, home, 0, err);
+	profile_free(tmp);
+	return rc;
+}
+
+/* Build profile `name` with its parents (pass 2); state: 0 new, 1 busy, 2 done. */
+static int
+config_build_profile(struct config *cfg, const json_t *profiles,
+    const char *name, int *state, const char **names, size_t n,
+    const char *chain, sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX], *newchain;
+	const json_t *obj = json_object_get(profiles, name);
+	const json_t *ext = json_object_get(obj, "extends");
+	const char *parent = json_string_value(ext);
+	struct profile *base, *p;
+	const struct profile *pp;
+	size_t i, idx = 0;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], name) == 0)
+			idx = i;
+	}
+	if (state[idx] == 2)
+		return 0;
+	config_field(f, sizeof f, "sandbox.profiles.%s.extends", name);
+	if (state[idx] == 1)
+		return error_set_field(err, E_CONFIG, f, "extends cycle: %s", chain);
+	state[idx] = 1;
+	if (parent == NULL)
+		base = profile_new(name, err);
+	else if (strcmp(parent, "none") == 0)
+		return error_set_field(err, E_CONFIG, f,
+		    "cannot extend \"none\" (it is not a sandbox)");
+	else if (profile_is_builtin(parent))
+		base = profile_builtin(parent, err);
+	else if (json_object_get(profiles, parent) == NULL)
+		return error_set_field(err, E_CONFIG, f,
+		    "unknown parent profile \"%s\"", parent);
+	else {
+		if (asprintf(&newchain, "%s -> %s", chain, parent) == -1)
+			return config_enomem(err);
+		rc = config_build_profile(cfg, profiles, parent, state, names, n,
+		    newchain, err);
+		free(newchain);
+		if (rc == -1)
+			return -1;
+		pp = config_find_profile(cfg, parent);
+		base = pp ? profile_copy(pp, err) : NULL;
+	}
+	if (base == NULL)
+		return -1;
+	free(base->name);
+	if ((base->name = strdup(name)) == NULL) {
+		profile_free(base);
+		return config_enomem(err);
+	}
+	config_field(f, sizeof f, "sandbox.profiles.%s", name);
+	if (profile_apply_json(base, obj, f, cfg->home, 0, err) == -1) {
+		profile_free(base);
+		return -1;
+	}
+	p = base;
+	cfg->profiles[cfg->n_profiles++] = p;
+	state[idx] = 2;
+	return 0;
+}
+
+/* Parse sandbox.profiles into cfg->profiles. */
+static int
+config_parse_profiles(struct config *cfg, const json_t *profiles,
+    sbox_error *err)
+{
+	const char *key, **names;
+	json_t *v;
+	size_t n, i = 0;
+	int *state, rc = 0;
+
+	if (!json_is_object(profiles))
+		return error_set_field(err, E_CONFIG, "sandbox.profiles",
+		    "must be an object of profile name -> profile");
+	n = json_object_size(profiles);
+	if (n == 0)
+		return 0;
+	names = calloc(n, sizeof *names);
+	state = calloc(n, sizeof *state);
+	cfg->profiles = calloc(n, sizeof *cfg->profiles);
+	if (names == NULL || state == NULL || cfg->profiles == NULL) {
+		free(names);
+		free(state);
+		return config_enomem(err);
+	}
+	json_object_foreach((json_t *)profiles, key, v) {
+		names[i++] = key;
+		if (rc == 0 && config_check_profile(key, v, cfg->home, err) == -1)
+			rc = -1;
+	}
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = config_build_profile(cfg, profiles, names[i], state, names, n,
+		    names[i], err);
+	free(names);
+	free(state);
+	return rc;
+}
+
+/* Parse the "sandbox" object. */
+static int
+config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX];
+	const char *key, *s;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, "sandbox", "must be an object");
+	json_object_foreach((json_t *)obj, key, v) {
+		config_field(f, sizeof f, "sandbox.%s", key);
+		if (strcmp(key, "profiles") != 0 && strcmp(key, "all_sessions") != 0)
+			return error_set_field(err, E_CONFIG, f,
+			    "unknown key (expected all_sessions or profiles)");
+	}
+	if ((v = json_object_get(obj, "profiles")) != NULL &&
+	    config_parse_profiles(cfg, v, err) == -1)
+		return -1;
+	if ((v = json_object_get(obj, "all_sessions")) != NULL) {
+		if ((s = config_profile_ref(cfg, v, "sandbox.all_sessions", err)) == NULL)
+			return -1;
+		if ((cfg->all_sessions = strdup(s)) == NULL)
+			return config_enomem(err);
+	}
+	return 0;
+}
+
+/* Parse a provider's "env" object into b->env_values. */
+static int
+config_parse_provider_env(struct config_binding *b, const json_t *obj,
+    const char *field, sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX], *s;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, field,
+		    "must be an object of NAME -> value");
+	json_object_foreach((json_t *)obj, key, v) {
+		config_field(f, sizeof f, "%s.%s", field, key);
+		if (!envfilter_name_valid(key) || strchr(key, '*') != NULL)
+			return error_set_field(err, E_CONFIG, f,
+			    "\"%s\" is not a variable name", key);
+		if (!json_is_string(v))
+			return error_set_field(err, E_CONFIG, f, "must be a string");
+		if (asprintf(&s, "%s=%s", key, json_string_value(v)) == -1 ||
+		    strv_push(&b->env_values, s) == -1)
+			return config_enomem(err);
+	}
+	return 0;
+}
+
+/* Parse one binding entry at field (providers also take hosts and env). */
+static int
+config_parse_binding(struct config *cfg, struct config_binding *b,
+    const json_t *obj, const char *field, int provider, sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX], g[CONFIG_FIELD_MAX + 32], buf[300];
+	struct hostpat hp;
+	const char *key, *s;
+	json_t *v, *e;
+	size_t i;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, field, "must be an object");
+	json_object_foreach((json_t *)obj, key, v) {
+		config_field(f, sizeof f, "%s.%s", field, key);
+		if (strcmp(key, "sandbox") == 0) {
+			if ((s = config_profile_ref(cfg, v, f, err)) == NULL)
+				return -1;
+			if ((b->sandbox = strdup(s)) == NULL)
+				return config_enomem(err);
+		} else if (provider && strcmp(key, "hosts") == 0) {
+			if (!json_is_array(v))
+				return error_set_field(err, E_CONFIG, f,
+				    "must be an array of host patterns");
+			json_array_foreach(v, i, e) {
+				config_field(g, sizeof g, "%s[%zu]", f, i);
+				if (!json_is_string(e))
+					return error_set_field(err, E_CONFIG, g,
+					    "must be a string");
+				if (hostpat_parse(json_string_value(e), &hp, err) == -1) {
+					if (err != NULL)
+						config_field(err->field,
+						    sizeof err->field, "%s", g);
+					return -1;
+				}
+				hostpat_format(&hp, buf, sizeof buf);
+				if (strv_add_unique(&b->hosts, buf) == -1)
+					return config_enomem(err);
+			}
+		} else if (provider && strcmp(key, "env") == 0) {
+			if (config_parse_provider_env(b, v, f, err) == -1)
+				return -1;
+		} else
+			return error_set_field(err, E_CONFIG, f, provider ?
+			    "unknown key (expected sandbox, hosts or env)" :
+			    "unknown key (expected sandbox)");
+	}
+	return 0;
+}
+
+/* Parse a table of bindings (spaces, projects, providers, models). */
+static int
+config_parse_bindings(struct config *cfg, const json_t *obj, const char *name,
+    struct config_binding **out, size_t *n, sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX];
+	const char *key;
+	char *k;
+	json_t *v;
+	int projects = strcmp(name, "projects") == 0;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, name, "must be an object");
+	*out = calloc(json_object_size(obj) + 1, sizeof **out);
+	if (*out == NULL)
+		return config_enomem(err);
+	json_object_foreach((json_t *)obj, key, v) {
+		config_field(f, sizeof f, "%s.%s", name, key);
+		if (key[0] == '\0')
+			return error_set_field(err, E_CONFIG, f, "empty name");
+		k = projects ? path_expand(key, cfg->home, f, err) : strdup(key);
+		if (k == NULL)
+			return error_isset(err) ? -1 : config_enomem(err);
+		if (config_find_binding(*out, *n, k) != NULL) {
+			free(k);
+			return error_set_field(err, E_CONFIG, f,
+			    "the same project is named twice");
+		}
+		(*out)[(*n)++].key = k;
+		if (config_parse_binding(cfg, &(*out)[*n - 1], v, f,
+		    strcmp(name, "providers") == 0, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Parse the "approvals" object. */
+static int
+config_parse_approvals(struct config *cfg, const json_t *obj, sbox_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, "approvals", "must be an object");
+	json_object_foreach((json_t *)obj, key, v) {
+		if (strcmp(key, "timeout_s") != 0) {
+			char f[CONFIG_FIELD_MAX];
+
+			config_field(f, sizeof f, "approvals.%s", key);
+			return error_set_field(err, E_CONFIG, f,
+			    "unknown key (expected timeout_s)");
+		}
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > 86400)
+			return error_set_field(err, E_CONFIG, "approvals.timeout_s",
+			    "must be an integer from 0 (no limit) to 86400");
+		cfg->approvals_timeout_s = json_integer_value(v);
+	}
+	return 0;
+}
+
+/* Validate a parsed config document into a new config (no file context). */
+static int
+config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
+{
+	static const char *const keys[] = { "sandbox", "resolve", "spaces",
+	    "projects", "providers", "models", "approvals", NULL };
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(root))
+		return error_set(err, E_CONFIG, "the top level must be an object");
+	json_object_foreach((json_t *)root, key, v) {
+		for (i = 0; keys[i] != NULL; i++) {
+			if (strcmp(keys[i], key) == 0)
+				break;
+		}
+		if (keys[i] == NULL)
+			return error_set_field(err, E_CONFIG, key,
+			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models or approvals)");
+	}
+	/* profiles first: everything else may name them */
+	if ((v = json_object_get(root, "sandbox")) != NULL &&
+	    config_parse_sandbox(cfg, v, err) == -1)
+		return -1;
+	if ((v = json_object_get(root, "resolve")) != NULL &&
+	    profile_parse_resolve(v, "resolve", &cfg->resolve, &cfg->n_resolve,
+	    err) == -1)
+		return -1;
+#define BINDINGS(name) \
+	if ((v = json_object_get(root, #name)) != NULL && \
+	    config_parse_bindings(cfg, v, #name, &cfg->name, &cfg->n_##name, err) == -1) \
+		return -1
+	BINDINGS(spaces);
+	BINDINGS(projects);
+	BINDINGS(providers);
+	BINDINGS(models);
+#undef BINDINGS
+	if ((v = json_object_get(root, "approvals")) != NULL &&
+	    config_parse_approvals(cfg, v, err) == -1)
+		return -1;
+	return 0;
+}
+
+/* Validate an already parsed config document. */
+struct config *
+config_parse(const json_t *root, const char *path, const char *home,
+    sbox_error *err)
+{
+	struct config *cfg;
+
+	if (path == NULL)
+		path = "(config)";
+	cfg = calloc(1, sizeof *cfg);
+	if (cfg == NULL) {
+		config_enomem(err);
+		return NULL;
+	}
+	cfg->approvals_timeout_s = -1;
+	home = config_home(home);
+	cfg->path = strdup(path);
+	cfg->home = home ? strdup(home) : NULL;
+	if (cfg->path == NULL || (home != NULL && cfg->home == NULL)) {
+		config_free(cfg);
+		config_enomem(err);
+		return NULL;
+	}
+	if (config_parse_root(cfg, root, err) == -1) {
+		if (err != NULL && err->field[0] != '\0')
+			error_context(err, "%s: %s", path, err->field);
+		else
+			error_context(err, "%s", path);
+		config_free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+/* Read and parse the JSON file at path; *missing set when it does not exist. */
+static json_t *
+config_read(const char *path, int *missing, sbox_error *err)
+{
+	json_error_t jerr;
+	struct stat st;
+	json_t *root;
+	char *buf;
+	size_t got;
+	FILE *f;
+
+	*missing = 0;
+	f = fopen(path, "re");
+	if (f == NULL) {
+		if (errno == ENOENT) {
+			*missing = 1;
+			return NULL;
+		}
+		error_set_errno(err, E_CONFIG, errno, "%s: cannot open", path);
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > CONFIG_MAX_BYTES) {
+		fclose(f);
+		error_set(err, E_CONFIG, "%s: not a regular file of at most %d bytes",
+		    path, CONFIG_MAX_BYTES);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		fclose(f);
+		config_enomem(err);
+		return NULL;
+	}
+	got = fread(buf, 1, (size_t)st.st_size, f);
+	fclose(f);
+	root = json_loadb(buf, got, JSON_REJECT_DUPLICATES, &jerr);
+	free(buf);
+	if (root == NULL)
+		error_set(err, E_CONFIG, "%s:%d:%d: invalid JSON: %s", path,
+		    jerr.line, jerr.column, jerr.text);
+	return root;
+}
+
+/* Load and validate the config at path with an explicit home. */
+struct config *
+config_load_home(const char *path, const char *home, sbox_error *err)
+{
+	struct config *cfg;
+	char *def = NULL;
+	json_t *root;
+	int missing;
+
+	if (path == NULL && (path = def = config_default_path(home)) == NULL) {
+		error_set(err, E_CONFIG, "no home folder: cannot find the config");
+		return NULL;
+	}
+	root = config_read(path, &missing, err);
+	if (root == NULL && !missing) {
+		free(def);
+		return NULL;
+	}
+	if (root == NULL)
+		root = json_object();
+	cfg = root ? config_parse(root, path, home, err) : NULL;
+	if (root == NULL)
+		config_enomem(err);
+	json_decref(root);
+	free(def);
+	return cfg;
+}
+
+/* Load and validate the config at path (NULL: the default path). */
+struct config *
+config_load(const char *path, sbox_error *err)
+{
+	return config_load_home(path, NULL, err);
+}
+
+/* The profile called name (built-in or custom), as a copy. */
+struct profile *
+profile_get(const struct config *cfg, const char *name, sbox_error *err)
+{
+	const struct profile *p;
+
+	if (name != NULL && profile_is_builtin(name))
+		return profile_builtin(name, err);
+	if (name == NULL || (p = config_find_profile(cfg, name)) == NULL) {
+		error_set_field(err, E_PROFILE_NOT_FOUND, "profile",
+		    "no profile \"%s\"", name ? name : "");
+		return NULL;
+	}
+	return profile_copy(p, err);
+}
+
+/* The names of all profiles, built-ins first. */
+char **
+profile_list(const struct config *cfg)
+{
+	char **out = NULL;
+	size_t i;
+
+	for (i = 0; profile_builtin_names[i] != NULL; i++) {
+		if (strv_append(&out, profile_builtin_names[i]) == -1)
+			goto fail;
+	}
+	for (i = 0; cfg != NULL && i < cfg->n_profiles; i++) {
+		if (strv_append(&out, cfg->profiles[i]->name) == -1)
+			goto fail;
+	}
+	return out;
+fail:
+	strv_free(out);
+	return NULL;
+}
+
+/* Write root to path atomically (temporary file + rename, mode 0600). */
+static int
+config_write(const char *path, const json_t *root, sbox_error *err)
+{
+	char *tmp, *copy, *dir;
+	int fd, rc;
+	FILE *f;
+
+	if ((copy = strdup(path)) == NULL)
+		return config_enomem(err);
+	dir = dirname(copy);
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		error_set_errno(err, E_IO, errno, "%s: cannot create the folder", dir);
+		free(copy);
+		return -1;
+	}
+	free(copy);
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) == -1)
+		return config_enomem(err);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		error_set_errno(err, E_IO, errno, "%s: cannot create", tmp);
+		free(tmp);
+		return -1;
+	}
+	fchmod(fd, 0600);
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return error_set_errno(err, E_IO, errno, "%s: fdopen", path);
+	}
+	rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (rc == 0 && fputc('\n', f) == EOF)
+		rc = -1;
+	if (fflush(f) != 0 || fsync(fileno(f)) == -1)
+		rc = -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	if (rc == 0 && rename(tmp, path) == -1)
+		rc = -1;
+	if (rc == -1) {
+		error_set_errno(err, E_IO, errno, "%s: cannot write", path);
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+/* Get (creating if absent) the object at key of parent; NULL if not an object. */
+static json_t *
+config_child(json_t *parent, const char *key, int create)
+{
+	json_t *v = json_object_get(parent, key);
+
+	if (v == NULL && create) {
+		v = json_object();
+		if (v == NULL || json_object_set_new(parent, key, v) == -1)
+			return NULL;
+	}
+	return json_is_object(v) ? v : NULL;
+}
+
+/* Add host to the hosts of a custom profile in the config file. */
+int
+config_save_host(const char *path, const char *profile, const char *host,
+    sbox_error *err)
+{
+	char buf[300], *def = NULL, f[CONFIG_FIELD_MAX];
+	struct hostpat hp, have;
+	json_t *root = NULL, *prof, *hosts, *v;
+	struct config *check;
+	int missing, rc = -1;
+	size_t i;
+
+	if (hostpat_parse(host, &hp, err) == -1)
+		return error_context(err, "cannot save host");
+	hostpat_format(&hp, buf, sizeof buf);
+	if (profile == NULL || profile_is_builtin(profile))
+		return error_set_field(err, E_CONFIG, "profile",
+		    "\"%s\" is a built-in profile and cannot be changed: add a profile to "
+		    "sandbox.profiles that extends it, and choose that profile",
+		    profile ? profile : "");
+	if (path == NULL && (path = def = config_default_path(NULL)) == NULL)
+		return error_set(err, E_CONFIG, "no home folder: cannot find the config");
+	root = config_read(path, &missing, err);
+	if (root == NULL)
+		goto out;	/* a missing file has no custom profile either */
+	prof = config_child(config_child(root, "sandbox", 0), "profiles", 0);
+	prof = config_child(prof, profile, 0);
+	if (prof == NULL) {
+		error_set_field(err, E_PROFILE_NOT_FOUND, "profile",
+		    "%s: no custom profile \"%s\"", path, profile);
+		goto out;
+	}
+	hosts = json_object_get(prof, "hosts");
+	if (hosts == NULL) {
+		hosts = json_array();
+		if (hosts == NULL || json_object_set_new(prof, "hosts", hosts) == -1) {
+			config_enomem(err);
+			goto out;
+		}
+	}
+	config_field(f, sizeof f, "sandbox.profiles.%s.hosts", profile);
+	if (!json_is_array(hosts)) {
+		error_set_field(err, E_CONFIG, f, "%s: %s: must be an array", path, f);
+		goto out;
+	}
+	json_array_foreach(hosts, i, v) {
+		if (json_is_string(v) &&
+		    hostpat_parse(json_string_value(v), &have, NULL) == 0 &&
+		    memcmp(&have, &hp, sizeof hp) == 0) {
+			rc = 0;
+			goto out;
+		}
+	}
+	if (json_array_append_new(hosts, json_string(buf)) == -1) {
+		config_enomem(err);
+		goto out;
+	}
+	if ((check = config_parse(root, path, NULL, err)) == NULL)
+		goto out;
+	config_free(check);
+	rc = config_write(path, root, err);
+out:
+	if (root == NULL && missing)
+		error_set_field(err, E_PROFILE_NOT_FOUND, "profile",
+		    "%s does not exist: no custom profile \"%s\"", path, profile);
+	json_decref(root);
+	free(def);
+	return rc;
+}

@@ -1,0 +1,105 @@
+/* config.h: the user's sandbox configuration, ~/.config/sbox/config.json
+ * (or `sboxd --config FILE`).
+ *
+ *   {
+ *     "sandbox":   {"all_sessions": "workspace",
+ *                   "profiles": {"company": {"extends": "workspace", ...}}},
+ *     "resolve":   {"pkgs.test": ["198.18.0.10"]},
+ *     "spaces":    {"work": {"sandbox": "company"}},
+ *     "projects":  {"/home/me/code/Lib": {"sandbox": "strict"}},
+ *     "providers": {"ollama": {"sandbox": "strict", "hosts": [...], "env": {"K": "V"}}},
+ *     "models":    {"local-llm": {"sandbox": "none"}},
+ *     "approvals": {"timeout_s": 300}
+ *   }
+ *
+ * The schema is strict: an unknown key, a wrong type, a bad host pattern, an
+ * unknown profile name, an `extends` cycle or unknown parent is an E_CONFIG
+ * error whose field is the JSON path of the key
+ * ("sandbox.profiles.company.hosts[1]") and whose message reads
+ * "FILE: KEY: why". A missing file is an empty config (every session
+ * unsandboxed unless asked). Profile keys are described in profile.h.
+ * A custom profile without `extends` starts from an empty sandboxed profile
+ * (network none, run_outside ask); lists add to the parent's, scalars replace.
+ * Built-in names cannot be redefined and `none` cannot be extended.
+ * `~` expands to the home folder in folders and project keys; project keys
+ * are normalised (no trailing slash).
+ *
+ * Nothing inside a project folder is ever read: a project never configures
+ * its own sandbox. */
+#ifndef SBOX_CONFIG_H
+#define SBOX_CONFIG_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "policy/profile.h"
+#include "protocol/error.h"
+
+#define CONFIG_MAX_BYTES (1024 * 1024)
+#define CONFIG_APPROVALS_TIMEOUT_DEFAULT 300
+
+/* One entry of spaces, projects, providers or models. */
+struct config_binding {
+	char  *key;            /* name, or the normalised project path */
+	char  *sandbox;        /* profile it chooses, NULL when it says nothing */
+	char **hosts;          /* providers: hosts added to the allowlist */
+	char **env_values;     /* providers: "NAME=VALUE" added to the environment */
+};
+
+struct config {
+	char   *path;          /* file it came from */
+	char   *home;          /* home used to expand "~" */
+	char   *all_sessions;  /* profile for every session, NULL = not set */
+	struct profile **profiles;   /* custom profiles, extends applied */
+	size_t  n_profiles;
+	struct config_binding *spaces, *projects, *providers, *models;
+	size_t  n_spaces, n_projects, n_providers, n_models;
+	struct profile_resolve *resolve;  /* static host table */
+	size_t  n_resolve;
+	int64_t approvals_timeout_s;      /* -1 = not set */
+};
+
+/* The default config path: $XDG_CONFIG_HOME/sbox/config.json when that is
+ * absolute, else HOME/.config/sbox/config.json (home NULL: $HOME, then the
+ * password database). malloc'd, NULL when no home is known. */
+char *config_default_path(const char *home);
+/* Load and validate the config at path (NULL: config_default_path(NULL)). */
+struct config *config_load(const char *path, sbox_error *err);
+/* Same, with the home folder used for "~" given explicitly. */
+struct config *config_load_home(const char *path, const char *home,
+    sbox_error *err);
+/* Validate an already parsed config document (path is only for messages). */
+struct config *config_parse(const json_t *root, const char *path,
+    const char *home, sbox_error *err);
+/* Free a config. */
+void config_free(struct config *cfg);
+
+/* Seconds an approval waits for an answer (approvals.timeout_s), default
+ * CONFIG_APPROVALS_TIMEOUT_DEFAULT; 0 means wait without a limit. */
+int64_t config_approvals_timeout_s(const struct config *cfg);
+/* The custom profile called name, or NULL. */
+const struct profile *config_find_profile(const struct config *cfg,
+    const char *name);
+/* The entry for key in one binding table, or NULL. */
+const struct config_binding *config_find_binding(
+    const struct config_binding *b, size_t n, const char *key);
+
+/* Add host (a host pattern) to the `hosts` of custom profile `profile` in the
+ * file at path (NULL: the default path), keeping everything else of the file.
+ * The new document is validated as a whole before it replaces the file
+ * (written to a temporary file, then renamed; mode 0600). Already present:
+ * nothing is written. A built-in profile's hosts cannot change: that is an
+ * E_CONFIG error that says to make a custom profile extending it; an unknown
+ * profile is E_PROFILE_NOT_FOUND. */
+int config_save_host(const char *path, const char *profile, const char *host,
+    sbox_error *err);
+
+/* The profile called name (built-in or custom), a copy to profile_free, for
+ * sandbox.show; E_PROFILE_NOT_FOUND when there is none. */
+struct profile *profile_get(const struct config *cfg, const char *name,
+    sbox_error *err);
+/* The names of all profiles, built-ins first then custom in file order,
+ * NULL-terminated (free with strv_free); NULL on ENOMEM. */
+char **profile_list(const struct config *cfg);
+
+#endif

@@ -1,0 +1,823 @@
+/* plan.c: policy_plan: a resolved profile and a session's context become the
+ * platform-neutral plan of plan.h.
+ *
+ * Mount order (later operations cover earlier ones):
+ *   1. grants, sorted by path depth (parents first; at equal depth the later
+ *      grant wins): system folders read-only (/usr /bin /sbin /lib* /etc /opt
+ *      /var, each when present), /proc, /dev, a private /tmp and /var/tmp, an
+ *      empty /run, the home folder as an empty tmpfs, developer tools
+ *      read-only, package caches read-write (not for "lab"), the profile's
+ *      read_only and read_write folders, the project (not for "lab") and the
+ *      scratch folder read-write;
+ *   2. files that run programs later, read-only, in the project and in each
+ *      read_write folder of the profile (and the home folder when a grant
+ *      makes it writable): the git folder is first bound onto itself so that
+ *      renaming it fails (EBUSY), then its config and hooks; with a
+ *      `gitdir:` file, the file itself and the real git folder's (and its
+ *      common folder's) config and hooks when they are writable;
+ *   3. hides, only where a grant makes the host path visible: credentials,
+ *      sbox's own paths, host Unix sockets, files only root can read (when
+ *      sboxd runs as root), then the profile's denied folders last.
+ * A protected path that does not exist is emitted with missing = 1 when a
+ * writable grant would let it be created. Every protected path also gets a
+ * rule for plan_explain, reachable or not. */
+#include "policy/policy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/envfilter.h"
+#include "policy/path.h"
+#include "policy/registries.h"
+#include "policy/strv.h"
+
+#define PLAN_GIB (1024ULL * 1024 * 1024)
+#define PLAN_MIB (1024ULL * 1024)
+
+static const char *const plan_system[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+	"/opt", "/var", NULL
+};
+static const char *const plan_tools[] = {
+	".cargo/bin", ".rustup", ".local/bin", ".nvm", ".pyenv", ".rbenv",
+	".asdf", ".volta", ".bun/bin", ".deno/bin", ".dotnet", ".sdkman",
+	"go/bin", ".gitconfig", ".config/git", NULL
+};
+static const char *const plan_caches[] = {
+	".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg/mod",
+	".m2/repository", ".gradle/caches", ".nuget/packages", ".yarn/berry/cache",
+	".pnpm-store", ".bun/install/cache", NULL
+};
+/* credentials under home; a trailing '/' marks a folder */
+static const char *const plan_credentials[] = {
+	".ssh/", ".aws/", ".gnupg/", ".kube/", ".docker/", ".netrc", ".npmrc",
+	".pypirc", ".git-credentials", ".config/git/credentials", ".config/gh/",
+	".config/gcloud/", ".azure/", ".cargo/credentials", ".cargo/credentials.toml",
+	".cache/huggingface/token", ".huggingface/token", ".local/share/keyrings/",
+	".password-store/", ".vault-token", ".yarnrc.yml", ".m2/settings.xml",
+	".gradle/gradle.properties", ".nuget/NuGet/NuGet.Config",
+	".terraform.d/credentials.tfrc.json", ".config/op/", NULL
+};
+/* inside the project (and read_write folders): files that run programs later */
+static const char *const plan_runs_later[] = {
+	".vscode/", ".idea/", ".devcontainer/", ".envrc", ".husky/", ".claude/",
+	".codex/", ".cursor/", ".agents/", ".mcp.json", ".gitmodules",
+	".pre-commit-config.yaml", ".lefthook.yml", "lefthook.yml", ".exrc",
+	".nvim.lua", ".bashrc", ".profile", ".zshrc", ".bash_profile",
+	".bash_login", ".bash_logout", ".zprofile", ".zshenv", ".zlogin", NULL
+};
+/* under home, protected only when a grant makes home writable */
+static const char *const plan_home_runs_later[] = {
+	".config/autostart/", ".config/systemd/", ".local/share/applications/",
+	".config/fish/", ".config/environment.d/", NULL
+};
+static const char *const plan_sockets[] = {
+	"/var/run", "/tmp/.X11-unix", "/tmp/.ICE-unix", "/run/dbus",
+	"/var/run/dbus", "/run/user", NULL
+};
+static const char *const plan_root_only[] = {
+	"/root", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/var/log",
+	"/var/spool", "/var/lib/sudo", "/var/backups", NULL
+};
+
+/* One grant before sorting. */
+struct plan_grant {
+	enum plan_mount_kind kind;
+	char       *path;
+	const char *rule;
+	enum plan_access access;
+	uint64_t    size;
+	mode_t      mode;
+	int         optional;
+	size_t      seq;
+};
+
+struct plan_builder {
+	struct plan *plan;
+	const struct plan_context *ctx;
+	const struct plan_fs *fs;
+	struct plan_grant *grants;
+	size_t n_grants, cap_mounts, cap_rules, first_protect;
+	int oom;
+};
+
+/* stat(2) for the real filesystem. */
+static int
+plan_real_stat(void *arg, const char *path, struct stat *st)
+{
+	(void)arg;
+	return stat(path, st);
+}
+
+/* The first max bytes of a real file. */
+static char *
+plan_real_read(void *arg, const char *path, size_t max)
+{
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	(void)arg;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return NULL;
+	if ((buf = malloc(max + 1)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	n = read(fd, buf, max);
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The names in a real folder. */
+static char **
+plan_real_list(void *arg, const char *dir)
+{
+	struct dirent *de;
+	char **out = NULL;
+	DIR *d;
+
+	(void)arg;
+	if ((d = opendir(dir)) == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (strv_append(&out, de->d_name) == -1)
+			break;
+	}
+	closedir(d);
+	return out;
+}
+
+static const struct plan_fs plan_real_fs = {
+	plan_real_stat, plan_real_read, plan_real_list, NULL
+};
+
+/* Does path exist? Fills *is_dir and *mode when it does. */
+static int
+plan_exists(struct plan_builder *b, const char *path, int *is_dir, mode_t *mode)
+{
+	struct stat st;
+
+	if (b->fs->stat(b->fs->arg, path, &st) == -1)
+		return 0;
+	if (is_dir != NULL)
+		*is_dir = S_ISDIR(st.st_mode);
+	if (mode != NULL)
+		*mode = st.st_mode;
+	return 1;
+}
+
+/* Append a mount operation (paths copied). */
+static struct plan_mount *
+plan_add_mount(struct plan_builder *b, enum plan_mount_kind kind,
+    const char *src, const char *dst, const char *rule)
+{
+	struct plan *p = b->plan;
+	struct plan_mount *m;
+
+	if (p->n_mounts == b->cap_mounts) {
+		b->cap_mounts = b->cap_mounts ? b->cap_mounts * 2 : 32;
+		m = realloc(p->mounts, b->cap_mounts * sizeof *m);
+		if (m == NULL) {
+			b->oom = 1;
+			return NULL;
+		}
+		p->mounts = m;
+	}
+	m = &p->mounts[p->n_mounts];
+	memset(m, 0, sizeof *m);
+	m->kind = kind;
+	m->rule = rule;
+	m->src = src ? strdup(src) : NULL;
+	m->dst = strdup(dst);
+	if (m->dst == NULL || (src != NULL && m->src == NULL)) {
+		free(m->src);
+		free(m->dst);
+		b->oom = 1;
+		return NULL;
+	}
+	p->n_mounts++;
+	return m;
+}
+
+/* Append a path rule for plan_explain. */
+static void
+plan_add_rule(struct plan_builder *b, const char *path, enum plan_access access,
+    const char *rule)
+{
+	struct plan *p = b->plan;
+	struct plan_path_rule *r;
+
+	if (p->n_rules == b->cap_rules) {
+		b->cap_rules = b->cap_rules ? b->cap_rules * 2 : 32;
+		r = realloc(p->rules, b->cap_rules * sizeof *r);
+		if (r == NULL) {
+			b->oom = 1;
+			return;
+		}
+		p->rules = r;
+	}
+	r = &p->rules[p->n_rules];
+	if ((r->path = strdup(path)) == NULL) {
+		b->oom = 1;
+		return;
+	}
+	r->access = access;
+	r->rule = rule;
+	p->n_rules++;
+}
+
+/* Record a grant (emitted later, sorted by depth). */
+static void
+plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
+    const char *rule, enum plan_access access, int optional)
+{
+	struct plan_grant *g;
+
+	g = realloc(b->grants, (b->n_grants + 1) * sizeof *g);
+	if (g == NULL) {
+		b->oom = 1;
+		return;
+	}
+	b->grants = g;
+	g = &b->grants[b->n_grants];
+	memset(g, 0, sizeof *g);
+	if ((g->path = strdup(path)) == NULL) {
+		b->oom = 1;
+		return;
+	}
+	g->kind = kind;
+	g->rule = rule;
+	g->access = access;
+	g->optional = optional;
+	g->seq = b->n_grants++;
+}
+
+/* Grant home/rel with kind when it exists. */
+static void
+plan_grant_home(struct plan_builder *b, const char *rel,
+    enum plan_mount_kind kind, const char *rule, enum plan_access access)
+{
+	char *path = path_join(b->ctx->home, rel);
+
+	if (path == NULL) {
+		b->oom = 1;
+		return;
+	}
+	if (plan_exists(b, path, NULL, NULL))
+		plan_grant(b, kind, path, rule, access, 1);
+	free(path);
+}
+
+/* qsort order of grants: by depth, then in the order they were made. */
+static int
+plan_grant_cmp(const void *a, const void *b)
+{
+	const struct plan_grant *x = a, *y = b;
+	int dx = path_depth(x->path), dy = path_depth(y->path);
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Collect and emit the grants of phase 1. */
+static void
+plan_grants(struct plan_builder *b, const struct profile *pr)
+{
+	const struct plan_context *ctx = b->ctx;
+	struct plan_mount *m;
+	struct plan_grant *g;
+	size_t i;
+
+	for (i = 0; plan_system[i] != NULL; i++) {
+		if (plan_exists(b, plan_system[i], NULL, NULL))
+			plan_grant(b, PLAN_MOUNT_RO_BIND, plan_system[i],
+			    PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 1);
+	}
+	plan_grant(b, PLAN_MOUNT_PROC, "/proc", PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 0);
+	plan_grant(b, PLAN_MOUNT_DEV, "/dev", PLAN_RULE_SYSTEM, PLAN_ACCESS_RW, 0);
+	plan_grant(b, PLAN_MOUNT_TMPFS, "/tmp", PLAN_RULE_TMP, PLAN_ACCESS_RW, 0);
+	if (plan_exists(b, "/var/tmp", NULL, NULL))
+		plan_grant(b, PLAN_MOUNT_TMPFS, "/var/tmp", PLAN_RULE_TMP,
+		    PLAN_ACCESS_RW, 0);
+	plan_grant(b, PLAN_MOUNT_TMPFS, "/run", PLAN_RULE_SOCKETS,
+	    PLAN_ACCESS_HIDDEN, 0);
+	plan_grant(b, PLAN_MOUNT_TMPFS, ctx->home, PLAN_RULE_HOME,
+	    PLAN_ACCESS_HIDDEN, 0);
+	for (i = 0; plan_tools[i] != NULL; i++)
+		plan_grant_home(b, plan_tools[i], PLAN_MOUNT_RO_BIND, PLAN_RULE_TOOLS,
+		    PLAN_ACCESS_RO);
+	for (i = 0; pr->project_access && plan_caches[i] != NULL; i++)
+		plan_grant_home(b, plan_caches[i], PLAN_MOUNT_RW_BIND, PLAN_RULE_CACHES,
+		    PLAN_ACCESS_RW);
+	for (i = 0; pr->folders_ro != NULL && pr->folders_ro[i] != NULL; i++) {
+		if (plan_exists(b, pr->folders_ro[i], NULL, NULL))
+			plan_grant(b, PLAN_MOUNT_RO_BIND, pr->folders_ro[i],
+			    PLAN_RULE_PROFILE_RO, PLAN_ACCESS_RO, 1);
+	}
+	for (i = 0; pr->folders_rw != NULL && pr->folders_rw[i] != NULL; i++) {
+		if (plan_exists(b, pr->folders_rw[i], NULL, NULL))
+			plan_grant(b, PLAN_MOUNT_RW_BIND, pr->folders_rw[i],
+			    PLAN_RULE_PROFILE_RW, PLAN_ACCESS_RW, 1);
+	}
+	if (pr->project_access && ctx->project != NULL)
+		plan_grant(b, PLAN_MOUNT_RW_BIND, ctx->project, PLAN_RULE_PROJECT,
+		    PLAN_ACCESS_RW, 0);
+	if (ctx->scratch != NULL)
+		plan_grant(b, PLAN_MOUNT_RW_BIND, ctx->scratch, PLAN_RULE_SCRATCH,
+		    PLAN_ACCESS_RW, 0);
+	if (b->oom)
+		return;
+	qsort(b->grants, b->n_grants, sizeof *b->grants, plan_grant_cmp);
+	for (i = 0; i < b->n_grants; i++) {
+		g = &b->grants[i];
+		m = plan_add_mount(b, g->kind,
+		    g->kind == PLAN_MOUNT_RO_BIND || g->kind == PLAN_MOUNT_RW_BIND ?
+		    g->path : NULL, g->path, g->rule);
+		if (m == NULL)
+			return;
+		m->optional = g->optional;
+		m->is_dir = 1;
+		if (g->kind == PLAN_MOUNT_TMPFS) {
+			m->mode = strcmp(g->path, "/tmp") == 0 ||
+			    strcmp(g->path, "/var/tmp") == 0 ? 01777 : 0755;
+			m->size_bytes = strcmp(g->path, "/tmp") == 0 ?
+			    b->plan->limits.tmp_bytes : 0;
+		}
+		plan_add_rule(b, g->path, g->access, g->rule);
+	}
+	b->first_protect = b->plan->n_mounts;
+}
+
+/* The last mount so far whose destination contains path, or NULL. */
+static const struct plan_mount *
+plan_effective(struct plan_builder *b, const char *path)
+{
+	size_t i = b->plan->n_mounts;
+
+	while (i-- > 0) {
+		if (path_is_under(path, b->plan->mounts[i].dst))
+			return &b->plan->mounts[i];
+	}
+	return NULL;
+}
+
+/* True when a protection or hide for dst was already emitted. */
+static int
+plan_done(struct plan_builder *b, const char *dst)
+{
+	size_t i;
+
+	for (i = b->first_protect; i < b->plan->n_mounts; i++) {
+		if (strcmp(b->plan->mounts[i].dst, dst) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Keep path read-only (or, missing, uncreatable) when a grant makes it writable. */
+static void
+plan_protect(struct plan_builder *b, const char *path, int dir_hint,
+    const char *rule)
+{
+	const struct plan_mount *eff = plan_effective(b, path);
+	struct plan_mount *m;
+	int is_dir = dir_hint, exists;
+
+	plan_add_rule(b, path, PLAN_ACCESS_RO, rule);
+	if (eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND || plan_done(b, path))
+		return;
+	exists = plan_exists(b, path, &is_dir, NULL);
+	if ((m = plan_add_mount(b, PLAN_MOUNT_RO_BIND, path, path, rule)) == NULL)
+		return;
+	m->missing = !exists;
+	m->is_dir = is_dir;
+}
+
+/* Hide path when a bind makes the host path visible (missing: when writable). */
+static void
+plan_hide(struct plan_builder *b, const char *path, int dir_hint,
+    const char *rule)
+{
+	const struct plan_mount *eff = plan_effective(b, path);
+	struct plan_mount *m;
+	int is_dir = dir_hint, exists;
+
+	plan_add_rule(b, path, PLAN_ACCESS_HIDDEN, rule);
+	if (eff == NULL || plan_done(b, path) ||
+	    (eff->kind != PLAN_MOUNT_RO_BIND && eff->kind != PLAN_MOUNT_RW_BIND))
+		return;
+	exists = plan_exists(b, path, &is_dir, NULL);
+	if (!exists && eff->kind != PLAN_MOUNT_RW_BIND)
+		return;
+	m = plan_add_mount(b, is_dir ? PLAN_MOUNT_HIDE_DIR : PLAN_MOUNT_HIDE_FILE,
+	    NULL, path, rule);
+	if (m != NULL) {
+		m->missing = !exists;
+		m->is_dir = is_dir;
+	}
+}
+
+/* Apply fn to base/rel for each entry of list (a trailing '/' marks folders). */
+static void
+plan_each(struct plan_builder *b, const char *base, const char *const *list,
+    void (*fn)(struct plan_builder *, const char *, int, const char *),
+    const char *rule)
+{
+	char rel[256], *path;
+	size_t i, n;
+
+	for (i = 0; list[i] != NULL; i++) {
+		n = strlen(list[i]);
+		if (n == 0 || n >= sizeof rel)
+			continue;
+		memcpy(rel, list[i], n + 1);
+		if (rel[n - 1] == '/')
+			rel[n - 1] = '\0';
+		if ((path = path_join(base, rel)) == NULL) {
+			b->oom = 1;
+			return;
+		}
+		fn(b, path, list[i][n - 1] == '/', rule);
+		free(path);
+	}
+}
+
+/* Protect a git folder: bind it onto itself, then its config and hooks. */
+static void
+plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
+{
+	const struct plan_mount *eff = plan_effective(b, gitdir);
+	static const char *const inside[] = { "config", "hooks/", NULL };
+	struct plan_mount *m;
+	char **mods, *dir;
+	size_t i;
+
+	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND && !plan_done(b, gitdir)) {
+		if ((m = plan_add_mount(b, PLAN_MOUNT_RW_BIND, gitdir, gitdir,
+		    PLAN_RULE_RUNS_LATER)) != NULL)
+			m->is_dir = 1;
+	}
+	plan_each(b, gitdir, inside, plan_protect, PLAN_RULE_RUNS_LATER);
+	/* submodules keep their own config and hooks in modules/NAME */
+	if ((dir = path_join(gitdir, "modules")) == NULL) {
+		b->oom = 1;
+		return;
+	}
+	mods = b->fs->list(b->fs->arg, dir);
+	for (i = 0; mods != NULL && mods[i] != NULL; i++) {
+		char *sub = path_join(dir, mods[i]);
+		int is_dir = 0;
+
+		if (sub != NULL && plan_exists(b, sub, &is_dir, NULL) && is_dir)
+			plan_each(b, sub, inside, plan_protect, PLAN_RULE_RUNS_LATER);
+		free(sub);
+	}
+	strv_free(mods);
+	free(dir);
+}
+
+/* The folder named by a "gitdir: X" (or "commondir" X) file, resolved
+ * against base; NULL when the file says nothing usable. */
+static char *
+plan_read_gitdir(struct plan_builder *b, const char *file, const char *base,
+    int prefixed)
+{
+	char *buf, *s, *e, *out;
+
+	if ((buf = b->fs->read(b->fs->arg, file, 4096)) == NULL)
+		return NULL;
+	s = buf;
+	if (prefixed) {
+		if (strncmp(s, "gitdir:", 7) != 0) {
+			free(buf);
+			return NULL;
+		}
+		s += 7;
+	}
+	s += strspn(s, " \t");
+	e = s + strcspn(s, "\r\n");
+	*e = '\0';
+	out = s[0] != '\0' ? path_resolve(base, s) : NULL;
+	free(buf);
+	return out;
+}
+
+/* Protect the files that run programs later inside a writable root folder. */
+static void
+plan_protect_root(struct plan_builder *b, const char *root)
+{
+	char *git, *gitdir, *common;
+	int is_dir = 1;
+
+	if ((git = path_join(root, ".git")) == NULL) {
+		b->oom = 1;
+		return;
+	}
+	if (!plan_exists(b, git, &is_dir, NULL) || is_dir) {
+		/* a folder, or missing: then it must not be creatable */
+		if (plan_exists(b, git, NULL, NULL))
+			plan_protect_gitdir(b, git);
+		else
+			plan_protect(b, git, 1, PLAN_RULE_RUNS_LATER);
+	} else {
+		plan_protect(b, git, 0, PLAN_RULE_RUNS_LATER);
+		gitdir = plan_read_gitdir(b, git, root, 1);
+		if (gitdir != NULL) {
+			plan_protect_gitdir(b, gitdir);
+			common = path_join(gitdir, "commondir");
+			if (common != NULL) {
+				char *c = plan_read_gitdir(b, common, gitdir, 0);
+
+				if (c != NULL)
+					plan_protect_gitdir(b, c);
+				free(c);
+			}
+			free(common);
+		}
+		free(gitdir);
+	}
+	free(git);
+	plan_each(b, root, plan_runs_later, plan_protect, PLAN_RULE_RUNS_LATER);
+}
+
+/* Hide the entries of /etc that others cannot read (sboxd runs as root). */
+static void
+plan_hide_etc(struct plan_builder *b)
+{
+	char **names, *path;
+	mode_t mode;
+	int is_dir;
+	size_t i;
+
+	names = b->fs->list(b->fs->arg, "/etc");
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		if ((path = path_join("/etc", names[i])) == NULL) {
+			b->oom = 1;
+			break;
+		}
+		if (plan_exists(b, path, &is_dir, &mode) &&
+		    (!(mode & S_IROTH) || (is_dir && !(mode & S_IXOTH))))
+			plan_hide(b, path, is_dir, PLAN_RULE_ROOT_ONLY);
+		free(path);
+	}
+	strv_free(names);
+}
+
+/* Phases 2 and 3: protections, then hides, then the profile's denies. */
+static void
+plan_protections(struct plan_builder *b, const struct profile *pr)
+{
+	const struct plan_context *ctx = b->ctx;
+	const struct plan_mount *eff;
+	char *path;
+	size_t i;
+
+	if (pr->project_access && ctx->project != NULL)
+		plan_protect_root(b, ctx->project);
+	for (i = 0; pr->folders_rw != NULL && pr->folders_rw[i] != NULL; i++) {
+		eff = plan_effective(b, pr->folders_rw[i]);
+		if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND)
+			plan_protect_root(b, pr->folders_rw[i]);
+	}
+	eff = plan_effective(b, ctx->home);
+	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND) {
+		plan_each(b, ctx->home, plan_runs_later, plan_protect,
+		    PLAN_RULE_RUNS_LATER);
+		plan_each(b, ctx->home, plan_home_runs_later, plan_protect,
+		    PLAN_RULE_RUNS_LATER);
+	}
+	plan_each(b, ctx->home, plan_credentials, plan_hide, PLAN_RULE_CREDENTIALS);
+	for (i = 0; ctx->sbox_paths != NULL && ctx->sbox_paths[i] != NULL; i++) {
+		const char *base = strrchr(ctx->sbox_paths[i], '/');
+
+		plan_hide(b, ctx->sbox_paths[i], base == NULL || strchr(base, '.') == NULL,
+		    PLAN_RULE_SBOX);
+	}
+	for (i = 0; plan_sockets[i] != NULL; i++)
+		plan_hide(b, plan_sockets[i], 1, PLAN_RULE_SOCKETS);
+	if (ctx->xdg_runtime_dir != NULL && ctx->xdg_runtime_dir[0] == '/')
+		plan_hide(b, ctx->xdg_runtime_dir, 1, PLAN_RULE_SOCKETS);
+	if (ctx->is_root) {
+		for (i = 0; plan_root_only[i] != NULL; i++) {
+			path = (char *)plan_root_only[i];
+			plan_hide(b, path, strncmp(path, "/etc/s", 6) != 0 ||
+			    strcmp(path, "/etc/sudoers.d") == 0, PLAN_RULE_ROOT_ONLY);
+		}
+		plan_hide_etc(b);
+	}
+	for (i = 0; pr->folders_deny != NULL && pr->folders_deny[i] != NULL; i++)
+		plan_hide(b, pr->folders_deny[i], 1, PLAN_RULE_PROFILE_DENY);
+}
+
+/* Fill the plan's limits from the defaults and the profile. */
+static void
+plan_limits(struct plan_limits *l, const struct profile *pr)
+{
+	l->pids = pr->limits.pids >= 0 ? (uint64_t)pr->limits.pids : 512;
+	l->memory_bytes = pr->limits.memory_mb >= 0 ?
+	    (uint64_t)pr->limits.memory_mb * PLAN_MIB : 4 * PLAN_GIB;
+	l->tmp_bytes = pr->limits.tmp_mb >= 0 ?
+	    (uint64_t)pr->limits.tmp_mb * PLAN_MIB : PLAN_GIB;
+	l->output_bytes = pr->limits.output_mb >= 0 ?
+	    (uint64_t)pr->limits.output_mb * PLAN_MIB : 8 * PLAN_MIB;
+	l->timeout_ms = pr->limits.timeout_s >= 0 ?
+	    (uint64_t)pr->limits.timeout_s * 1000 : 0;
+	l->nofile = pr->limits.nofile >= 0 ? (uint64_t)pr->limits.nofile : 1024;
+	l->fsize_bytes = 4 * PLAN_GIB;
+}
+
+/* Fill the plan's network settings. */
+static int
+plan_net(struct plan_builder *b, const struct profile *pr, sbox_error *err)
+{
+	struct plan_net *n = &b->plan->net;
+	char **reg = NULL;
+	size_t i;
+	int ok = 1;
+
+	n->mode = pr->network == PROFILE_NET_INTERNET ? PLAN_NET_INTERNET :
+	    pr->network == PROFILE_NET_REGISTRIES ? PLAN_NET_REGISTRIES : PLAN_NET_NONE;
+	n->hosts = strv_copy(pr->hosts, &ok);
+	if (pr->network == PROFILE_NET_REGISTRIES) {
+		if (b->ctx->registry_hosts != NULL)
+			reg = strv_copy(b->ctx->registry_hosts, &ok);
+		else if (registries_collect(b->ctx->home, b->ctx->env,
+		    b->ctx->registries_file, &reg, err) == -1)
+			return -1;
+		for (i = 0; reg != NULL && reg[i] != NULL; i++) {
+			if (strv_add_unique(&n->hosts, reg[i]) == -1)
+				ok = 0;
+		}
+		strv_free(reg);
+	}
+	n->private_hosts = strv_copy(pr->private_hosts, &ok);
+	if (pr->n_local_ports > 0) {
+		n->local_ports = calloc(pr->n_local_ports, sizeof *n->local_ports);
+		if (n->local_ports == NULL)
+			ok = 0;
+		else {
+			memcpy(n->local_ports, pr->local_ports,
+			    pr->n_local_ports * sizeof *n->local_ports);
+			n->n_local_ports = pr->n_local_ports;
+		}
+	}
+	if (pr->n_resolve > 0) {
+		n->resolve = calloc(pr->n_resolve, sizeof *n->resolve);
+		if (n->resolve == NULL)
+			ok = 0;
+		for (i = 0; n->resolve != NULL && i < pr->n_resolve; i++) {
+			n->resolve[i].host = strdup(pr->resolve[i].host);
+			n->resolve[i].addrs = strv_copy(pr->resolve[i].addrs, &ok);
+			n->n_resolve = i + 1;
+			if (n->resolve[i].host == NULL)
+				ok = 0;
+		}
+	}
+	if (!ok)
+		return error_set(err, E_INTERNAL, "out of memory");
+	return 0;
+}
+
+/* Build the plan for a resolved profile. */
+struct plan *
+policy_plan(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err)
+{
+	struct plan_builder b;
+	struct plan *p;
+	int ok = 1;
+	size_t i;
+
+	if (ctx->home == NULL || ctx->home[0] != '/') {
+		error_set_field(err, E_INVALID_PARAMS, "home",
+		    "the home folder must be an absolute path");
+		return NULL;
+	}
+	if (pr->sandboxed && pr->project_access &&
+	    (ctx->project == NULL || ctx->project[0] != '/')) {
+		error_set_field(err, E_INVALID_PARAMS, "project",
+		    "the project folder must be an absolute path");
+		return NULL;
+	}
+	if (pr->sandboxed && (ctx->scratch == NULL || ctx->scratch[0] != '/')) {
+		error_set_field(err, E_INVALID_PARAMS, "scratch",
+		    "the scratch folder must be an absolute path");
+		return NULL;
+	}
+	if ((p = calloc(1, sizeof *p)) == NULL) {
+		error_set(err, E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	memset(&b, 0, sizeof b);
+	b.plan = p;
+	b.ctx = ctx;
+	b.fs = ctx->fs ? ctx->fs : &plan_real_fs;
+	p->sandboxed = pr->sandboxed;
+	p->uid = ctx->uid;
+	p->gid = ctx->gid;
+	plan_limits(&p->limits, pr);
+	p->project = ctx->project && pr->project_access ? strdup(ctx->project) : NULL;
+	p->scratch = ctx->scratch ? strdup(ctx->scratch) : NULL;
+	p->home = strdup(ctx->home);
+	p->hostname = strdup(ctx->hostname ? ctx->hostname : "sbox");
+	p->cwd = strdup(p->project ? p->project : p->scratch ? p->scratch : ctx->home);
+	if (p->home == NULL || p->hostname == NULL || p->cwd == NULL)
+		b.oom = 1;
+	if (!pr->sandboxed) {
+		p->env = strv_copy(ctx->env, &ok);
+		if (p->env == NULL && ok)	/* an empty, non-NULL list */
+			p->env = calloc(1, sizeof *p->env);
+		p->net.mode = PLAN_NET_INTERNET;
+		if (!ok || p->env == NULL)
+			b.oom = 1;
+	} else {
+		p->syscalls = PLAN_SYS_BLOCK_NAMESPACES | PLAN_SYS_BLOCK_MOUNT |
+		    PLAN_SYS_BLOCK_KEYRING | PLAN_SYS_BLOCK_TTY_INJECT |
+		    PLAN_SYS_BLOCK_TRACE | PLAN_SYS_BLOCK_PERSONALITY |
+		    PLAN_SYS_BLOCK_SOCKETS | PLAN_SYS_BLOCK_IO_URING |
+		    PLAN_SYS_BLOCK_KERNEL;
+		plan_grants(&b, pr);
+		if (!b.oom)
+			plan_protections(&b, pr);
+		if ((p->env = envfilter_apply(ctx->env, pr, ctx->home, ctx->user,
+		    err)) == NULL) {
+			plan_free(p);
+			p = NULL;
+		} else if (plan_net(&b, pr, err) == -1) {
+			plan_free(p);
+			p = NULL;
+		}
+	}
+	for (i = 0; i < b.n_grants; i++)
+		free(b.grants[i].path);
+	free(b.grants);
+	if (p != NULL && b.oom) {
+		plan_free(p);
+		error_set(err, E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	return p;
+}
+
+/* Free a plan and everything it owns. */
+void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n_mounts; i++) {
+		free(p->mounts[i].src);
+		free(p->mounts[i].dst);
+	}
+	free(p->mounts);
+	for (i = 0; i < p->n_rules; i++)
+		free(p->rules[i].path);
+	free(p->rules);
+	strv_free(p->env);
+	strv_free(p->net.hosts);
+	strv_free(p->net.private_hosts);
+	free(p->net.local_ports);
+	for (i = 0; i < p->net.n_resolve; i++) {
+		free(p->net.resolve[i].host);
+		strv_free(p->net.resolve[i].addrs);
+	}
+	free(p->net.resolve);
+	free(p->project);
+	free(p->scratch);
+	free(p->home);
+	free(p->cwd);
+	free(p->hostname);
+	free(p);
+}
+
+/* The rule that decides path (longest matching prefix; later rules win ties). */
+const struct plan_path_rule *
+plan_explain(const struct plan *p, const char *path)
+{
+	const struct plan_path_rule *best = NULL;
+	size_t i;
+
+	for (i = 0; p != NULL && path != NULL && i < p->n_rules; i++) {
+		if (!path_is_under(path, p->rules[i].path))
+			continue;
+		if (best == NULL || strlen(p->rules[i].path) >= strlen(best->path))
+			best = &p->rules[i];
+	}
+	return best;
+}

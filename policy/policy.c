@@ -1,0 +1,360 @@
+/* policy.c: resolution with provenance, narrowing, and exclusions. */
+#include "policy/policy.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/envfilter.h"
+#include "policy/hostpat.h"
+#include "policy/path.h"
+#include "policy/strv.h"
+
+/* The project binding of the longest configured folder containing project. */
+static const struct config_binding *
+policy_find_project(const struct config *cfg, const char *project)
+{
+	const struct config_binding *best = NULL;
+	size_t i;
+
+	for (i = 0; i < cfg->n_projects; i++) {
+		if (cfg->projects[i].sandbox == NULL ||
+		    !path_is_under(project, cfg->projects[i].key))
+			continue;
+		if (best == NULL || strlen(cfg->projects[i].key) > strlen(best->key))
+			best = &cfg->projects[i];
+	}
+	return best;
+}
+
+/* Add a provider entry's hosts and env values to p. */
+static int
+policy_add_provider(struct profile *p, const struct config_binding *b,
+    sbox_error *err)
+{
+	const char *eq;
+	char name[256];
+	size_t i, n;
+
+	for (i = 0; b->hosts != NULL && b->hosts[i] != NULL; i++) {
+		if (strv_add_unique(&p->hosts, b->hosts[i]) == -1)
+			return error_set(err, E_INTERNAL, "out of memory");
+	}
+	for (i = 0; b->env_values != NULL && b->env_values[i] != NULL; i++) {
+		if ((eq = strchr(b->env_values[i], '=')) == NULL ||
+		    (n = (size_t)(eq - b->env_values[i])) >= sizeof name)
+			continue;
+		memcpy(name, b->env_values[i], n);
+		name[n] = '\0';
+		if (profile_set_env_value(p, name, eq + 1) == -1)
+			return error_set(err, E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+/* The profile for a session, with provenance. */
+struct profile *
+policy_resolve(const struct config *cfg, const struct resolve_request *req,
+    sbox_error *err)
+{
+	static const struct config empty = { .approvals_timeout_s = -1 };
+	const struct config_binding *b, *provider = NULL;
+	const char *name = NULL, *level = NULL, *what = NULL;
+	char *project = NULL;
+	struct profile *p;
+	int rc;
+
+	if (cfg == NULL)
+		cfg = &empty;
+	if (req->project != NULL && req->project[0] != '\0') {
+		project = path_expand(req->project, cfg->home, "project", err);
+		if (project == NULL) {
+			error_set_field(err, E_INVALID_PARAMS, "project",
+			    "project \"%s\" must be an absolute path without \"..\"",
+			    req->project);
+			return NULL;
+		}
+	}
+	if (req->provider != NULL)
+		provider = config_find_binding(cfg->providers, cfg->n_providers,
+		    req->provider);
+	if (req->sandbox != NULL) {
+		name = req->sandbox;
+		level = "session";
+	} else if ((b = config_find_binding(cfg->models, cfg->n_models,
+	    req->model)) != NULL && b->sandbox != NULL) {
+		name = b->sandbox, level = "model", what = b->key;
+	} else if (provider != NULL && provider->sandbox != NULL) {
+		name = provider->sandbox, level = "provider", what = provider->key;
+	} else if (project != NULL && (b = policy_find_project(cfg, project)) != NULL) {
+		name = b->sandbox, level = "project", what = b->key;
+	} else if ((b = config_find_binding(cfg->spaces, cfg->n_spaces,
+	    req->space)) != NULL && b->sandbox != NULL) {
+		name = b->sandbox, level = "space", what = b->key;
+	} else if (cfg->all_sessions != NULL) {
+		name = cfg->all_sessions, level = "all_sessions";
+	}
+	if (name == NULL)
+		p = profile_builtin("none", err);
+	else if ((p = profile_get(cfg, name, err)) == NULL && err != NULL &&
+	    level != NULL && strcmp(level, "session") == 0)
+		snprintf(err->field, sizeof err->field, "sandbox");
+	free(project);
+	if (p == NULL)
+		return NULL;
+	if (name == NULL)
+		rc = asprintf(&p->provenance, "none, by default (nothing chose a sandbox)");
+	else if (what != NULL)
+		rc = asprintf(&p->provenance, "%s, from %s %s", name, level, what);
+	else
+		rc = asprintf(&p->provenance, "%s, from %s", name, level);
+	if (rc == -1) {
+		p->provenance = NULL;
+		profile_free(p);
+		error_set(err, E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	if ((provider != NULL && policy_add_provider(p, provider, err) == -1) ||
+	    (p->n_resolve == 0 && profile_resolve_copy(cfg->resolve, cfg->n_resolve,
+	    &p->resolve) == -1)) {
+		profile_free(p);
+		if (!error_isset(err))
+			error_set(err, E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	if (p->resolve != NULL)
+		p->n_resolve = cfg->n_resolve;
+	return p;
+}
+
+/* Fill err with a narrowing violation on axis; returns -1. */
+static int
+policy_widens(sbox_error *err, const char *axis, const char *what)
+{
+	return error_set_field(err, E_NARROWING, axis,
+	    "a session created inside a sandbox cannot widen it: %s", what);
+}
+
+/* Is every folder of child inside one of the parent lists? */
+static const char *
+policy_folders_within(char *const *child, char *const *p1, char *const *p2)
+{
+	size_t i, j;
+	int ok;
+
+	for (i = 0; child != NULL && child[i] != NULL; i++) {
+		ok = 0;
+		for (j = 0; !ok && p1 != NULL && p1[j] != NULL; j++)
+			ok = path_is_under(child[i], p1[j]);
+		for (j = 0; !ok && p2 != NULL && p2[j] != NULL; j++)
+			ok = path_is_under(child[i], p2[j]);
+		if (!ok)
+			return child[i];
+	}
+	return NULL;
+}
+
+/* Is an env entry (NAME or PREFIX*) of the child allowed by the parent? */
+static int
+policy_env_allowed(const struct profile *parent, const char *name)
+{
+	size_t i, n = strlen(name), pn;
+
+	if (n > 0 && name[n - 1] == '*') {
+		for (i = 0; parent->env != NULL && parent->env[i] != NULL; i++) {
+			pn = strlen(parent->env[i]);
+			if (strcmp(parent->env[i], name) == 0 ||
+			    (parent->env[i][pn - 1] == '*' &&
+			    strncmp(name, parent->env[i], pn - 1) == 0))
+				return 1;
+		}
+		return 0;
+	}
+	if (envfilter_named(parent->env, name))
+		return 1;
+	for (i = 0; parent->env_values != NULL && parent->env_values[i] != NULL; i++) {
+		if (strncmp(parent->env_values[i], name, n) == 0 &&
+		    parent->env_values[i][n] == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/* The smaller of two limits (-1 unset; with zero_inf, 0 means no limit). */
+static int64_t
+policy_limit_min(int64_t parent, int64_t child, int zero_inf)
+{
+	if (child < 0)
+		return parent;
+	if (parent < 0)
+		return child;
+	if (zero_inf && parent == 0)
+		return child;
+	if (zero_inf && child == 0)
+		return parent;
+	return child < parent ? child : parent;
+}
+
+/* Check every axis of child against parent; returns 0 or -1 (E_NARROWING). */
+static int
+policy_check_narrow(const struct profile *pa, const struct profile *c,
+    sbox_error *err)
+{
+	char what[600], name[256];
+	const char *bad, *eq;
+	size_t i, j;
+
+	if (!c->sandboxed)
+		return policy_widens(err, "sandbox",
+		    "the parent is sandboxed, the child would not be");
+	if (!pa->project_access && c->project_access)
+		return policy_widens(err, "project_access",
+		    "the parent has no project access");
+	if (c->network > pa->network) {
+		snprintf(what, sizeof what, "network \"%s\" is wider than \"%s\"",
+		    profile_network_name(c->network), profile_network_name(pa->network));
+		return policy_widens(err, "network", what);
+	}
+	for (i = 0; pa->network != PROFILE_NET_INTERNET && c->hosts != NULL &&
+	    c->hosts[i] != NULL; i++) {
+		for (j = 0; pa->hosts != NULL && pa->hosts[j] != NULL; j++) {
+			if (hostpat_subsumes(pa->hosts[j], c->hosts[i]))
+				break;
+		}
+		if (pa->hosts == NULL || pa->hosts[j] == NULL) {
+			snprintf(what, sizeof what, "host \"%s\" is not allowed", c->hosts[i]);
+			return policy_widens(err, "hosts", what);
+		}
+	}
+#define SUBSET(list, axis, label) \
+	for (i = 0; c->list != NULL && c->list[i] != NULL; i++) { \
+		if (!strv_contains(pa->list, c->list[i])) { \
+			snprintf(what, sizeof what, label " \"%s\" is not allowed", c->list[i]); \
+			return policy_widens(err, axis, what); \
+		} \
+	}
+	SUBSET(private_hosts, "private_hosts", "private host");
+	SUBSET(mcp_servers, "mcp_servers", "MCP server");
+	SUBSET(exclude, "exclude", "exclusion");
+#undef SUBSET
+	for (i = 0; i < c->n_local_ports; i++) {
+		for (j = 0; j < pa->n_local_ports; j++) {
+			if (pa->local_ports[j] == c->local_ports[i])
+				break;
+		}
+		if (j == pa->n_local_ports) {
+			snprintf(what, sizeof what, "local port %d is not allowed",
+			    c->local_ports[i]);
+			return policy_widens(err, "local_ports", what);
+		}
+	}
+	if ((bad = policy_folders_within(c->folders_rw, pa->folders_rw, NULL)) != NULL) {
+		snprintf(what, sizeof what, "folder %s is not writable in the parent", bad);
+		return policy_widens(err, "folders.read_write", what);
+	}
+	if ((bad = policy_folders_within(c->folders_ro, pa->folders_rw,
+	    pa->folders_ro)) != NULL) {
+		snprintf(what, sizeof what, "folder %s is not readable in the parent", bad);
+		return policy_widens(err, "folders.read_only", what);
+	}
+	for (i = 0; c->env != NULL && c->env[i] != NULL; i++) {
+		if (!policy_env_allowed(pa, c->env[i])) {
+			snprintf(what, sizeof what, "variable %s is not passed", c->env[i]);
+			return policy_widens(err, "env", what);
+		}
+	}
+	for (i = 0; c->env_values != NULL && c->env_values[i] != NULL; i++) {
+		eq = strchr(c->env_values[i], '=');
+		if (eq == NULL || (size_t)(eq - c->env_values[i]) >= sizeof name)
+			continue;
+		memcpy(name, c->env_values[i], (size_t)(eq - c->env_values[i]));
+		name[eq - c->env_values[i]] = '\0';
+		if (!policy_env_allowed(pa, name)) {
+			snprintf(what, sizeof what, "variable %s is not passed", name);
+			return policy_widens(err, "env_values", what);
+		}
+	}
+	if (pa->run_outside == PROFILE_RUN_NEVER && c->run_outside != PROFILE_RUN_NEVER)
+		return policy_widens(err, "run_outside",
+		    "the parent never runs commands outside");
+	return 0;
+}
+
+/* The profile of a session created from inside a sandboxed session. */
+struct profile *
+policy_narrow(const struct profile *parent, const struct profile *child,
+    sbox_error *err)
+{
+	struct profile *r;
+	char *prov;
+	size_t i;
+
+	if (parent->sandboxed && policy_check_narrow(parent, child, err) == -1)
+		return NULL;
+	if ((r = profile_copy(child, err)) == NULL)
+		return NULL;
+	if (!parent->sandboxed)
+		return r;
+	for (i = 0; parent->folders_deny != NULL && parent->folders_deny[i] != NULL; i++) {
+		if (strv_add_unique(&r->folders_deny, parent->folders_deny[i]) == -1)
+			goto enomem;
+	}
+	r->limits.pids = policy_limit_min(parent->limits.pids, child->limits.pids, 0);
+	r->limits.memory_mb = policy_limit_min(parent->limits.memory_mb,
+	    child->limits.memory_mb, 0);
+	r->limits.tmp_mb = policy_limit_min(parent->limits.tmp_mb, child->limits.tmp_mb, 0);
+	r->limits.output_mb = policy_limit_min(parent->limits.output_mb,
+	    child->limits.output_mb, 0);
+	r->limits.timeout_s = policy_limit_min(parent->limits.timeout_s,
+	    child->limits.timeout_s, 1);
+	r->limits.nofile = policy_limit_min(parent->limits.nofile, child->limits.nofile, 0);
+	profile_resolve_free(r->resolve, r->n_resolve);
+	r->resolve = NULL;
+	r->n_resolve = 0;
+	if (profile_resolve_copy(parent->resolve, parent->n_resolve, &r->resolve) == -1)
+		goto enomem;
+	r->n_resolve = r->resolve ? parent->n_resolve : 0;
+	if (asprintf(&prov, "%s, inside a session sandboxed with %s",
+	    child->provenance ? child->provenance : child->name, parent->name) == -1)
+		goto enomem;
+	free(r->provenance);
+	r->provenance = prov;
+	return r;
+enomem:
+	profile_free(r);
+	error_set(err, E_INTERNAL, "out of memory");
+	return NULL;
+}
+
+/* Does argv match one of p->exclude? */
+int
+policy_exclude_match(const struct profile *p, char *const *argv)
+{
+	char *joined;
+	size_t i, len = 1, n;
+	int match = 0;
+
+	if (argv == NULL || argv[0] == NULL || p->exclude == NULL)
+		return 0;
+	for (i = 0; argv[i] != NULL; i++)
+		len += strlen(argv[i]) + 1;
+	if ((joined = malloc(len)) == NULL)
+		return 0;
+	joined[0] = '\0';
+	for (i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			strcat(joined, " ");
+		strcat(joined, argv[i]);
+	}
+	for (i = 0; !match && p->exclude[i] != NULL; i++) {
+		if (fnmatch(p->exclude[i], joined, 0) == 0)
+			match = 1;
+		n = strlen(p->exclude[i]);
+		if (!match && n >= 2 && strcmp(p->exclude[i] + n - 2, " *") == 0 &&
+		    strlen(joined) == n - 2 && strncmp(joined, p->exclude[i], n - 2) == 0)
+			match = 1;
+	}
+	free(joined);
+	return match;
+}
