@@ -129,20 +129,43 @@ envelope_result(json_t *id, json_t *result)
 	    "id", id ? id : json_null(), "result", result ? result : json_null());
 }
 
+/* A JSON string of text; when text is not valid UTF-8 (a message quoting
+ * the client's bytes, or one cut short inside a character), every non-ASCII
+ * byte becomes '?', so an error reply can always be built. */
+static json_t *
+envelope_text(const char *text)
+{
+	json_t *j;
+	char *copy, *p;
+
+	if ((j = json_string(text)) != NULL)
+		return j;
+	if ((copy = strdup(text)) == NULL)
+		return NULL;
+	for (p = copy; *p != '\0'; p++) {
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	}
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
 /* {"jsonrpc":"2.0","id":id,"error":{code,message,data}}. */
 json_t *
 envelope_error(json_t *id, const sbox_error *err)
 {
 	json_t *data;
 
-	data = json_pack("{s:s}", "name", err->name[0] ? err->name : E_INTERNAL);
-	if (err->field[0] != '\0')
-		json_object_set_new(data, "field", json_string(err->field));
-	return json_pack("{s:s, s:O, s:{s:i, s:s, s:o}}", "jsonrpc", "2.0",
+	data = json_pack("{s:o}", "name",
+	    envelope_text(err->name[0] ? err->name : E_INTERNAL));
+	if (data != NULL && err->field[0] != '\0')
+		json_object_set_new(data, "field", envelope_text(err->field));
+	return json_pack("{s:s, s:O, s:{s:i, s:o, s:o}}", "jsonrpc", "2.0",
 	    "id", id ? id : json_null(), "error",
 	    "code", err->code ? err->code : error_code_for(err->name),
-	    "message", err->message[0] ? err->message : "unknown error",
-	    "data", data);
+	    "message", envelope_text(err->message[0] ? err->message :
+	    "unknown error"), "data", data);
 }
 
 /* {"jsonrpc":"2.0","method":m,"params":p}; steals params. */

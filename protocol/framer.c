@@ -92,7 +92,7 @@ framer_feed(struct framer *f, const void *data, size_t n, sbox_error *err)
 		f->consumed += framer_pending(f);
 		f->start = f->len = 0;
 		f->discarding = 1;
-		f->overflowed = 1;
+		f->overflowed++;
 	}
 	return 0;
 }
@@ -104,8 +104,8 @@ framer_next(struct framer *f, char **line, size_t *len, sbox_error *err)
 	char *s, *lf;
 	size_t n;
 
-	if (f->overflowed) {
-		f->overflowed = 0;
+	if (f->overflowed > 0) {
+		f->overflowed--;
 		return error_set(err, E_TOO_LARGE,
 		    "request line longer than %zu bytes", f->max);
 	}

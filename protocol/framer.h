@@ -12,7 +12,7 @@ struct framer {
 	size_t cap;
 	size_t max;        /* longest line accepted, without the LF */
 	int    discarding; /* inside an over-long line: drop bytes until LF */
-	int    overflowed; /* an over-long line was seen and not yet reported */
+	int    overflowed; /* over-long lines seen and not yet reported */
 	unsigned long long consumed; /* stream bytes returned or dropped so far */
 };
 
