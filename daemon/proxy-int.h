@@ -1,5 +1,6 @@
-/* proxy-int.h: the proxy's internal state, shared by proxy.c (listeners,
- * decisions, connecting) and proxy-relay.c (protocols and byte relay).
+/* proxy-int.h: the proxy's internal state, shared by proxy.c (life cycle,
+ * listeners, answers), proxy-connect.c (decision, resolving, connecting) and
+ * proxy-relay.c (protocols and byte relay).
  * Nothing outside daemon/proxy*.c includes this. */
 #ifndef SBOX_PROXY_INT_H
 #define SBOX_PROXY_INT_H
@@ -114,8 +115,11 @@ void proxy_conn_touch(struct proxy_conn *c);
 void proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
     const char *hint);
 void proxy_conn_fail(struct proxy_conn *c, int status, int socks_code, const char *why);
+
+/* proxy-connect.c */
 int proxy_conn_allowed(struct proxy_conn *c);
 void proxy_conn_resolve_connect(struct proxy_conn *c);
+void proxy_conn_try_connect(struct proxy_conn *c);
 
 /* proxy-relay.c */
 void proxy_conn_cli_read_cb(struct bufferevent *bev, void *arg);

@@ -49,7 +49,8 @@ struct proxy_limits {
 	size_t buffer_bytes;       /* bytes buffered per direction and side [262144] */
 };
 
-/* Called for every refusal, before the client is answered. */
+/* Called for every refusal, before the client is answered; it runs inside
+ * the proxy's callbacks, so it must not call proxy_free. */
 typedef void (*proxy_refusal_fn)(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
 
