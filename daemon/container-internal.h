@@ -1,0 +1,105 @@
+/* container-internal.h: what container*.c files share. */
+#ifndef SBOX_CONTAINER_INTERNAL_H
+#define SBOX_CONTAINER_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "daemon/container.h"
+#include "policy/render-bwrap.h"
+#include "protocol/error.h"
+
+/* A placeholder in the daemon-wide registry (shared by every container that
+ * binds it, removed when the last one lets go). */
+struct container_ph;
+struct event;
+
+/* Create (or take a reference on) the placeholders r needs, and take a
+ * reference on every registered placeholder r's arguments name. *held gets
+ * the list (release with container_ph_release). */
+int container_ph_acquire(const struct render_bwrap_result *r,
+    struct container_ph ***held, size_t *nheld, sbox_error *err);
+/* Drop references; the last one removes the placeholder if still empty. */
+void container_ph_release(struct container_ph **held, size_t nheld);
+/* Append {root, path, dir} of those created by us to a JSON array. */
+void container_ph_describe(struct container_ph **held, size_t nheld,
+    json_t *out);
+
+#define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
+#define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */
+
+/* The fd numbers bwrap gets. */
+enum { CFD_CTL = 3, CFD_ARGS = 4, CFD_SECCOMP = 5 };
+
+enum container_state { CS_STARTING, CS_READY, CS_CLOSING, CS_DEAD };
+enum container_req_kind { RQ_CMD, RQ_OPEN, RQ_MKDIR, RQ_STAT, RQ_LISTEN };
+
+/* A command or file request waiting for sbox-init. */
+struct container_req {
+	uint64_t                id;
+	enum container_req_kind kind;
+	int                     spawned;
+	container_spawned_cb    on_spawned;
+	container_exit_cb       on_exit;
+	container_open_cb       open_cb;
+	container_done_cb       done_cb;
+	container_listen_cb     listen_cb;
+	void                   *arg;
+	struct container_req   *next;
+};
+
+struct container {
+	struct event_base    *base;
+	enum container_state  state;
+	pid_t                 pid;
+	int                   status;
+	int                   reaped;
+	int                   ctl;
+	struct event         *ev_ctl;
+	int                   errfd;
+	struct event         *ev_err;
+	char                  errbuf[CONTAINER_ERR_MAX + 1];
+	size_t                errlen;
+	struct event         *ev_timer;
+	int                   timeout_ms;
+	container_ready_cb    on_ready;
+	container_dead_cb     on_dead;
+	void                 *arg;
+	container_closed_cb   on_closed;
+	void                 *closed_arg;
+	int                   proxy_port;
+	int                   proxy_fds[2];
+	const char           *proxy_fam[2];
+	int                   n_proxy;
+	struct container_ph **ph;
+	size_t                n_ph;
+	char                 *cwd;
+	struct plan_limits    limits;
+	uint64_t              next_id;
+	struct container_req *reqs;
+	int                   n_reqs;
+	long long             t_start, t_ready;
+	sbox_error            why;      /* set when we decided it must end */
+	int                   have_why;
+};
+
+/* A new request of kind with the next id, linked in (NULL with err when
+ * the container is not ready or too busy). */
+struct container_req *container_req_new(struct container *c,
+    enum container_req_kind kind, sbox_error *err);
+/* Unlink and free a request that could not be sent. */
+void container_req_drop(struct container *c, struct container_req *r);
+/* Find (and optionally unlink) a request by id. */
+struct container_req *container_req_find(struct container *c, uint64_t id,
+    int unlink);
+/* Give every pending request its final callback (the container ended). */
+void container_req_fail_all(struct container *c);
+/* Handle one message from sbox-init; -1 = protocol violation. */
+int container_req_msg(struct container *c, json_t *m, int *fds, int nfds);
+/* Decide the container must end: remember why, SIGKILL bwrap. */
+void container_abort(struct container *c, const char *name, const char *msg);
+/* Milliseconds on the monotonic clock. */
+long long container_now_ms(void);
+
+#endif

@@ -1,0 +1,185 @@
+/* container.h: a session's sandbox on Linux: one long-lived bwrap running
+ * sbox-init, driven over the control socket (ctl.h) from the event loop.
+ *
+ * Life cycle
+ *   container_start() renders the plan (render-bwrap, render-seccomp),
+ *   creates the placeholders of missing protected paths, spawns bwrap with an
+ *   empty environment and its arguments in a memfd (--args), and returns at
+ *   once. o->on_ready fires exactly once: with err == NULL when sbox-init sent
+ *   `ready` (the proxy's listening sockets are then available), or with the
+ *   reason it could not start (bwrap missing, user namespaces refused, a
+ *   mount failing: the message says what is missing and how to fix it).
+ *   After ready, o->on_dead fires if the container ends by itself.
+ *   The caller owns the container until container_close(); that is also the
+ *   only way to free it, after a failure too. Callbacks may call any function
+ *   here, container_close() included (the memory is released later, from
+ *   the event loop).
+ *
+ * Commands
+ *   container_spawn() starts a command inside (one message, one fork/exec in
+ *   sbox-init). Each command ends with exactly one final callback: on_spawned
+ *   with an error (it could not start: no on_exit follows), or on_exit.
+ *   on_spawned without error comes first when it started. When the container
+ *   ends, running commands get on_exit with sig = SIGKILL.
+ *
+ * Files
+ *   container_open/mkdir/stat run inside the sandbox (its mounts, uid and
+ *   seccomp), so they obey exactly what a command would. Each request ends
+ *   with one callback; when the container ends they fail with
+ *   E_SESSION_CLOSED.
+ *
+ * Placeholders
+ *   Missing protected paths inside a writable folder are created empty on
+ *   the host before bwrap starts and removed (only if still empty) when the
+ *   last container using them closes. container_placeholders() lists those
+ *   this container created (store it with the session); after a crash pass
+ *   it to container_placeholders_remove().
+ *
+ * Limits: cgroup v2 is not used (this runs on cgroup v1 hosts too); every
+ *   command gets rlimits from the plan: RLIMIT_NPROC = limits.pids (counted
+ *   per user namespace on Linux >= 5.14, so per sandbox), RLIMIT_AS =
+ *   limits.memory_bytes (per process), RLIMIT_FSIZE, RLIMIT_NOFILE and
+ *   RLIMIT_CORE = 0; /tmp's size is the plan's tmpfs size.
+ *
+ * Fork container_start() from the main thread only: bwrap --die-with-parent
+ * is tied to the thread that forked it.
+ */
+#ifndef SBOX_CONTAINER_H
+#define SBOX_CONTAINER_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "policy/plan.h"
+#include "protocol/error.h"
+
+struct event_base;
+struct container;
+
+typedef void (*container_ready_cb)(struct container *c, const sbox_error *err,
+    void *arg);
+typedef void (*container_dead_cb)(struct container *c, const sbox_error *why,
+    void *arg);
+typedef void (*container_closed_cb)(struct container *c, void *arg);
+
+struct container_opts {
+	struct event_base *base;
+	const char        *bwrap_path;      /* NULL: look for "bwrap" in PATH */
+	const char        *init_path;       /* the sbox-init binary (required) */
+	const char        *hide_file_src;   /* NULL: /dev/null */
+	int                proxy_port;      /* 0: RENDER_BWRAP_PROXY_PORT */
+	int                start_timeout_ms;/* 0: 10000 */
+	container_ready_cb on_ready;
+	container_dead_cb  on_dead;         /* may be NULL */
+	void              *arg;
+};
+
+/* Start a container for plan p (see above). NULL with err when it cannot
+ * even be tried (bwrap missing: E_SANDBOX_UNAVAILABLE, plan not renderable,
+ * a placeholder that cannot be made: E_SANDBOX_SETUP). */
+struct container *container_start(const struct plan *p,
+    const struct container_opts *o, sbox_error *err);
+/* Close: ask sbox-init to end everything, SIGKILL bwrap after ~1 s, reap it,
+ * remove placeholders, then cb(c, arg) (may be NULL) and free c. */
+void container_close(struct container *c, container_closed_cb cb, void *arg);
+/* Close at once and synchronously: SIGKILL, wait, clean up, free. No
+ * callback runs. For daemon shutdown. */
+void container_destroy(struct container *c);
+
+/* True once ready and until it ends or is closed. */
+int container_is_ready(const struct container *c);
+/* The bwrap process (outside the sandbox). */
+pid_t container_pid(const struct container *c);
+/* The proxy port inside (same number on 127.0.0.1 and ::1). */
+int container_proxy_port(const struct container *c);
+/* The proxy's listening sockets from `ready`: fds[i] (family "inet" or
+ * "inet6" in fam[i]); returns how many (0..2). The container keeps them
+ * until container_take_proxy_fds() hands them over (then the caller closes). */
+int container_proxy_fds(const struct container *c, int fds[2],
+    const char *fam[2]);
+int container_take_proxy_fds(struct container *c, int fds[2],
+    const char *fam[2]);
+/* The tail of bwrap's stderr (for logs), never NULL. */
+const char *container_stderr(const struct container *c);
+/* Milliseconds from container_start() to ready (0 before). */
+long long container_start_ms(const struct container *c);
+
+/* A command to run inside. */
+typedef void (*container_spawned_cb)(struct container *c, uint64_t id,
+    pid_t pid, const sbox_error *err, void *arg);
+typedef void (*container_exit_cb)(struct container *c, uint64_t id, int code,
+    int sig, int timed_out, void *arg);
+
+struct container_cmd {
+	char *const         *argv;       /* argv[0] searched in env's PATH */
+	char *const         *env;        /* NAME=VALUE, NULL-terminated */
+	const char          *cwd;        /* NULL: the plan's cwd */
+	int                  fds[3];     /* stdin, stdout, stderr; all -1 = none.
+	                                    Sent as copies: the caller keeps and
+	                                    closes its own. */
+	uint64_t             timeout_ms; /* 0: none (the plan's default is the
+	                                    caller's to apply) */
+	int                  kill_group; /* SIGKILL the process group when the
+	                                    command's first process exits */
+	container_spawned_cb on_spawned; /* may be NULL */
+	container_exit_cb    on_exit;
+	void                *arg;
+};
+
+/* Start a command; *id_out names it for container_kill. -1 with err if the
+ * container is not ready or the message cannot be sent. */
+int container_spawn(struct container *c, const struct container_cmd *cmd,
+    uint64_t *id_out, sbox_error *err);
+/* Signal a command's whole process group. */
+int container_kill(struct container *c, uint64_t id, int sig,
+    sbox_error *err);
+/* Forget a command's callbacks (e.g. its owner went away); it keeps running. */
+void container_forget(struct container *c, uint64_t id);
+
+/* File operations inside. */
+enum container_open_flags {
+	CONTAINER_O_READ     = 1 << 0,
+	CONTAINER_O_WRITE    = 1 << 1,
+	CONTAINER_O_CREATE   = 1 << 2,
+	CONTAINER_O_EXCL     = 1 << 3,
+	CONTAINER_O_TRUNC    = 1 << 4,
+	CONTAINER_O_APPEND   = 1 << 5,
+	CONTAINER_O_DIR      = 1 << 6,
+	CONTAINER_O_NOFOLLOW = 1 << 7,
+	CONTAINER_O_PATH     = 1 << 8,
+};
+/* fd >= 0 (the caller owns it; O_NONBLOCK and close-on-exec are set) or err
+ * (name E_NOT_FOUND for ENOENT, E_PERMISSION for EACCES/EPERM/EROFS, else
+ * E_IO; err->message carries strerror). errnum is the errno inside. */
+typedef void (*container_open_cb)(struct container *c, int fd, int errnum,
+    const sbox_error *err, void *arg);
+typedef void (*container_done_cb)(struct container *c, json_t *result,
+    int errnum, const sbox_error *err, void *arg);
+typedef void (*container_listen_cb)(struct container *c, const int *fds,
+    int nfds, const sbox_error *err, void *arg);
+
+int container_open(struct container *c, const char *path, unsigned flags,
+    mode_t mode, container_open_cb cb, void *arg, sbox_error *err);
+/* result NULL on success. */
+int container_mkdir(struct container *c, const char *path, mode_t mode,
+    container_done_cb cb, void *arg, sbox_error *err);
+/* result: {type, size, mode, uid, gid, mtime, mtime_ns, nlink, ino, dev}
+ * (borrowed for the callback's duration). */
+int container_stat(struct container *c, const char *path, int nofollow,
+    container_done_cb cb, void *arg, sbox_error *err);
+/* Listening sockets on port inside (127.0.0.1 and ::1), for local_ports;
+ * the callback owns fds. */
+int container_listen_local(struct container *c, int port,
+    container_listen_cb cb, void *arg, sbox_error *err);
+
+/* Placeholders this container created: [{root, path, dir}], a new ref. */
+json_t *container_placeholders(const struct container *c);
+/* Remove placeholders listed by container_placeholders() (crash recovery):
+ * each only while it is still an empty file or folder. */
+void container_placeholders_remove(json_t *list);
+
+/* Turn bwrap's stderr into an error that says what is missing and how to
+ * fix it (container-explain.c). status is bwrap's wait status. */
+void container_explain(const char *bwrap_stderr, int status, sbox_error *err);
+
+#endif

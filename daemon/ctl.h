@@ -1,0 +1,69 @@
+/* ctl.h: the control channel between sboxd and sbox-init.
+ *
+ * A SOCK_SEQPACKET socketpair; each message is one JSON object (at most
+ * CTL_MSG_MAX bytes) with an optional set of file descriptors (SCM_RIGHTS).
+ * Every message has a "type". Both ends treat what they receive as untrusted:
+ * sbox-init shares its uid with the sandboxed processes.
+ *
+ * sboxd -> sbox-init
+ *   spawn  {id, argv[], env[], cwd, stdio:"fds"|"none", timeout_ms?,
+ *           kill_group?, limits?{nofile, fsize, as, nproc, core}}
+ *          + 3 fds (stdin, stdout, stderr) when stdio is "fds".
+ *          Replies: spawned {id, pid} or error {req:id, errno, message};
+ *          later exit {id, code, signal, timed_out}.
+ *   kill   {id, signal}                 the command's whole process group.
+ *   open   {req, path, flags[], mode?}  flags: "read" "write" "create" "excl"
+ *          "trunc" "append" "dir" "path" "nofollow".
+ *          Reply: opened {req} + 1 fd, or error {req, errno, message}.
+ *   mkdir  {req, path, mode?}           Reply: done {req} or error.
+ *   stat   {req, path, nofollow?}       Reply: done {req, stat{type, size,
+ *          mode, uid, gid, mtime, mtime_ns, nlink, ino, dev}} or error.
+ *   listen_local {req, port}            Reply: opened {req, families[]} +
+ *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
+ *   shutdown {}                         init kills everything and exits.
+ *
+ * sbox-init -> sboxd
+ *   ready  {pid, proxy_port, families[]} + the proxy's listening sockets, in
+ *          the order of families ("inet" = 127.0.0.1, "inet6" = ::1).
+ *   spawned, exit, opened, done, error as above.
+ */
+#ifndef SBOX_CTL_H
+#define SBOX_CTL_H
+
+#include <jansson.h>
+#include "protocol/error.h"
+
+/* Largest message in bytes. It stays below the default socket send buffer
+ * (net.core.wmem_default, 208 KiB) that bounds one SEQPACKET message. */
+#define CTL_MSG_MAX  (192 * 1024)
+/* Most file descriptors one message carries. */
+#define CTL_FDS_MAX  4
+
+/* Limits sbox-init enforces on a spawn message. */
+#define CTL_ARGV_MAX 4096   /* argv entries */
+#define CTL_ENV_MAX  4096   /* env entries */
+#define CTL_PATH_MAX 4096   /* bytes in a path */
+
+/* ctl_recv results besides -1 (error). */
+#define CTL_EOF   0
+#define CTL_MSG   1
+#define CTL_AGAIN 2
+
+/* Send one message (msg is not stolen) with nfds descriptors (may be 0).
+ * Never raises SIGPIPE. Returns 0 or -1 (E_IO; errno is kept). */
+int ctl_send(int fd, json_t *msg, const int *fds, int nfds, sbox_error *err);
+/* Receive one message: CTL_MSG with *msg (a new reference to a JSON object)
+ * and fds[0..*nfds) (close-on-exec); CTL_EOF when the peer closed; CTL_AGAIN
+ * on a non-blocking socket with nothing to read; -1 on an error (a
+ * truncated, oversized or non-object message: E_INVALID_REQUEST). Any
+ * descriptor beyond maxfds is closed and makes it an error. */
+int ctl_recv(int fd, json_t **msg, int *fds, int *nfds, int maxfds,
+    sbox_error *err);
+/* Build {"type": type} plus the fields of a json_pack format (may be NULL). */
+json_t *ctl_msg(const char *type, const char *fmt, ...);
+/* The "type" of a message, or "" when it has none. */
+const char *ctl_type(json_t *msg);
+/* Close fds[0..n) and set them to -1. */
+void ctl_close_fds(int *fds, int n);
+
+#endif

@@ -1,0 +1,50 @@
+/* init.h: what the sbox-init files (init-*.c) share. sbox-init is pid 1 of
+ * a session's container; see ctl.h for the messages it serves. */
+#ifndef SBOX_INIT_H
+#define SBOX_INIT_H
+
+#include <jansson.h>
+#include <poll.h>
+
+/* The control socket to sboxd. */
+extern int init_ctl_fd;
+
+/* Send a message to sboxd (steals msg, closes nothing); on failure sbox-init
+ * has lost its daemon and exits after killing everything. */
+void init_send(json_t *msg, const int *fds, int nfds);
+/* Send error {req, errno, message} (req may be NULL = json null). */
+void init_send_error(json_t *req, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Kill every process of the sandbox and exit. */
+void init_exit(int code) __attribute__((noreturn));
+/* Milliseconds on the monotonic clock. */
+long long init_now_ms(void);
+
+/* init-spawn.c: commands. */
+void init_spawn(json_t *msg, int *fds, int nfds);
+void init_spawn_kill(json_t *msg);
+/* Reap every exited child, report commands' exits. */
+void init_spawn_reap(void);
+/* Fill pfd[] with exec-status pipes to watch; returns how many (<= max). */
+int init_spawn_pollfds(struct pollfd *pfd, int max);
+/* Handle the exec-status pipes that poll reported. */
+void init_spawn_pipes(struct pollfd *pfd, int n);
+/* Milliseconds until the next command timeout (-1 = none); kills those due. */
+int init_spawn_timeouts(void);
+
+/* init-files.c: file operations and listeners. */
+void init_files_open(json_t *msg);
+void init_files_mkdir(json_t *msg);
+void init_files_stat(json_t *msg);
+void init_files_listen(json_t *msg);
+/* Make listening TCP sockets on 127.0.0.1:port and [::1]:port; fds[0..2)
+ * and families filled; returns how many (0 with errno set on failure). */
+int init_files_listeners(int port, int *fds, const char **families);
+
+/* Validation helpers for untrusted messages. */
+/* A string member without NUL bytes and at most max bytes, or NULL. */
+const char *init_get_str(json_t *msg, const char *key, size_t max);
+/* An absolute path member (<= CTL_PATH_MAX), or NULL. */
+const char *init_get_path(json_t *msg, const char *key);
+
+#endif
