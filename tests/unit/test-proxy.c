@@ -73,12 +73,14 @@ up_read_head(int fd, char *buf, size_t cap)
 }
 
 /* Serve one HTTP connection: each response names the request line, the
- * Host it got, whether Proxy-Authorization reached it, and the body. */
+ * Host it got, whether Proxy-Authorization reached it, the body, and how
+ * many requests this connection has carried (n). */
 static void
 up_serve_http(int fd)
 {
 	char head[8192], body[4096], resp[16384], line[1024];
 	size_t blen;
+	int nreq = 0;
 
 	while (up_read_head(fd, head, sizeof head) > 0) {
 		char *h, *cl = strcasestr(head, "\r\nContent-Length: ");
@@ -108,8 +110,8 @@ up_serve_http(int fd)
 			close_after = 1;
 		} else {
 			char text[12000];
-			int tl = snprintf(text, sizeof text, "line=%s;host=%.*s;pa=%s;body=%s",
-			    line, h ? (int)strcspn(h + 8, "\r") : 0, h ? h + 8 : "",
+			int tl = snprintf(text, sizeof text, "n=%d;line=%s;host=%.*s;pa=%s;body=%s",
+			    ++nreq, line, h ? (int)strcspn(h + 8, "\r") : 0, h ? h + 8 : "",
 			    strcasestr(head, "Proxy-Authorization") ? "yes" : "no", body);
 			n = snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
 			    "\r\n%s", tl, text);
@@ -629,19 +631,19 @@ START_TEST(test_http_keepalive)
 	    "Proxy-Authorization: Basic eA==\r\n\r\n");
 	read_response(fd, buf, sizeof buf);
 	ck_assert_msg(strstr(buf, "HTTP/1.1 200 OK") == buf, "%s", buf);
-	ck_assert_msg(strstr(buf, "line=GET /hello?x=1 HTTP/1.1;host=upstream.test;pa=no;") != NULL,
+	ck_assert_msg(strstr(buf, "n=1;line=GET /hello?x=1 HTTP/1.1;host=upstream.test;pa=no;") != NULL,
 	    "%s", buf);
 	send_str(fd, "POST http://upstream.test/p HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
 	read_response(fd, buf, sizeof buf);
-	ck_assert_msg(strstr(buf, "line=POST /p HTTP/1.1;") && strstr(buf, "body=hello"), "%s", buf);
+	ck_assert_msg(strstr(buf, "n=2;line=POST /p HTTP/1.1;") && strstr(buf, "body=hello"), "%s", buf);
 	send_str(fd, "POST http://upstream.test/c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
 	    "5\r\nworld\r\n0\r\n\r\n");
 	read_response(fd, buf, sizeof buf);
-	ck_assert_msg(strstr(buf, "body=5\r\nworld\r\n0\r\n\r\n") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "n=3;") && strstr(buf, "body=5\r\nworld\r\n0\r\n\r\n"), "%s", buf);
 	/* another allowed name: a new upstream connection, Host from the target */
 	send_str(fd, "GET http://other.test/o HTTP/1.1\r\n\r\n");
 	read_response(fd, buf, sizeof buf);
-	ck_assert_msg(strstr(buf, "host=other.test;") != NULL, "%s", buf);
+	ck_assert_msg(strstr(buf, "n=1;line=GET /o HTTP/1.1;host=other.test;") != NULL, "%s", buf);
 	/* a redirect is relayed, not followed */
 	send_str(fd, "GET http://other.test/redirect HTTP/1.1\r\n\r\n");
 	read_response(fd, buf, sizeof buf);
@@ -1026,6 +1028,24 @@ START_TEST(test_conn_limit)
 }
 END_TEST
 
+/* An upstream that answers with something other than HTTP: 502. */
+START_TEST(test_bad_upstream)
+{
+	char buf[4096];
+
+	NEED_NETNS();
+	start(PLAN_NET_REGISTRIES, NULL);
+	/* the echo service sends the request back: not a status line */
+	ask("GET http://upstream.test:7000/ HTTP/1.1\r\n\r\n", buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "HTTP/1.1 502 Bad Gateway\r\n") == buf, "%s", buf);
+	ck_assert_ptr_nonnull(strstr(buf, "malformed response"));
+	/* nothing listens on port 9: connection refused, 502 */
+	ask("GET http://upstream.test:9/ HTTP/1.1\r\n\r\n", buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "HTTP/1.1 502 Bad Gateway\r\n") == buf, "%s", buf);
+	stop();
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 proxy_suite(void)
@@ -1047,6 +1067,7 @@ proxy_suite(void)
 	tcase_add_test(tc, test_network_none);
 	tcase_add_test(tc, test_local_forward);
 	tcase_add_test(tc, test_conn_limit);
+	tcase_add_test(tc, test_bad_upstream);
 	suite_add_tcase(s, tc);
 	return s;
 }
