@@ -77,6 +77,12 @@ hostpat_check_name(char *name)
 	}
 	if (numeric)
 		return "numeric name that is not an IPv4 address";
+	if (last[0] == '0' && last[1] == 'x') {
+		for (i = 2; isxdigit((unsigned char)last[i]); i++)
+			;
+		if (last[i] == '\0')
+			return "looks like a numeric IP address spelling";
+	}
 	return NULL;
 }
 
@@ -267,5 +273,7 @@ hostpat_subsumes(const char *outer, const char *inner)
 		return o.is_ip == i.is_ip && strcmp(o.name, i.name) == 0;
 	if (!o.wildcard)
 		return !i.wildcard && strcmp(o.name, i.name) == 0;
+	if (i.wildcard && strcmp(o.name, i.name) == 0)
+		return 1;
 	return hostpat_is_subdomain(i.name, o.name);
 }

@@ -752,7 +752,7 @@ profile_json(const struct profile *p, int redact)
 	json_object_set_new(o, "exclude", profile_json_strv(p->exclude));
 	json_object_set_new(o, "limits", limits);
 	json_object_set_new(o, "resolve", res);
-	if (json_object_size(o) != 18) {	/* some allocation failed */
+	if (json_object_size(o) != 17) {	/* some allocation failed */
 		json_decref(o);
 		return NULL;
 	}
