@@ -26,6 +26,8 @@ static const struct rpc_method *const dispatch_tables[] = {
 	rpc_rpc_methods,
 	rpc_daemon_methods,
 	rpc_events_methods,
+	rpc_session_methods,
+	rpc_command_methods,
 };
 
 /* Find a method by name across all tables. */
@@ -259,8 +261,13 @@ dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds)
 		goto out;
 	}
 	if (strcmp(env.method, "$/cancelRequest") == 0) {
-		dispatch_cancel(c, env.params);
-		goto out;
+		if (env.id == NULL) {
+			dispatch_cancel(c, env.params);
+			goto out;
+		}
+		error_set_field(&err, E_INVALID_REQUEST, "id",
+		    "$/cancelRequest is a notification: send it without an id");
+		goto fail;
 	}
 	if ((m = dispatch_find(env.method)) == NULL) {
 		error_set_field(&err, E_METHOD_NOT_FOUND, "method",

@@ -15,7 +15,9 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 
+#include "daemon/child.h"
 #include "daemon/conn.h"
+#include "daemon/events.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
@@ -200,11 +202,15 @@ main_sig_hup_cb(evutil_socket_t sig, short what, void *arg)
 	if ((cfg = config_load(sboxd.config_path, &err)) == NULL) {
 		log_error("config reload refused, keeping the old config: %s",
 		    err.message);
+		events_publish("config.rejected", NULL, json_pack("{s:s, s:s}",
+		    "path", sboxd.config_path, "error", err.message));
 		return;
 	}
 	config_free(sboxd.config);
 	sboxd.config = cfg;
 	log_info("config reloaded from %s", sboxd.config_path);
+	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
+	    sboxd.config_path));
 }
 
 /* Detach from the terminal; the parent exits once we are listening. */
@@ -371,6 +377,10 @@ main(int argc, char **argv)
 	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
 	if (sboxd.dns == NULL)
 		sboxd.dns = evdns_base_new(sboxd.base, 0);
+	if (child_init(sboxd.base, &err) == -1) {
+		log_error("%s", err.message);
+		return 1;
+	}
 	if (session_recover(&err) == -1)
 		log_error("recovering sessions of a previous run: %s", err.message);
 	if (listener_open(sboxd.socket_path, &err) == -1) {

@@ -1,12 +1,41 @@
-/* session.c: the registry of live sessions. */
+/* session.c: the registry of live sessions: create (resolve, plan, start the
+ * container and the proxy), describe, close, and recover after a crash. */
+#define _XOPEN_SOURCE 700
 #include "daemon/session.h"
 
-#include <jansson.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "daemon/command.h"
+#include "daemon/container.h"
+#include "daemon/events.h"
 #include "daemon/log.h"
+#include "daemon/proxy.h"
+#include "daemon/rpc.h"
 #include "daemon/sboxd.h"
+#include "policy/policy.h"
+#include "policy/render-bwrap.h"
+#include "policy/strv.h"
 #include "store/store.h"
 
+struct session_waiter {
+	struct rpc_call       *call;
+	struct session_waiter *next;
+};
+
+static TAILQ_HEAD(, session) session_list = TAILQ_HEAD_INITIALIZER(session_list);
 static int session_live;
 
 /* Number of live sessions. */
@@ -16,18 +45,618 @@ session_count(void)
 	return session_live;
 }
 
-/* Close every live session (daemon shutdown), recording why. */
+/* Find a live session by id. */
+struct session *
+session_find(const char *id, sbox_error *err)
+{
+	struct session *s;
+
+	TAILQ_FOREACH(s, &session_list, entry) {
+		if (strcmp(s->id, id) == 0 && s->state != SESSION_CLOSED)
+			return s;
+	}
+	error_set_field(err, E_SESSION_NOT_FOUND, "session",
+	    "no live session %s", id);
+	return NULL;
+}
+
+/* A new random session id: 16 hex characters. */
+static void
+session_new_id(char out[17])
+{
+	unsigned char b[8];
+	size_t i;
+
+	if (getrandom(b, sizeof b, 0) != sizeof b) {
+		long long t = sboxd_now_ms() ^ ((long long)getpid() << 20);
+		memcpy(b, &t, sizeof b);
+	}
+	for (i = 0; i < sizeof b; i++)
+		snprintf(out + i * 2, 3, "%02x", b[i]);
+}
+
+/* Where the sessions' scratch folders and recovery notes live. */
+static char *
+session_path(const char *kind, const char *id)
+{
+	char *out;
+
+	if (strcmp(kind, "scratch") == 0) {
+		/* beside the state folder, which is hidden from every sandbox */
+		char *copy = strdup(sboxd.state_dir), *slash;
+		if (copy == NULL)
+			return NULL;
+		slash = strrchr(copy, '/');
+		if (slash != NULL && slash != copy)
+			*slash = '\0';
+		if (asprintf(&out, "%s/sbox-scratch%s%s", copy, id ? "/" : "",
+		    id ? id : "") == -1)
+			out = NULL;
+		free(copy);
+		return out;
+	}
+	if (asprintf(&out, "%s/sessions%s%s%s", sboxd.state_dir, id ? "/" : "",
+	    id ? id : "", id ? ".json" : "") == -1)
+		return NULL;
+	return out;
+}
+
+/* nftw: make folders writable so that their contents can be removed. */
+static int
+session_rm_chmod(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_D || type == FTW_DNR)
+		chmod(path, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
+/* nftw: remove one entry, depth first, never following links. */
+static int
+session_rm_one(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st; (void)type; (void)ftw;
+	if (remove(path) == -1 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Remove a folder tree the sandbox may have filled with anything. */
+static void
+session_rm_tree(const char *path)
+{
+	struct stat st;
+
+	if (path == NULL || lstat(path, &st) == -1)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		nftw(path, session_rm_chmod, 16, FTW_PHYS | FTW_MOUNT);
+		nftw(path, session_rm_one, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
+	} else
+		unlink(path);
+}
+
+/* Write the note that lets the next start clean up after a crash. */
+static void
+session_write_note(struct session *s)
+{
+	char *dir = session_path("notes", NULL), *path = session_path("notes",
+	    s->id);
+	json_t *note;
+
+	if (dir != NULL && path != NULL) {
+		mkdir(dir, 0700);
+		note = json_pack("{s:s, s:O}", "scratch", s->scratch,
+		    "placeholders", s->placeholders ? s->placeholders :
+		    json_array());
+		if (json_dump_file(note, path, JSON_COMPACT) == -1)
+			log_warn("cannot write %s", path);
+		json_decref(note);
+	}
+	free(dir);
+	free(path);
+}
+
+/* The session as JSON. */
+json_t *
+session_to_json(const struct session *s)
+{
+	static const char *states[] = { "starting", "ready", "closing", "closed" };
+	struct command *c;
+	int running = 0;
+
+	TAILQ_FOREACH(c, &s->commands, entry) {
+		if (c->state == COMMAND_RUNNING)
+			running++;
+	}
+	return json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:s, s:s?, s:s?, "
+	    "s:s?, s:s?, s:i, s:i, s:i, s:I, s:o}",
+	    "session", s->id, "title", s->title, "project", s->project,
+	    "scratch", s->scratch, "profile", s->profile->name,
+	    "provenance", s->profile->provenance ? s->profile->provenance : "",
+	    "sandboxed", s->plan->sandboxed, "state", states[s->state],
+	    "provider", s->provider, "model", s->model, "space", s->space,
+	    "parent", s->parent, "running", running,
+	    "container_pid", s->ct ? (int)container_pid(s->ct) : 0,
+	    "proxy_port", s->ct ? container_proxy_port(s->ct) : 0,
+	    "created_ms", (json_int_t)s->created_ms,
+	    "network", json_string(profile_network_name(s->profile->network)));
+}
+
+/* Free a session's memory (it is out of the list). */
+static void
+session_free(struct session *s)
+{
+	free(s->title);
+	free(s->project);
+	free(s->scratch);
+	free(s->provider);
+	free(s->model);
+	free(s->space);
+	free(s->parent);
+	profile_free(s->profile);
+	if (s->plan)
+		plan_free(s->plan);
+	strv_free(s->env);
+	json_decref(s->placeholders);
+	json_decref(s->refused);
+	free(s);
+}
+
+/* Answer every session.create waiting for this session. */
+static void
+session_answer(struct session *s, const sbox_error *err)
+{
+	struct session_waiter *w;
+
+	while ((w = s->waiters) != NULL) {
+		s->waiters = w->next;
+		if (err != NULL)
+			rpc_call_fail(w->call, err);
+		else
+			rpc_call_reply(w->call, session_to_json(s));
+		free(w);
+	}
+}
+
+/* Close a session: every process ends, nothing of it stays on the host. */
+static void
+session_close_now(struct session *s, const char *reason, int sync)
+{
+	sbox_error err;
+	char *note;
+
+	if (s->state == SESSION_CLOSED || s->state == SESSION_CLOSING)
+		return;
+	s->state = SESSION_CLOSING;
+	command_session_closed(s);
+	if (s->proxy != NULL) {
+		proxy_free(s->proxy);
+		s->proxy = NULL;
+	}
+	if (s->ct != NULL) {
+		if (sync)
+			container_destroy(s->ct);
+		else
+			container_close(s->ct, NULL, NULL);
+		s->ct = NULL;
+	}
+	session_rm_tree(s->scratch);
+	if ((note = session_path("notes", s->id)) != NULL) {
+		unlink(note);
+		free(note);
+	}
+	error_clear(&err);
+	if (store_session_set_state(sboxd.store, s->id, "closed", reason,
+	    &err) == -1 && strcmp(err.name, E_SESSION_CLOSED) != 0)
+		log_error("recording the end of session %s: %s", s->id,
+		    err.message);
+	s->state = SESSION_CLOSED;
+	error_set(&err, E_SESSION_CLOSED, "session %s was closed before it was "
+	    "ready (%s)", s->id, reason);
+	session_answer(s, &err);
+	events_publish("session.closed", s->id, json_pack("{s:s}", "reason",
+	    reason));
+	log_info("session %s closed (%s)", s->id, reason);
+	TAILQ_REMOVE(&session_list, s, entry);
+	session_live--;
+	session_free(s);
+}
+
+/* Close a session, recording why. */
+void
+session_close(struct session *s, const char *reason)
+{
+	session_close_now(s, reason, 0);
+}
+
+/* Close every live session at once (daemon shutdown). */
 void
 session_close_all(const char *reason)
 {
-	(void)reason;
+	struct session *s;
+
+	while ((s = TAILQ_FIRST(&session_list)) != NULL)
+		session_close_now(s, reason, 1);
 }
 
-/* At start: mark what a previous run left live as ended by a crash. */
+/* The container ended by itself (killed from outside, init died). */
+static void
+session_ct_dead(struct container *ct, const sbox_error *why, void *arg)
+{
+	struct session *s = arg;
+
+	(void)ct;
+	log_warn("session %s: its sandbox ended: %s", s->id,
+	    why ? why->message : "unknown reason");
+	session_close_now(s, "the sandbox ended unexpectedly", 0);
+}
+
+/* sbox-init made a listener for one of the profile's local ports. */
+static void
+session_local_port_cb(struct container *ct, const int *fds, int nfds,
+    const sbox_error *err, void *arg)
+{
+	struct session *s = arg;
+	sbox_error e2;
+	int i;
+
+	(void)ct;
+	if (err != NULL) {
+		log_error("session %s: local port: %s", s->id, err->message);
+		return;
+	}
+	for (i = 0; i < nfds; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof ss;
+		int port = 0;
+		if (getsockname(fds[i], (struct sockaddr *)&ss, &len) == 0)
+			port = ntohs(ss.ss_family == AF_INET ?
+			    ((struct sockaddr_in *)&ss)->sin_port :
+			    ((struct sockaddr_in6 *)&ss)->sin6_port);
+		if (s->proxy == NULL || proxy_add_local_forward(s->proxy, fds[i],
+		    port, &e2) == -1) {
+			if (s->proxy != NULL)
+				log_error("session %s: %s", s->id, e2.message);
+			else
+				close(fds[i]);
+		}
+	}
+}
+
+/* The container is ready (or failed): start the proxy, answer the callers. */
+static void
+session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
+{
+	struct session *s = arg;
+	struct proxy_config pc;
+	const char *fam[2];
+	sbox_error err;
+	int fds[2], n;
+	size_t i;
+
+	error_clear(&err);
+	if (cerr != NULL) {
+		err = *cerr;
+		goto fail;
+	}
+	n = container_take_proxy_fds(ct, fds, fam);
+	memset(&pc, 0, sizeof pc);
+	pc.base = sboxd.base;
+	pc.dns = sboxd.dns;
+	pc.listen_fds = fds;
+	pc.n_listen_fds = (size_t)n;
+	pc.session = s->id;
+	pc.profile = s->profile->name;
+	pc.net = &s->plan->net;
+	pc.on_refusal = session_host_refused;
+	pc.arg = s;
+	if ((s->proxy = proxy_new(&pc, &err)) == NULL) {
+		error_context(&err, "starting the session's proxy");
+		goto fail;
+	}
+	for (i = 0; i < s->plan->net.n_local_ports; i++) {
+		if (container_listen_local(ct, s->plan->net.local_ports[i],
+		    session_local_port_cb, s, &err) == -1) {
+			error_context(&err, "local port %d",
+			    s->plan->net.local_ports[i]);
+			goto fail;
+		}
+	}
+	s->placeholders = container_placeholders(ct);
+	session_write_note(s);
+	s->state = SESSION_READY;
+	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)
+		log_error("session %s: %s", s->id, err.message);
+	log_info("session %s ready in %lld ms (profile %s)", s->id,
+	    container_start_ms(ct), s->profile->name);
+	events_publish("session.ready", s->id, json_pack("{s:s, s:s}",
+	    "profile", s->profile->name, "project", s->project));
+	session_answer(s, NULL);
+	return;
+fail:
+	log_error("session %s could not start: %s", s->id, err.message);
+	session_answer(s, &err);
+	store_session_set_state(sboxd.store, s->id, "failed", err.message, NULL);
+	s->state = SESSION_CLOSING;
+	if (s->proxy) {
+		proxy_free(s->proxy);
+		s->proxy = NULL;
+	}
+	container_close(ct, NULL, NULL);
+	s->ct = NULL;
+	session_rm_tree(s->scratch);
+	TAILQ_REMOVE(&session_list, s, entry);
+	session_live--;
+	session_free(s);
+}
+
+/* The client's environment object as "N=V" strings. */
+static char **
+session_client_env(json_t *env)
+{
+	char **out = NULL, *kv;
+	const char *k;
+	json_t *v;
+
+	if (env == NULL)
+		return NULL;
+	json_object_foreach(env, k, v) {
+		if (!json_is_string(v) || k[0] == '\0' || strchr(k, '=') != NULL)
+			continue;
+		if (asprintf(&kv, "%s=%s", k, json_string_value(v)) == -1 ||
+		    strv_push(&out, kv) == -1)
+			break;
+	}
+	return out;
+}
+
+/* Set NAME=VALUE in an environment vector (replacing an earlier NAME). */
+static int
+session_setenv(char ***env, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	char *kv, **e;
+
+	if (asprintf(&kv, "%s=%s", name, value) == -1)
+		return -1;
+	for (e = *env; e && *e; e++) {
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') {
+			free(*e);
+			*e = kv;
+			return 0;
+		}
+	}
+	return strv_push(env, kv);
+}
+
+/* The base environment of the session's commands: the plan's, plus the
+ * proxy variables for a sandbox (its only way out). */
+static int
+session_make_env(struct session *s, sbox_error *err)
+{
+	static const char *proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
+	    "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", NULL };
+	char url[64];
+	int ok = 1, i;
+
+	s->env = strv_copy(s->plan->env, &ok);
+	if (!ok)
+		return error_set(err, E_INTERNAL, "out of memory");
+	if (!s->plan->sandboxed)
+		return 0;
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", RENDER_BWRAP_PROXY_PORT);
+	for (i = 0; proxy_vars[i] != NULL; i++) {
+		if (session_setenv(&s->env, proxy_vars[i], url) == -1)
+			return error_set(err, E_INTERNAL, "out of memory");
+	}
+	if (session_setenv(&s->env, "NO_PROXY", "localhost,127.0.0.1,::1") == -1 ||
+	    session_setenv(&s->env, "no_proxy", "localhost,127.0.0.1,::1") == -1)
+		return error_set(err, E_INTERNAL, "out of memory");
+	return 0;
+}
+
+/* Resolve the profile for the request (narrowed under a parent sandbox). */
+static struct profile *
+session_resolve(const struct session_params *p, sbox_error *err)
+{
+	struct resolve_request req = { p->sandbox, p->model, p->provider,
+	    p->project, p->space };
+	struct profile *prof, *narrowed;
+	struct session *parent;
+
+	if ((prof = policy_resolve(sboxd.config, &req, err)) == NULL)
+		return NULL;
+	if (p->parent == NULL)
+		return prof;
+	if ((parent = session_find(p->parent, err)) == NULL) {
+		profile_free(prof);
+		return NULL;
+	}
+	narrowed = policy_narrow(parent->profile, prof, err);
+	profile_free(prof);
+	return narrowed;
+}
+
+/* Build the plan of a new session. */
+static int
+session_make_plan(struct session *s, const struct session_params *p,
+    sbox_error *err)
+{
+	const char *sbox_paths[4];
+	struct plan_context ctx;
+	struct passwd *pw = getpwuid(getuid());
+	char **client_env = session_client_env(p->env), *sockdir, *slash;
+	const char *home = getenv("HOME");
+	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
+	    "XDG_RUNTIME_DIR")) : NULL;
+
+	if (home == NULL || home[0] != '/')
+		home = pw ? pw->pw_dir : "/";
+	sockdir = strdup(sboxd.socket_path);
+	if (sockdir && (slash = strrchr(sockdir, '/')) != NULL && slash != sockdir)
+		*slash = '\0';
+	sbox_paths[0] = sboxd.config_path;
+	sbox_paths[1] = sboxd.state_dir;
+	sbox_paths[2] = sockdir;
+	sbox_paths[3] = NULL;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.project = s->project;
+	ctx.scratch = s->scratch;
+	ctx.home = home;
+	ctx.user = pw ? pw->pw_name : "user";
+	ctx.uid = getuid();
+	ctx.gid = getgid();
+	ctx.is_root = geteuid() == 0;
+	ctx.sbox_paths = sbox_paths;
+	ctx.xdg_runtime_dir = xdg ? xdg : getenv("XDG_RUNTIME_DIR");
+	ctx.env = client_env;
+	ctx.registries_file = getenv("SBOX_REGISTRIES_FILE");
+	ctx.hostname = "sbox";
+	s->plan = policy_plan(s->profile, &ctx, err);
+	strv_free(client_env);
+	free(sockdir);
+	return s->plan ? 0 : -1;
+}
+
+/* Insert the new session in the store (state starting). */
+static int
+session_record(struct session *s, uid_t uid, sbox_error *err)
+{
+	struct store_session ss = {
+		.id = s->id, .title = s->title, .project = s->project,
+		.profile = s->profile->name, .provider = s->provider,
+		.model = s->model, .space = s->space, .parent = s->parent,
+		.state = "starting", .creator_uid = uid,
+	};
+	json_t *prov;
+	int rc;
+
+	ss.resolved_profile = profile_to_json(s->profile);
+	prov = json_pack("{s:s}", "summary", s->profile->provenance ?
+	    s->profile->provenance : "");
+	ss.provenance = prov;
+	rc = store_session_insert(sboxd.store, &ss, err);
+	json_decref(ss.resolved_profile);
+	json_decref(prov);
+	return rc;
+}
+
+/* Start the session's container; the callers wait for it. */
+static int
+session_start_container(struct session *s, sbox_error *err)
+{
+	struct container_opts o;
+
+	memset(&o, 0, sizeof o);
+	o.base = sboxd.base;
+	o.bwrap_path = sboxd.bwrap_path;
+	o.init_path = sboxd.init_path;
+	o.on_ready = session_ct_ready;
+	o.on_dead = session_ct_dead;
+	o.arg = s;
+	if ((s->ct = container_start(s->plan, &o, err)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* Create a session. */
+int
+session_create(const struct session_params *p, struct rpc_call *call,
+    json_t **result, sbox_error *err)
+{
+	char real[PATH_MAX];
+	struct session *s;
+	struct stat st;
+
+	if (p->project == NULL || p->project[0] != '/')
+		return error_set_field(err, E_INVALID_PARAMS, "project",
+		    "project must be an absolute folder path");
+	if (realpath(p->project, real) == NULL || stat(real, &st) == -1 ||
+	    !S_ISDIR(st.st_mode))
+		return error_set_field(err, E_INVALID_PARAMS, "project",
+		    "project folder %s does not exist", p->project);
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return error_set(err, E_INTERNAL, "out of memory");
+	TAILQ_INIT(&s->commands);
+	session_new_id(s->id);
+	s->project = strdup(real);
+	s->title = p->title ? strdup(p->title) : NULL;
+	s->provider = p->provider ? strdup(p->provider) : NULL;
+	s->model = p->model ? strdup(p->model) : NULL;
+	s->space = p->space ? strdup(p->space) : NULL;
+	s->parent = p->parent ? strdup(p->parent) : NULL;
+	s->creator_uid = p->uid;
+	s->created_ms = store_now_ms();
+	s->refused = json_array();
+	s->scratch = session_path("scratch", s->id);
+	if (s->scratch == NULL || s->project == NULL) {
+		session_free(s);
+		return error_set(err, E_INTERNAL, "out of memory");
+	}
+	{
+		struct session_params rp = *p;
+		rp.project = s->project;
+		if ((s->profile = session_resolve(&rp, err)) == NULL)
+			goto fail;
+	}
+	{
+		char *base = session_path("scratch", NULL);
+		mkdir(base, 0700);
+		free(base);
+		if (mkdir(s->scratch, 0700) == -1) {
+			error_set_errno(err, E_IO, errno, "cannot create the "
+			    "scratch folder %s", s->scratch);
+			goto fail;
+		}
+	}
+	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||
+	    session_record(s, p->uid, err) == -1)
+		goto fail_rm;
+	TAILQ_INSERT_TAIL(&session_list, s, entry);
+	session_live++;
+	if (!s->plan->sandboxed) {
+		s->state = SESSION_READY;
+		store_session_set_state(sboxd.store, s->id, "ready", NULL, NULL);
+		session_write_note(s);
+		events_publish("session.ready", s->id, json_pack("{s:s, s:s}",
+		    "profile", s->profile->name, "project", s->project));
+		*result = session_to_json(s);
+		return 0;
+	}
+	if (session_start_container(s, err) == -1) {
+		store_session_set_state(sboxd.store, s->id, "failed", err->message,
+		    NULL);
+		TAILQ_REMOVE(&session_list, s, entry);
+		session_live--;
+		goto fail_rm;
+	}
+	struct session_waiter *w = calloc(1, sizeof *w);
+	if (w == NULL) {
+		session_close(s, "out of memory");
+		return error_set(err, E_INTERNAL, "out of memory");
+	}
+	w->call = call;
+	s->waiters = w;
+	return RPC_LATER;
+fail_rm:
+	session_rm_tree(s->scratch);
+fail:
+	session_free(s);
+	return -1;
+}
+
+/* At start: mark what a previous run left live as ended by a crash and
+ * remove its leftovers. */
 int
 session_recover(sbox_error *err)
 {
-	json_t *ids;
+	char *dir, *path;
+	json_t *ids, *note;
+	size_t i;
+	json_t *id;
 	int n;
 
 	if ((ids = store_session_mark_crashed(sboxd.store, err)) == NULL)
@@ -35,10 +664,55 @@ session_recover(sbox_error *err)
 	if (json_array_size(ids) > 0)
 		log_warn("%zu session(s) of a previous run ended by a crash",
 		    json_array_size(ids));
+	dir = session_path("notes", NULL);
+	json_array_foreach(ids, i, id) {
+		if ((path = session_path("notes", json_string_value(id))) == NULL)
+			continue;
+		if ((note = json_load_file(path, 0, NULL)) != NULL) {
+			container_placeholders_remove(json_object_get(note,
+			    "placeholders"));
+			session_rm_tree(json_string_value(json_object_get(note,
+			    "scratch")));
+			json_decref(note);
+		}
+		unlink(path);
+		free(path);
+	}
+	free(dir);
 	json_decref(ids);
 	if ((n = store_command_mark_crashed(sboxd.store, err)) < 0)
 		return -1;
 	if (store_approval_mark_crashed(sboxd.store, err) < 0)
 		return -1;
+	return 0;
+}
+
+/* Called by the proxy for each refused host of a session. */
+void
+session_host_refused(const char *session, const char *host, int port,
+    const char *reason, const char *rule, void *arg)
+{
+	struct session *s = arg;
+	long long cmd;
+
+	cmd = command_note_refusal(s, host, port);
+	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
+	    NULL);
+	events_publish("host.refused", session, json_pack("{s:s, s:i, s:s, s:s, "
+	    "s:I}", "host", host, "port", port, "reason", reason, "rule", rule,
+	    "command", (json_int_t)cmd));
+}
+
+/* session.allow_host: let one more host through a live session's proxy. */
+int
+session_allow_host(struct session *s, const char *host, sbox_error *err)
+{
+	if (s->proxy == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "session",
+		    "session %s has no network proxy (profile %s is not "
+		    "sandboxed)", s->id, s->profile->name);
+	if (proxy_allow_host(s->proxy, host, err) == -1)
+		return -1;
+	events_publish("host.allowed", s->id, json_pack("{s:s}", "host", host));
 	return 0;
 }

@@ -1,15 +1,90 @@
-/* session.h: the daemon's live sessions (one container each). */
+/* session.h: the daemon's live sessions: one resolved profile, one plan, one
+ * container (when sandboxed), one proxy, and the session's commands. */
 #ifndef SBOX_SESSION_H
 #define SBOX_SESSION_H
 
+#include <jansson.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
 #include "protocol/error.h"
+
+struct rpc_call;
+struct profile;
+struct plan;
+struct container;
+struct proxy;
+struct command;
+
+enum session_state {
+	SESSION_STARTING,
+	SESSION_READY,
+	SESSION_CLOSING,
+	SESSION_CLOSED,
+};
+
+struct session_waiter;
+
+struct session {
+	TAILQ_ENTRY(session) entry;
+	char                 id[17];
+	char                *title;
+	char                *project;
+	char                *scratch;
+	char                *provider;
+	char                *model;
+	char                *space;
+	char                *parent;      /* session the creator ran inside, or NULL */
+	struct profile      *profile;     /* resolved (and narrowed) profile */
+	struct plan         *plan;
+	struct container    *ct;          /* NULL when not sandboxed */
+	struct proxy        *proxy;
+	enum session_state   state;
+	char               **env;         /* base environment of its commands */
+	struct session_waiter *waiters;   /* session.create calls waiting for ready */
+	TAILQ_HEAD(, command) commands;
+	int                  ncommands;
+	json_t              *placeholders;
+	json_t              *refused;     /* hosts refused: [{host, port, count, ...}] */
+	long long            created_ms;
+	uid_t                creator_uid;
+};
+
+/* What session.create was asked for. */
+struct session_params {
+	const char *project;
+	const char *sandbox;
+	const char *title;
+	const char *provider;
+	const char *model;
+	const char *space;
+	json_t     *env;          /* the client's environment {NAME: VALUE} */
+	const char *parent;       /* the session the client runs inside, or NULL */
+	uid_t       uid;          /* the client's uid */
+};
 
 /* Number of live sessions. */
 int session_count(void);
-/* Close every live session (daemon shutdown), recording why. */
+/* Find a live session by id (NULL, with E_SESSION_NOT_FOUND, if none). */
+struct session *session_find(const char *id, sbox_error *err);
+/* Create a session; the call is answered when its container is ready
+ * (RPC_LATER), or -1 with err at once. */
+int session_create(const struct session_params *p, struct rpc_call *call,
+    json_t **result, sbox_error *err);
+/* Close a session: every process ends, the container and proxy go, the
+ * scratch folder and placeholders are removed; recorded with reason. */
+void session_close(struct session *s, const char *reason);
+/* The session as JSON (live fields added to what the store holds). */
+json_t *session_to_json(const struct session *s);
+/* Close every live session at once (daemon shutdown), recording why. */
 void session_close_all(const char *reason);
 /* At start: mark what a previous run left live as ended by a crash and
- * remove its leftovers. */
+ * remove its leftovers (scratch folders, placeholders). */
 int session_recover(sbox_error *err);
+/* Called by the proxy for each refused host of a session. */
+void session_host_refused(const char *session, const char *host, int port,
+    const char *reason, const char *rule, void *arg);
+/* session.allow_host: let one more host through a live session's proxy. */
+int session_allow_host(struct session *s, const char *host, sbox_error *err);
 
 #endif

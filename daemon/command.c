@@ -1,0 +1,619 @@
+/* command.c: a session's commands: starting them (in the container or on
+ * the host), timeouts, results, waiters and the end of a session. The stdio
+ * plumbing is in command-io.c. */
+#include "daemon/command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "daemon/command-io.h"
+#include "daemon/container.h"
+#include "daemon/events.h"
+#include "daemon/hostexec.h"
+#include "daemon/log.h"
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "daemon/session.h"
+#include "policy/envfilter.h"
+#include "policy/policy.h"
+#include "policy/strv.h"
+#include "store/store.h"
+
+#define COMMAND_DRAIN_MS   300  /* wait for output after the exit */
+#define COMMAND_KEEP_DONE  64   /* finished commands kept per session */
+
+struct command_waiter {
+	struct rpc_call       *call;
+	struct command        *c;
+	struct command_waiter *next;
+};
+
+static TAILQ_HEAD(, command) command_all = TAILQ_HEAD_INITIALIZER(command_all);
+
+static void command_finish(struct command *c);
+
+/* Find a command by id. */
+struct command *
+command_find(long long id, sbox_error *err)
+{
+	struct command *c;
+
+	TAILQ_FOREACH(c, &command_all, all) {
+		if (c->id == id)
+			return c;
+	}
+	error_set_field(err, E_COMMAND_NOT_FOUND, "command",
+	    "no command %lld in a live session", id);
+	return NULL;
+}
+
+/* The name of a final state, for the store and results. */
+static const char *
+command_state_name(const struct command *c)
+{
+	if (c->state == COMMAND_RUNNING)
+		return "running";
+	if (c->failed)
+		return "failed";
+	if (c->timed_out)
+		return "timeout";
+	if (c->sig > 0)
+		return "killed";
+	return "exited";
+}
+
+/* What the sandbox refused while the command ran. */
+static json_t *
+command_blocked(const struct command *c)
+{
+	return json_pack("{s:O, s:O}", "files", c->blocked.files,
+	    "hosts", c->hosts);
+}
+
+/* The command's state and result as JSON. */
+json_t *
+command_to_json(const struct command *c)
+{
+	json_t *j = json_pack("{s:I, s:s, s:s, s:o, s:s?, s:b, s:b, s:s}",
+	    "command", (json_int_t)c->id, "session", c->s->id, "state",
+	    command_state_name(c), "blocked", command_blocked(c), "cwd", c->cwd,
+	    "detach", c->detach, "outside", c->outside, "stdio",
+	    c->stdio == COMMAND_STDIO_FDS ? "fds" :
+	    c->stdio == COMMAND_STDIO_PIPES ? "pipes" : "none");
+	json_t *argv = json_array();
+	char **a;
+
+	for (a = c->argv; a && *a; a++)
+		json_array_append_new(argv, json_string(*a));
+	json_object_set_new(j, "argv", argv);
+	if (c->state == COMMAND_DONE) {
+		json_object_set_new(j, "exit_code", c->exit_code >= 0 ?
+		    json_integer(c->exit_code) : json_null());
+		json_object_set_new(j, "signal", c->sig > 0 ?
+		    json_integer(c->sig) : json_null());
+		json_object_set_new(j, "timed_out", json_boolean(c->timed_out));
+		json_object_set_new(j, "duration_ms",
+		    json_integer(c->end_ms - c->start_ms));
+		if (c->fail_msg)
+			json_object_set_new(j, "error", json_string(c->fail_msg));
+	} else {
+		json_object_set_new(j, "running_ms",
+		    json_integer(sboxd_now_ms() - c->start_ms));
+	}
+	if (c->approval_id > 0)
+		json_object_set_new(j, "approval", json_integer(c->approval_id));
+	return j;
+}
+
+/* Free a finished command. */
+static void
+command_free(struct command *c)
+{
+	command_io_free(c);
+	if (c->timer)
+		event_free(c->timer);
+	blocked_free(&c->blocked);
+	json_decref(c->hosts);
+	strv_free(c->argv);
+	free(c->cwd);
+	free(c->fail_msg);
+	free(c);
+}
+
+/* Drop the oldest finished commands of a session beyond the keep limit
+ * (never `except`, which the caller still uses). */
+static void
+command_trim(struct session *s, struct command *except)
+{
+	struct command *c, *next;
+	int done = 0;
+
+	TAILQ_FOREACH(c, &s->commands, entry) {
+		if (c->state == COMMAND_DONE && c->waiters == NULL)
+			done++;
+	}
+	for (c = TAILQ_FIRST(&s->commands); c != NULL && done > COMMAND_KEEP_DONE;
+	    c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->state != COMMAND_DONE || c->waiters != NULL || c == except)
+			continue;
+		TAILQ_REMOVE(&s->commands, c, entry);
+		TAILQ_REMOVE(&command_all, c, all);
+		s->ncommands--;
+		command_free(c);
+		done--;
+	}
+}
+
+/* Record the end, answer the exec call and the waiters. */
+static void
+command_finish(struct command *c)
+{
+	struct command_waiter *w;
+	sbox_error err;
+	json_t *blocked, *res;
+
+	if (c->state == COMMAND_DONE)
+		return;
+	c->state = COMMAND_DONE;
+	c->end_ms = sboxd_now_ms();
+	if (c->timer)
+		event_del(c->timer);
+	blocked_finish(&c->blocked, c->cwd, c->outside ? NULL : c->s->plan);
+	command_io_close_inputs(c);
+	blocked = command_blocked(c);
+	error_clear(&err);
+	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
+	    c->end_ms - c->start_ms, command_state_name(c), blocked, &err) == -1)
+		log_error("recording the end of command %lld: %s", c->id,
+		    err.message);
+	if (c->approval_id > 0 && store_approval_finish(sboxd.store,
+	    c->approval_id, c->exit_code, c->end_ms - c->start_ms, c->id,
+	    &err) == -1)
+		log_error("recording the outside run %lld: %s", c->approval_id,
+		    err.message);
+	json_decref(blocked);
+	events_publish("command.exited", c->s->id, json_pack("{s:I, s:i, s:i, s:b}",
+	    "command", (json_int_t)c->id, "exit_code", c->exit_code,
+	    "signal", c->sig, "timed_out", c->timed_out));
+	if (c->call != NULL) {
+		struct rpc_call *call = c->call;
+		c->call = NULL;
+		rpc_call_on_cancel(call, NULL, NULL);
+		res = command_to_json(c);
+		if (c->stdio != COMMAND_STDIO_FDS)
+			json_object_update(res, command_output(c));
+		rpc_call_reply(call, res);
+	}
+	while ((w = c->waiters) != NULL) {
+		c->waiters = w->next;
+		rpc_call_on_cancel(w->call, NULL, NULL);
+		res = command_to_json(c);
+		json_object_update(res, command_output(c));
+		rpc_call_reply(w->call, res);
+		free(w);
+	}
+	if (c->s->state < SESSION_CLOSING)
+		command_trim(c->s, c);
+}
+
+/* Finish once the exit is known and the output has drained (or the grace
+ * time after the exit has passed). */
+void
+command_maybe_finish(struct command *c)
+{
+	if (c->exited && !c->out.open && !c->err.open)
+		command_finish(c);
+}
+
+/* Timer: the timeout (kill) or the drain grace after the exit (finish). */
+static void
+command_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct command *c = arg;
+	sbox_error err;
+
+	(void)fd; (void)what;
+	if (c->exited) {
+		command_finish(c);
+		return;
+	}
+	c->timed_out = 1;
+	log_info("command %lld timed out after %lld ms; killing it", c->id,
+	    c->timeout_ms);
+	command_kill(c, SIGKILL, &err);
+}
+
+/* The command ended (from the container or the host). */
+static void
+command_exited(struct command *c, int code, int sig, int timed_out)
+{
+	struct timeval tv = { 0, COMMAND_DRAIN_MS * 1000 };
+
+	c->exited = 1;
+	c->exit_code = sig > 0 ? -1 : code;
+	c->sig = sig;
+	if (timed_out)
+		c->timed_out = 1;
+	command_maybe_finish(c);
+	if (c->state == COMMAND_RUNNING && c->timer != NULL)
+		event_add(c->timer, &tv);
+}
+
+/* container callback: a command ended inside. */
+static void
+command_ct_exit(struct container *ct, uint64_t id, int code, int sig,
+    int timed_out, void *arg)
+{
+	(void)ct; (void)id;
+	command_exited(arg, code, sig, timed_out);
+}
+
+/* container callback: a command started, or could not. */
+static void
+command_ct_spawned(struct container *ct, uint64_t id, pid_t pid,
+    const sbox_error *err, void *arg)
+{
+	struct command *c = arg;
+
+	(void)ct; (void)id; (void)pid;
+	if (err == NULL) {
+		c->started = 1;
+		return;
+	}
+	c->failed = 1;
+	free(c->fail_msg);
+	c->fail_msg = strdup(err->message);
+	command_io_close_outputs(c);
+	command_exited(c, 127, 0, 0);
+}
+
+/* hostexec callback: a command run on the host ended. */
+static void
+command_host_exit(pid_t pid, int code, int sig, void *arg)
+{
+	(void)pid;
+	command_exited(arg, code, sig, 0);
+}
+
+/* The client of a running command went away or cancelled: kill it. */
+static void
+command_cancel_cb(struct rpc_call *call, void *arg)
+{
+	struct command *c = arg;
+	sbox_error err;
+
+	(void)call;
+	if (c->state == COMMAND_RUNNING && !c->detach) {
+		log_info("client of command %lld went away; killing it", c->id);
+		command_kill(c, SIGKILL, &err);
+	}
+}
+
+/* The environment of a command: the session's, then the request's. */
+static char **
+command_env(const struct command_params *p, sbox_error *err)
+{
+	char **env = NULL, **extra = NULL, **e;
+	const char *k;
+	json_t *v;
+	int ok = 1;
+
+	env = strv_copy(p->s->env, &ok);
+	if (!ok)
+		goto oom;
+	if (p->env == NULL)
+		return env;
+	json_object_foreach(p->env, k, v) {
+		char *kv;
+		if (!json_is_string(v) || k[0] == '\0' || strchr(k, '=') != NULL) {
+			strv_free(env);
+			strv_free(extra);
+			error_set_field(err, E_INVALID_PARAMS, "env",
+			    "env values must be strings with valid names (%s)", k);
+			return NULL;
+		}
+		if (asprintf(&kv, "%s=%s", k, json_string_value(v)) == -1 ||
+		    strv_push(&extra, kv) == -1)
+			goto oom;
+	}
+	if (!p->outside && p->s->plan->sandboxed) {
+		char **kept = envfilter_command(extra, p->s->profile, err);
+		strv_free(extra);
+		if (kept == NULL) {
+			strv_free(env);
+			return NULL;
+		}
+		extra = kept;
+	}
+	for (e = extra; e && *e; e++) {
+		size_t n = strcspn(*e, "=") + 1;
+		char **o;
+		for (o = env; o && *o; o++) {
+			if (strncmp(*o, *e, n) == 0) {
+				free(*o);
+				*o = strdup(*e);
+				break;
+			}
+		}
+		if ((o == NULL || *o == NULL) && strv_append(&env, *e) == -1)
+			goto oom;
+	}
+	strv_free(extra);
+	return env;
+oom:
+	strv_free(env);
+	strv_free(extra);
+	error_set(err, E_INTERNAL, "out of memory");
+	return NULL;
+}
+
+/* The working folder: absolute, or relative to the project. */
+static char *
+command_cwd(const struct command_params *p, sbox_error *err)
+{
+	const char *base = p->outside || p->s->plan->cwd == NULL ?
+	    p->s->project : p->s->plan->cwd;
+	char *out;
+
+	if (p->cwd == NULL || p->cwd[0] == '\0')
+		return strdup(base);
+	if (p->cwd[0] == '/')
+		return strdup(p->cwd);
+	if (asprintf(&out, "%s/%s", p->s->project, p->cwd) == -1) {
+		error_set(err, E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	return out;
+}
+
+/* Spawn the prepared command in its place. */
+static int
+command_spawn(struct command *c, char **env, int fds[3], sbox_error *err)
+{
+	if (c->outside || !c->s->plan->sandboxed) {
+		if (hostexec_spawn(c->argv, env, c->cwd, fds, command_host_exit,
+		    c, &c->host_pid, err) == -1)
+			return -1;
+		c->started = 1;
+		return 0;
+	}
+	struct container_cmd cc = {
+		.argv = c->argv, .env = env, .cwd = c->cwd,
+		.fds = { fds[0], fds[1], fds[2] }, .timeout_ms = 0,
+		.kill_group = 0, .on_spawned = command_ct_spawned,
+		.on_exit = command_ct_exit, .arg = c,
+	};
+	return container_spawn(c->s->ct, &cc, &c->ct_id, err);
+}
+
+/* Record the command in the store; its id becomes the command's id. */
+static int
+command_record(struct command *c, const struct command_params *p,
+    sbox_error *err)
+{
+	struct store_command sc = {
+		.session = c->s->id, .argv = p->argv, .cwd = c->cwd,
+		.env_names = NULL, .detach = c->detach, .outside = c->outside,
+		.approval_id = p->approval_id, .started_at = 0,
+	};
+	json_t *names = json_array();
+	const char *k;
+	json_t *v;
+
+	if (p->env != NULL) {
+		json_object_foreach(p->env, k, v)
+			json_array_append_new(names, json_string(k));
+	}
+	sc.env_names = names;
+	c->id = store_command_start(sboxd.store, &sc, err);
+	json_decref(names);
+	return c->id > 0 ? 0 : -1;
+}
+
+/* Start a command. */
+int
+command_start(const struct command_params *p, struct rpc_call *call,
+    json_t **result, sbox_error *err)
+{
+	struct command *c;
+	char **env = NULL;
+	int fds[3] = { -1, -1, -1 }, rc = -1;
+	size_t i;
+	json_t *a;
+
+	if (json_array_size(p->argv) == 0)
+		return error_set_field(err, E_INVALID_PARAMS, "argv",
+		    "argv must name a program");
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		return error_set(err, E_INTERNAL, "out of memory");
+	c->s = p->s;
+	c->outside = p->outside;
+	c->approval_id = p->approval_id;
+	c->detach = p->detach;
+	c->stdio = p->stdio;
+	c->stdin_fd = -1;
+	c->exit_code = -1;
+	c->hosts = json_array();
+	blocked_init(&c->blocked);
+	c->owner = rpc_call_conn(call) ? conn_id(rpc_call_conn(call)) : 0;
+	json_array_foreach(p->argv, i, a) {
+		if (strv_append(&c->argv, json_string_value(a)) == -1)
+			goto fail_oom;
+	}
+	if ((c->cwd = command_cwd(p, err)) == NULL)
+		goto fail;
+	if ((env = command_env(p, err)) == NULL)
+		goto fail;
+	c->timeout_ms = p->timeout_ms > 0 ? p->timeout_ms :
+	    (long long)p->s->plan->limits.timeout_ms;
+	c->timer = event_new(sboxd.base, -1, 0, command_timer_cb, c);
+	if (command_io_setup(c, call, p->want_stdin, fds, err) == -1)
+		goto fail;
+	if (command_record(c, p, err) == -1)
+		goto fail;
+	c->start_ms = sboxd_now_ms();
+	c->state = COMMAND_RUNNING;
+	TAILQ_INSERT_TAIL(&p->s->commands, c, entry);
+	TAILQ_INSERT_TAIL(&command_all, c, all);
+	p->s->ncommands++;
+	if (command_spawn(c, env, fds, err) == -1) {
+		command_io_close_child_fds(fds);
+		c->failed = 1;
+		c->fail_msg = strdup(err->message);
+		c->exited = 1;
+		command_io_close_outputs(c);
+		command_finish(c);
+		strv_free(env);
+		return -1;
+	}
+	command_io_close_child_fds(fds);
+	strv_free(env);
+	if (c->timeout_ms > 0) {
+		struct timeval tv = { c->timeout_ms / 1000,
+		    (c->timeout_ms % 1000) * 1000 };
+		event_add(c->timer, &tv);
+	}
+	events_publish("command.started", c->s->id, json_pack("{s:I, s:O, s:b}",
+	    "command", (json_int_t)c->id, "argv", p->argv, "outside",
+	    c->outside));
+	if (c->detach || call == NULL) {
+		*result = command_to_json(c);
+		return 0;
+	}
+	c->call = call;
+	rpc_call_on_cancel(call, command_cancel_cb, c);
+	return RPC_LATER;
+fail_oom:
+	error_set(err, E_INTERNAL, "out of memory");
+fail:
+	command_io_close_child_fds(fds);
+	strv_free(env);
+	command_free(c);
+	return rc;
+}
+
+/* A waiter's client went away: drop the waiter. */
+static void
+command_waiter_cancel(struct rpc_call *call, void *arg)
+{
+	struct command *c = arg;
+	struct command_waiter **pp, *w;
+	sbox_error err;
+
+	for (pp = &c->waiters; (w = *pp) != NULL; pp = &w->next) {
+		if (w->call == call) {
+			*pp = w->next;
+			free(w);
+			error_set(&err, E_CANCELLED, "command.wait cancelled");
+			rpc_call_fail(call, &err);
+			return;
+		}
+	}
+}
+
+/* command.wait: the result now if done, else when it ends. */
+int
+command_wait(struct command *c, struct rpc_call *call, json_t **result,
+    sbox_error *err)
+{
+	struct command_waiter *w;
+
+	if (c->state == COMMAND_DONE) {
+		*result = command_to_json(c);
+		json_object_update(*result, command_output(c));
+		return 0;
+	}
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		return error_set(err, E_INTERNAL, "out of memory");
+	w->call = call;
+	w->c = c;
+	w->next = c->waiters;
+	c->waiters = w;
+	rpc_call_on_cancel(call, command_waiter_cancel, c);
+	return RPC_LATER;
+}
+
+/* Signal a running command's process group. */
+int
+command_kill(struct command *c, int sig, sbox_error *err)
+{
+	if (c->state != COMMAND_RUNNING || c->exited)
+		return error_set_field(err, E_INVALID_PARAMS, "command",
+		    "command %lld is not running", c->id);
+	if (c->host_pid > 0) {
+		if (kill(-c->host_pid, sig) == -1 && kill(c->host_pid, sig) == -1)
+			return error_set_errno(err, E_IO, errno, "kill");
+		return 0;
+	}
+	if (c->s->ct == NULL)
+		return error_set(err, E_SESSION_CLOSED, "the session has no container");
+	return container_kill(c->s->ct, c->ct_id, sig, err);
+}
+
+/* The session is closing: its commands end and are freed. */
+void
+command_session_closed(struct session *s)
+{
+	struct command *c;
+
+	TAILQ_FOREACH(c, &s->commands, entry) {
+		if (c->state != COMMAND_RUNNING)
+			continue;
+		if (c->host_pid > 0 && !c->exited)
+			kill(-c->host_pid, SIGKILL);
+		if (!c->exited) {
+			c->exited = 1;
+			c->sig = c->sig ? c->sig : SIGKILL;
+			c->exit_code = -1;
+		}
+		command_io_close_outputs(c);
+		command_finish(c);
+	}
+	while ((c = TAILQ_FIRST(&s->commands)) != NULL) {
+		TAILQ_REMOVE(&s->commands, c, entry);
+		TAILQ_REMOVE(&command_all, c, all);
+		if (c->host_pid > 0)
+			hostexec_forget(c->host_pid);
+		else if (s->ct != NULL)
+			container_forget(s->ct, c->ct_id);
+		command_free(c);
+	}
+	s->ncommands = 0;
+}
+
+/* A host was refused for a session: note it on its running commands. */
+long long
+command_note_refusal(struct session *s, const char *host, int port)
+{
+	struct command *c, *only = NULL;
+	int running = 0;
+	size_t i;
+	json_t *h;
+
+	TAILQ_FOREACH(c, &s->commands, entry) {
+		if (c->state != COMMAND_RUNNING)
+			continue;
+		running++;
+		only = c;
+		json_array_foreach(c->hosts, i, h) {
+			if (strcmp(json_string_value(json_object_get(h, "host")),
+			    host) == 0 && json_integer_value(json_object_get(h,
+			    "port")) == port)
+				break;
+		}
+		if (i == json_array_size(c->hosts) && i < 64)
+			json_array_append_new(c->hosts, json_pack("{s:s, s:i}",
+			    "host", host, "port", port));
+	}
+	return running == 1 ? only->id : 0;
+}

@@ -1,0 +1,114 @@
+/* command.h: one command of a session: started in the session's container
+ * (or on the host for an unsandboxed session and for approved runs outside
+ * the sandbox), its stdio, output, limits, result and waiters. */
+#ifndef SBOX_COMMAND_H
+#define SBOX_COMMAND_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include "daemon/blocked.h"
+#include "protocol/error.h"
+
+struct session;
+struct rpc_call;
+struct bufferevent;
+struct event;
+struct evbuffer;
+
+enum command_stdio {
+	COMMAND_STDIO_NONE,   /* no input; output kept (capped), not streamed */
+	COMMAND_STDIO_FDS,    /* the client's own fds (SCM_RIGHTS) */
+	COMMAND_STDIO_PIPES,  /* output as command.output notifications */
+};
+
+enum command_state { COMMAND_RUNNING, COMMAND_DONE };
+
+struct command_waiter;
+
+struct command_stream {
+	struct bufferevent *bev;      /* reads the command's pipe */
+	struct evbuffer    *kept;     /* output kept for command.read (capped) */
+	unsigned long long  total;    /* bytes seen */
+	int                 truncated;
+	int                 open;     /* not at EOF yet */
+	struct bufferevent *forward;  /* fds mode: copy to the client's fd */
+	int                 paused;   /* reading stopped for backpressure */
+};
+
+struct command {
+	TAILQ_ENTRY(command) entry;    /* in its session */
+	TAILQ_ENTRY(command) all;      /* in the global list */
+	struct session      *s;
+	long long            id;       /* store id, public */
+	uint64_t             ct_id;    /* id in the container */
+	pid_t                host_pid; /* pid when run on the host */
+	int                  outside;  /* ran outside the sandbox */
+	long long            approval_id;
+	char               **argv;
+	char                *cwd;
+	int                  detach;
+	enum command_stdio   stdio;
+	enum command_state   state;
+	int                  started;  /* spawned */
+	int                  exited;   /* exit seen (streams may still drain) */
+	int                  exit_code;
+	int                  sig;
+	int                  timed_out;
+	int                  failed;   /* could not start */
+	char                *fail_msg;
+	long long            start_ms, end_ms;
+	int                  stdin_fd; /* pipes mode with stdin: our write end */
+	struct command_stream out, err;
+	struct blocked       blocked;
+	json_t              *hosts;    /* hosts refused while it ran */
+	unsigned long        owner;    /* connection id of the client */
+	struct rpc_call     *call;     /* the pending command.exec */
+	struct command_waiter *waiters;/* pending command.wait calls */
+	struct event        *timer;    /* timeout, then drain grace */
+	struct event        *pump;     /* backpressure re-check */
+	long long            timeout_ms;
+};
+
+/* What command.exec (or an approved run outside) asks for. */
+struct command_params {
+	struct session    *s;
+	json_t            *argv;        /* array of strings */
+	const char        *cwd;         /* NULL: the plan's working folder */
+	json_t            *env;         /* {NAME: VALUE} or NULL */
+	int                detach;
+	long long          timeout_ms;  /* 0: the profile's default */
+	enum command_stdio stdio;
+	int                want_stdin;  /* pipes: keep stdin open for command.write */
+	int                outside;     /* run on the host, in the project folder */
+	long long          approval_id;
+};
+
+/* Start a command. Detached: *result at once. Otherwise RPC_LATER: the call
+ * is answered with the result when the command ends. */
+int command_start(const struct command_params *p, struct rpc_call *call,
+    json_t **result, sbox_error *err);
+/* Find a command by id (E_COMMAND_NOT_FOUND). */
+struct command *command_find(long long id, sbox_error *err);
+/* command.wait: *result now if done, else RPC_LATER. */
+int command_wait(struct command *c, struct rpc_call *call, json_t **result,
+    sbox_error *err);
+/* Signal a running command's process group. */
+int command_kill(struct command *c, int sig, sbox_error *err);
+/* Write to a pipes-mode command's stdin; eof closes it. */
+int command_write(struct command *c, const void *data, size_t n, int eof,
+    sbox_error *err);
+/* The command's state and result as JSON. */
+json_t *command_to_json(const struct command *c);
+/* Output kept for a command: {stdout, stderr (base64), truncated}. */
+json_t *command_output(const struct command *c);
+/* The session is closing: its commands end (killed), waiters are answered,
+ * and every command object is freed. */
+void command_session_closed(struct session *s);
+/* A host was refused for a session: note it on its running commands;
+ * returns the command id when exactly one was running, else 0. */
+long long command_note_refusal(struct session *s, const char *host, int port);
+
+#endif

@@ -1,0 +1,206 @@
+/* rpc-command.c: command.exec, list, wait, kill, write, read. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/command.h"
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "daemon/session.h"
+#include "protocol/base64.h"
+#include "store/store.h"
+
+/* The stdio mode named by a request ("fds", "pipes" or "none"). */
+static int
+rpc_command_stdio(json_t *params, enum command_stdio *out, sbox_error *err)
+{
+	const char *s = json_string_value(json_object_get(params, "stdio"));
+
+	if (s == NULL || strcmp(s, "pipes") == 0)
+		*out = COMMAND_STDIO_PIPES;
+	else if (strcmp(s, "fds") == 0)
+		*out = COMMAND_STDIO_FDS;
+	else if (strcmp(s, "none") == 0)
+		*out = COMMAND_STDIO_NONE;
+	else
+		return error_set_field(err, E_INVALID_PARAMS, "stdio",
+		    "stdio must be \"fds\", \"pipes\" or \"none\"");
+	return 0;
+}
+
+/* command.exec: run a command in a session. */
+static int
+rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command_params p;
+	json_int_t timeout;
+
+	memset(&p, 0, sizeof p);
+	if ((p.s = session_find(json_string_value(json_object_get(params,
+	    "session")), err)) == NULL)
+		return -1;
+	if (p.s->state != SESSION_READY)
+		return error_set_field(err, E_SESSION_CLOSED, "session",
+		    "session %s is not ready", p.s->id);
+	if (rpc_command_stdio(params, &p.stdio, err) == -1)
+		return -1;
+	timeout = json_integer_value(json_object_get(params, "timeout"));
+	if (timeout < 0 || timeout > 7 * 24 * 3600)
+		return error_set_field(err, E_INVALID_PARAMS, "timeout",
+		    "timeout must be between 0 and 604800 seconds");
+	p.argv = json_object_get(params, "argv");
+	p.cwd = json_string_value(json_object_get(params, "cwd"));
+	p.env = json_object_get(params, "env");
+	p.detach = json_is_true(json_object_get(params, "detach"));
+	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
+	p.timeout_ms = (long long)timeout * 1000;
+	return command_start(&p, call, result, err);
+}
+
+/* command.list {session}: the session's commands (from the store). */
+static int
+rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	json_t *l;
+
+	(void)call;
+	l = store_command_list(sboxd.store, json_string_value(json_object_get(
+	    params, "session")), err);
+	if (l == NULL)
+		return -1;
+	*result = json_pack("{s:o}", "commands", l);
+	return 0;
+}
+
+/* The live command a request names. */
+static struct command *
+rpc_command_get(json_t *params, sbox_error *err)
+{
+	return command_find(json_integer_value(json_object_get(params,
+	    "command")), err);
+}
+
+/* command.wait {command}: the result once it has ended. */
+static int
+rpc_command_wait(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command *c = rpc_command_get(params, err);
+
+	if (c == NULL)
+		return -1;
+	return command_wait(c, call, result, err);
+}
+
+/* command.kill {command, signal?}: signal its whole process group. */
+static int
+rpc_command_kill(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command *c = rpc_command_get(params, err);
+	json_t *sj = json_object_get(params, "signal");
+	int sig = sj ? (int)json_integer_value(sj) : SIGTERM;
+
+	(void)call;
+	if (c == NULL)
+		return -1;
+	if (sig <= 0 || sig >= NSIG)
+		return error_set_field(err, E_INVALID_PARAMS, "signal",
+		    "signal must be between 1 and %d", NSIG - 1);
+	if (command_kill(c, sig, err) == -1)
+		return -1;
+	*result = json_pack("{s:I, s:i}", "command", (json_int_t)c->id,
+	    "signal", sig);
+	return 0;
+}
+
+/* command.write {command, data?, eof?}: bytes (base64) to its stdin. */
+static int
+rpc_command_write(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command *c = rpc_command_get(params, err);
+	const char *data = json_string_value(json_object_get(params, "data"));
+	unsigned char *bytes = NULL;
+	size_t n = 0;
+	int rc;
+
+	(void)call;
+	if (c == NULL)
+		return -1;
+	if (data != NULL && (bytes = base64_decode(data, strlen(data), &n)) == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "data",
+		    "data must be base64");
+	rc = command_write(c, bytes, n, json_is_true(json_object_get(params,
+	    "eof")), err);
+	free(bytes);
+	if (rc == -1)
+		return -1;
+	*result = json_pack("{s:I, s:I}", "command", (json_int_t)c->id,
+	    "written", (json_int_t)n);
+	return 0;
+}
+
+/* command.read {command}: its state and the output kept so far. */
+static int
+rpc_command_read(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command *c = rpc_command_get(params, err);
+
+	(void)call;
+	if (c == NULL)
+		return -1;
+	*result = command_to_json(c);
+	json_object_update(*result, command_output(c));
+	return 0;
+}
+
+static const struct params_field rpc_command_exec_params[] = {
+	{ "session", PARAMS_STRING, 1, 64 },
+	{ "argv", PARAMS_STRING_ARRAY, 1, 4096 },
+	{ "cwd", PARAMS_STRING, 0, 4096 },
+	{ "env", PARAMS_OBJECT, 0, 0 },
+	{ "detach", PARAMS_BOOL, 0, 0 },
+	{ "timeout", PARAMS_INT, 0, 0 },
+	{ "stdio", PARAMS_STRING, 0, 16 },
+	{ "stdin", PARAMS_BOOL, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_command_session_params[] = {
+	{ "session", PARAMS_STRING, 1, 64 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_command_id_params[] = {
+	{ "command", PARAMS_INT, 1, 0 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_command_kill_params[] = {
+	{ "command", PARAMS_INT, 1, 0 },
+	{ "signal", PARAMS_INT, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_command_write_params[] = {
+	{ "command", PARAMS_INT, 1, 0 },
+	{ "data", PARAMS_STRING, 0, 8 * 1024 * 1024 },
+	{ "eof", PARAMS_BOOL, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+
+const struct rpc_method rpc_command_methods[] = {
+	{ "command.exec", rpc_command_exec_params, rpc_command_exec, 0,
+	  "run a command in a session's sandbox" },
+	{ "command.list", rpc_command_session_params, rpc_command_list, 0,
+	  "the commands of a session" },
+	{ "command.wait", rpc_command_id_params, rpc_command_wait, 0,
+	  "wait for a command to end; its result and kept output" },
+	{ "command.kill", rpc_command_kill_params, rpc_command_kill, 0,
+	  "signal a command's process group" },
+	{ "command.write", rpc_command_write_params, rpc_command_write, 0,
+	  "write (base64) bytes to a command's stdin" },
+	{ "command.read", rpc_command_id_params, rpc_command_read, 0,
+	  "a command's state and the output kept so far" },
+	{ NULL, NULL, NULL, 0, NULL },
+};

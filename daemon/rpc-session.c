@@ -1,0 +1,181 @@
+/* rpc-session.c: session.create, list, info, close, allow_host, log. */
+#include <string.h>
+
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "daemon/session.h"
+#include "policy/config.h"
+#include "policy/hostpat.h"
+#include "store/store.h"
+
+/* A string parameter or NULL. */
+static const char *
+rpc_session_str(json_t *params, const char *name)
+{
+	return json_string_value(json_object_get(params, name));
+}
+
+/* session.create: resolve the profile, start the container, answer when ready. */
+static int
+rpc_session_create(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct conn *c = rpc_call_conn(call);
+	struct session_params p = {
+		.project = rpc_session_str(params, "project"),
+		.sandbox = rpc_session_str(params, "sandbox"),
+		.title = rpc_session_str(params, "title"),
+		.provider = rpc_session_str(params, "provider"),
+		.model = rpc_session_str(params, "model"),
+		.space = rpc_session_str(params, "space"),
+		.env = json_object_get(params, "env"),
+		.parent = c ? conn_sandbox_session(c) : NULL,
+		.uid = c ? conn_uid(c) : 0,
+	};
+
+	return session_create(&p, call, result, err);
+}
+
+/* session.list {all?}: live sessions, or every session the store knows. */
+static int
+rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	(void)call;
+	if (json_is_true(json_object_get(params, "all"))) {
+		json_t *l = store_session_list(sboxd.store, 1, err);
+		if (l == NULL)
+			return -1;
+		*result = json_pack("{s:o}", "sessions", l);
+		return 0;
+	}
+	json_t *live = store_session_list(sboxd.store, 0, err);
+	if (live == NULL)
+		return -1;
+	*result = json_pack("{s:o}", "sessions", live);
+	return 0;
+}
+
+/* session.info {session}: the live state and the stored record. */
+static int
+rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	const char *id = rpc_session_str(params, "session");
+	struct session *s;
+	json_t *rec;
+
+	(void)call;
+	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
+		return -1;
+	if ((s = session_find(id, NULL)) != NULL) {
+		json_object_update(rec, session_to_json(s));
+		json_object_set_new(rec, "live", json_true());
+	} else
+		json_object_set_new(rec, "live", json_false());
+	*result = rec;
+	return 0;
+}
+
+/* session.close {session}. */
+static int
+rpc_session_close(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct session *s = session_find(rpc_session_str(params, "session"), err);
+	const char *in = rpc_call_conn(call) ?
+	    conn_sandbox_session(rpc_call_conn(call)) : NULL;
+
+	if (s == NULL)
+		return -1;
+	if (in != NULL && (s->parent == NULL || strcmp(s->parent, in) != 0))
+		return error_set(err, E_PERMISSION,
+		    "a sandboxed client may only close the sessions it created");
+	session_close(s, "closed by a client");
+	*result = json_pack("{s:s, s:b}", "session",
+	    rpc_session_str(params, "session"), "closed", 1);
+	return 0;
+}
+
+/* session.allow_host {session, host, save?}: let a host through. */
+static int
+rpc_session_allow_host(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct session *s = session_find(rpc_session_str(params, "session"), err);
+	const char *host = rpc_session_str(params, "host");
+
+	(void)call;
+	if (s == NULL)
+		return -1;
+	if (hostpat_validate(host, err) == -1) {
+		snprintf(err->field, sizeof err->field, "host");
+		return -1;
+	}
+	if (session_allow_host(s, host, err) == -1)
+		return -1;
+	if (json_is_true(json_object_get(params, "save")) &&
+	    config_save_host(sboxd.config_path, s->profile->name, host, err) == -1)
+		return error_context(err, "allowed for this session, but not saved");
+	*result = json_pack("{s:s, s:s, s:b}", "session", s->id, "host", host,
+	    "saved", json_is_true(json_object_get(params, "save")));
+	return 0;
+}
+
+/* session.log {session}: the session's timeline. */
+static int
+rpc_session_log(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	json_t *log;
+
+	(void)call;
+	log = store_session_log(sboxd.store, rpc_session_str(params, "session"),
+	    err);
+	if (log == NULL)
+		return -1;
+	*result = json_pack("{s:s, s:o}", "session",
+	    rpc_session_str(params, "session"), "commands", log);
+	return 0;
+}
+
+static const struct params_field rpc_session_create_params[] = {
+	{ "project", PARAMS_STRING, 1, 4096 },
+	{ "sandbox", PARAMS_STRING, 0, 64 },
+	{ "title", PARAMS_STRING, 0, 1024 },
+	{ "provider", PARAMS_STRING, 0, 256 },
+	{ "model", PARAMS_STRING, 0, 256 },
+	{ "space", PARAMS_STRING, 0, 256 },
+	{ "env", PARAMS_OBJECT, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_session_id_params[] = {
+	{ "session", PARAMS_STRING, 1, 64 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_session_list_params[] = {
+	{ "all", PARAMS_BOOL, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_session_allow_params[] = {
+	{ "session", PARAMS_STRING, 1, 64 },
+	{ "host", PARAMS_STRING, 1, 300 },
+	{ "save", PARAMS_BOOL, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+
+const struct rpc_method rpc_session_methods[] = {
+	{ "session.create", rpc_session_create_params, rpc_session_create, 0,
+	  "resolve a profile and start the session's sandbox" },
+	{ "session.list", rpc_session_list_params, rpc_session_list, 0,
+	  "live sessions (all: every recorded session)" },
+	{ "session.info", rpc_session_id_params, rpc_session_info, 0,
+	  "one session: its profile, provenance and state" },
+	{ "session.close", rpc_session_id_params, rpc_session_close, 0,
+	  "end every process of a session and remove its sandbox" },
+	{ "session.allow_host", rpc_session_allow_params, rpc_session_allow_host,
+	  RPC_HOST_ONLY, "let one more host through a session's proxy" },
+	{ "session.log", rpc_session_id_params, rpc_session_log, 0,
+	  "the session's timeline of commands" },
+	{ NULL, NULL, NULL, 0, NULL },
+};
