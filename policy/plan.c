@@ -94,6 +94,7 @@ struct plan_grant {
 	uint64_t    size;
 	mode_t      mode;
 	int         optional;
+	int         is_dir;
 	size_t      seq;
 };
 
@@ -262,6 +263,8 @@ plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
 	g->rule = rule;
 	g->access = access;
 	g->optional = optional;
+	g->is_dir = 1;
+	plan_exists(b, path, &g->is_dir, NULL);
 	g->seq = b->n_grants++;
 }
 
@@ -308,7 +311,7 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 			    PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 1);
 	}
 	plan_grant(b, PLAN_MOUNT_PROC, "/proc", PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 0);
-	plan_grant(b, PLAN_MOUNT_DEV, "/dev", PLAN_RULE_SYSTEM, PLAN_ACCESS_RW, 0);
+	plan_grant(b, PLAN_MOUNT_DEV, "/dev", PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 0);
 	plan_grant(b, PLAN_MOUNT_TMPFS, "/tmp", PLAN_RULE_TMP, PLAN_ACCESS_RW, 0);
 	if (plan_exists(b, "/var/tmp", NULL, NULL))
 		plan_grant(b, PLAN_MOUNT_TMPFS, "/var/tmp", PLAN_RULE_TMP,
@@ -350,7 +353,7 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 		if (m == NULL)
 			return;
 		m->optional = g->optional;
-		m->is_dir = 1;
+		m->is_dir = g->is_dir;
 		if (g->kind == PLAN_MOUNT_TMPFS) {
 			m->mode = strcmp(g->path, "/tmp") == 0 ||
 			    strcmp(g->path, "/var/tmp") == 0 ? 01777 : 0755;
@@ -375,14 +378,18 @@ plan_effective(struct plan_builder *b, const char *path)
 	return NULL;
 }
 
-/* True when a protection or hide for dst was already emitted. */
+/* True when a protection (hide = 0) or a hide (hide = 1) for dst was
+ * already emitted. */
 static int
-plan_done(struct plan_builder *b, const char *dst)
+plan_done(struct plan_builder *b, const char *dst, int hide)
 {
+	const struct plan_mount *m;
 	size_t i;
 
 	for (i = b->first_protect; i < b->plan->n_mounts; i++) {
-		if (strcmp(b->plan->mounts[i].dst, dst) == 0)
+		m = &b->plan->mounts[i];
+		if (strcmp(m->dst, dst) == 0 && hide == (m->kind ==
+		    PLAN_MOUNT_HIDE_DIR || m->kind == PLAN_MOUNT_HIDE_FILE))
 			return 1;
 	}
 	return 0;
@@ -398,7 +405,7 @@ plan_protect(struct plan_builder *b, const char *path, int dir_hint,
 	int is_dir = dir_hint, exists;
 
 	plan_add_rule(b, path, PLAN_ACCESS_RO, rule);
-	if (eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND || plan_done(b, path))
+	if (eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND || plan_done(b, path, 0))
 		return;
 	exists = plan_exists(b, path, &is_dir, NULL);
 	if ((m = plan_add_mount(b, PLAN_MOUNT_RO_BIND, path, path, rule)) == NULL)
@@ -417,7 +424,7 @@ plan_hide(struct plan_builder *b, const char *path, int dir_hint,
 	int is_dir = dir_hint, exists;
 
 	plan_add_rule(b, path, PLAN_ACCESS_HIDDEN, rule);
-	if (eff == NULL || plan_done(b, path) ||
+	if (eff == NULL || plan_done(b, path, 1) ||
 	    (eff->kind != PLAN_MOUNT_RO_BIND && eff->kind != PLAN_MOUNT_RW_BIND))
 		return;
 	exists = plan_exists(b, path, &is_dir, NULL);
@@ -466,7 +473,7 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 	char **mods, *dir;
 	size_t i;
 
-	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND && !plan_done(b, gitdir)) {
+	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND && !plan_done(b, gitdir, 0)) {
 		if ((m = plan_add_mount(b, PLAN_MOUNT_RW_BIND, gitdir, gitdir,
 		    PLAN_RULE_RUNS_LATER)) != NULL)
 			m->is_dir = 1;
@@ -577,14 +584,65 @@ plan_hide_etc(struct plan_builder *b)
 	strv_free(names);
 }
 
+/* qsort order of protections: git folders bound onto themselves first,
+ * parents before children, then the read-only binds in their order. */
+static int
+plan_protect_cmp(const void *a, const void *b)
+{
+	const struct plan_mount *x = a, *y = b;
+	int sx = x->kind == PLAN_MOUNT_RW_BIND, sy = y->kind == PLAN_MOUNT_RW_BIND;
+
+	if (sx != sy)
+		return sx ? -1 : 1;
+	if (sx && path_depth(x->dst) != path_depth(y->dst))
+		return path_depth(x->dst) < path_depth(y->dst) ? -1 : 1;
+	return x->size_bytes < y->size_bytes ? -1 : x->size_bytes > y->size_bytes;
+}
+
+/* Put the protections in a safe order: a later bind of a parent would
+ * otherwise cover the read-only binds made inside it. */
+static void
+plan_sort_protections(struct plan_builder *b)
+{
+	struct plan_mount *m = b->plan->mounts + b->first_protect;
+	size_t i, n = b->plan->n_mounts - b->first_protect;
+
+	for (i = 0; i < n; i++)
+		m[i].size_bytes = i;	/* original order, as a sort key */
+	qsort(m, n, sizeof *m, plan_protect_cmp);
+	for (i = 0; i < n; i++)
+		m[i].size_bytes = 0;
+}
+
+/* Bind the scratch folder again when one of sbox's own hidden paths covers it. */
+static void
+plan_rebind_scratch(struct plan_builder *b, size_t from)
+{
+	const char *scratch = b->ctx->scratch;
+	struct plan_mount *m;
+	size_t i;
+
+	for (i = from; scratch != NULL && i < b->plan->n_mounts; i++) {
+		m = &b->plan->mounts[i];
+		if ((m->kind == PLAN_MOUNT_HIDE_DIR || m->kind == PLAN_MOUNT_HIDE_FILE) &&
+		    path_is_under(scratch, m->dst)) {
+			if ((m = plan_add_mount(b, PLAN_MOUNT_RW_BIND, scratch, scratch,
+			    PLAN_RULE_SCRATCH)) != NULL)
+				m->is_dir = 1;
+			plan_add_rule(b, scratch, PLAN_ACCESS_RW, PLAN_RULE_SCRATCH);
+			return;
+		}
+	}
+}
+
 /* Phases 2 and 3: protections, then hides, then the profile's denies. */
 static void
 plan_protections(struct plan_builder *b, const struct profile *pr)
 {
 	const struct plan_context *ctx = b->ctx;
 	const struct plan_mount *eff;
+	size_t i, hides;
 	char *path;
-	size_t i;
 
 	if (pr->project_access && ctx->project != NULL)
 		plan_protect_root(b, ctx->project);
@@ -600,6 +658,8 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 		plan_each(b, ctx->home, plan_home_runs_later, plan_protect,
 		    PLAN_RULE_RUNS_LATER);
 	}
+	plan_sort_protections(b);
+	hides = b->plan->n_mounts;
 	plan_each(b, ctx->home, plan_credentials, plan_hide, PLAN_RULE_CREDENTIALS);
 	for (i = 0; ctx->sbox_paths != NULL && ctx->sbox_paths[i] != NULL; i++) {
 		const char *base = strrchr(ctx->sbox_paths[i], '/');
@@ -619,6 +679,7 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 		}
 		plan_hide_etc(b);
 	}
+	plan_rebind_scratch(b, hides);
 	for (i = 0; pr->folders_deny != NULL && pr->folders_deny[i] != NULL; i++)
 		plan_hide(b, pr->folders_deny[i], 1, PLAN_RULE_PROFILE_DENY);
 }
