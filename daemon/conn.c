@@ -125,12 +125,17 @@ conn_pending_output(const struct conn *c)
 	return evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
-/* Register a function called once when the connection closes. */
+/* Register a function called once when the connection closes (a second
+ * registration of the same cb and arg is ignored). */
 void
 conn_on_close(struct conn *c, conn_close_cb cb, void *arg)
 {
 	struct conn_cb *n;
 
+	for (n = c->close_cbs; n != NULL; n = n->next) {
+		if (n->cb == cb && n->arg == arg)
+			return;   /* already registered: keep memory bounded */
+	}
 	if ((n = calloc(1, sizeof *n)) == NULL)
 		return;
 	n->cb = cb;

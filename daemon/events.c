@@ -53,9 +53,11 @@ events_sub_wants(const struct events_sub *s, const char *topic)
 void
 events_publish(const char *topic, const char *session, json_t *data)
 {
-	struct events_sub *s, *next;
+	struct events_sub *s;
+	struct { unsigned long conn; long sub; } *to = NULL;
+	size_t nto = 0, cap = 0, i;
 	struct conn *c;
-	json_t *ev;
+	json_t *ev, *p;
 	char when[32];
 	struct timespec ts;
 	struct tm tm;
@@ -70,16 +72,31 @@ events_publish(const char *topic, const char *session, json_t *data)
 		store_event_add(sboxd.store, topic, session, data, NULL);
 	ev = json_pack("{s:I, s:s, s:s?, s:s, s:O}", "seq", (json_int_t)events_seq,
 	    "topic", topic, "session", session, "time", when, "data", data);
-	for (s = LIST_FIRST(&events_subs); s != NULL; s = next) {
-		next = LIST_NEXT(s, entry);
+	/* Sending can disconnect a slow subscriber, which drops its
+	 * subscriptions from the list: pick the recipients first. */
+	LIST_FOREACH(s, &events_subs, entry) {
 		if (!events_sub_wants(s, topic))
 			continue;
-		if ((c = conn_find(s->conn)) == NULL)
+		if (nto == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			void *n = realloc(to, ncap * sizeof *to);
+			if (n == NULL)
+				break;
+			to = n;
+			cap = ncap;
+		}
+		to[nto].conn = s->conn;
+		to[nto].sub = s->id;
+		nto++;
+	}
+	for (i = 0; ev != NULL && i < nto; i++) {
+		if ((c = conn_find(to[i].conn)) == NULL)
 			continue;
-		json_t *p = json_deep_copy(ev);
-		json_object_set_new(p, "subscription", json_integer(s->id));
+		p = json_deep_copy(ev);
+		json_object_set_new(p, "subscription", json_integer(to[i].sub));
 		conn_notify(c, "events.event", p);
 	}
+	free(to);
 	json_decref(ev);
 	json_decref(data);
 }

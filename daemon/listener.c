@@ -185,7 +185,7 @@ listener_bind(const char *path, sbox_error *err)
 	if (fd == -1)
 		return error_set_errno(err, E_IO, errno, "socket");
 	if (bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
-	    chmod(path, 0600) == -1 || listen(fd, 128) == -1) {
+	    chmod(path, 0600) == -1 || listen(fd, SOMAXCONN) == -1) {
 		error_set_errno(err, E_IO, errno, "cannot listen on %s", path);
 		close(fd);
 		return -1;
