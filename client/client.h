@@ -53,6 +53,17 @@ int client_fd(const struct client *cl);
 /* Read whatever is available without blocking and dispatch it; -1 on EOF. */
 int client_pump(struct client *cl, sbox_error *err);
 
+/* The reply to id if it has arrived (NULL otherwise; on an error reply,
+ * NULL with err set). */
+json_t *client_try_reply(struct client *cl, long long id, sbox_error *err);
+
+/* exec.c: run a command.exec request with the terminal's stdio and wait. */
+json_t *exec_with_terminal(struct client *cl, json_t *params, sbox_error *err);
+/* The exit status for a command result: its code, or 128+signal. */
+int exec_status(const json_t *result);
+/* Print what the sandbox refused during the command. */
+void exec_print_blocked(const json_t *result);
+
 /* The default socket path (same rule as sboxd). Caller frees. */
 char *client_default_socket(void);
 
@@ -76,5 +87,7 @@ struct client_cmd {
 int cmd_version(const struct client_opts *o, int argc, char **argv);
 int cmd_daemon(const struct client_opts *o, int argc, char **argv);
 int cmd_events(const struct client_opts *o, int argc, char **argv);
+int cmd_session(const struct client_opts *o, int argc, char **argv);
+int cmd_run(const struct client_opts *o, int argc, char **argv);
 
 #endif

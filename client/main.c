@@ -16,6 +16,17 @@ static const struct client_cmd main_cmds[] = {
 	  "show or stop the daemon" },
 	{ "events", cmd_events, "sbox events [TOPIC...]",
 	  "print events as they come, one JSON object per line" },
+	{ "session", cmd_session,
+	  "sbox session create --project DIR [--sandbox PROFILE|none] [--title T]\n"
+	  "                    [--provider P] [--model M] [--space S]\n"
+	  "       sbox session list [--all] | info ID | close ID\n"
+	  "       sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
+	  "                    [--timeout S] -- ARGV...\n"
+	  "       sbox session send ID --stdin\n"
+	  "       sbox session allow-host ID HOST [--save]",
+	  "create, list, inspect and close sessions; run commands in them" },
+	{ "run", cmd_run, "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] -- ARGV...",
+	  "run one command in a one-shot session" },
 	{ "help", main_help, "sbox help [COMMAND]", "show help" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -352,16 +352,12 @@ client_take_reply(struct client *cl, long long id)
 	return NULL;
 }
 
-/* Wait for the reply to id. */
-json_t *
-client_wait_reply(struct client *cl, long long id, sbox_error *err)
+/* Turn a reply message into its result, or NULL with err. */
+static json_t *
+client_reply_result(json_t *msg, sbox_error *err)
 {
-	json_t *msg, *res, *e;
+	json_t *res, *e;
 
-	while ((msg = client_take_reply(cl, id)) == NULL) {
-		if (client_read(cl, 0, err) == -1)
-			return NULL;
-	}
 	if ((e = json_object_get(msg, "error")) != NULL) {
 		envelope_error_decode(e, err);
 		json_decref(msg);
@@ -370,6 +366,28 @@ client_wait_reply(struct client *cl, long long id, sbox_error *err)
 	res = json_incref(json_object_get(msg, "result"));
 	json_decref(msg);
 	return res;
+}
+
+/* The reply to id if it has arrived. */
+json_t *
+client_try_reply(struct client *cl, long long id, sbox_error *err)
+{
+	json_t *msg = client_take_reply(cl, id);
+
+	return msg ? client_reply_result(msg, err) : NULL;
+}
+
+/* Wait for the reply to id. */
+json_t *
+client_wait_reply(struct client *cl, long long id, sbox_error *err)
+{
+	json_t *msg;
+
+	while ((msg = client_take_reply(cl, id)) == NULL) {
+		if (client_read(cl, 0, err) == -1)
+			return NULL;
+	}
+	return client_reply_result(msg, err);
 }
 
 /* Call a method and wait for its reply. */
