@@ -125,10 +125,19 @@ registries_kv(char *line, char **key, char **val)
 		k++;
 	if (*k == '#' || *k == ';' || *k == '[' || *k == '\0')
 		return 0;
-	v = k + strcspn(k, "=: \t");
-	if (*v == '\0')
-		return 0;
-	e = v;
+	v = strchr(k, '=');
+	e = strstr(k, "://");
+	if (v != NULL && (e == NULL || v < e)) {	/* ini: key = value */
+		e = v;
+		while (e > k && isspace((unsigned char)e[-1]))
+			e--;
+		v++;
+	} else {				/* yaml or rc: key: value, key value */
+		v = k + strcspn(k, ": \t");
+		if (*v == '\0')
+			return 0;
+		e = v;
+	}
 	v += strspn(v, "=: \t");
 	*e = '\0';
 	while (*v == '"' || *v == '\'')
