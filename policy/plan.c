@@ -161,8 +161,23 @@ plan_real_list(void *arg, const char *dir)
 	return out;
 }
 
+/* Where a real path leads through symbolic links (of itself or a parent),
+ * or NULL when it leads nowhere else. */
+static char *
+plan_real_resolve(void *arg, const char *path)
+{
+	char *to;
+
+	(void)arg;
+	if ((to = realpath(path, NULL)) != NULL && strcmp(to, path) == 0) {
+		free(to);
+		to = NULL;
+	}
+	return to;
+}
+
 static const struct plan_fs plan_real_fs = {
-	plan_real_stat, plan_real_read, plan_real_list, NULL
+	plan_real_stat, plan_real_read, plan_real_list, NULL, plan_real_resolve
 };
 
 /* Does path exist? Fills *is_dir and *mode when it does. */
@@ -424,6 +439,17 @@ plan_hide(struct plan_builder *b, const char *path, int dir_hint,
 	int is_dir = dir_hint, exists;
 
 	plan_add_rule(b, path, PLAN_ACCESS_HIDDEN, rule);
+	/* A link (e.g. /var/run -> /run, ~/.ssh -> elsewhere): hide what it
+	 * leads to; nothing can be mounted on the link itself. */
+	if (b->fs->resolve != NULL) {
+		char *to = b->fs->resolve(b->fs->arg, path);
+		if (to != NULL) {
+			if (strcmp(to, path) != 0)
+				plan_hide(b, to, dir_hint, rule);
+			free(to);
+			return;
+		}
+	}
 	if (eff == NULL || plan_done(b, path, 1) ||
 	    (eff->kind != PLAN_MOUNT_RO_BIND && eff->kind != PLAN_MOUNT_RW_BIND))
 		return;

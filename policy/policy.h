@@ -66,6 +66,9 @@ struct plan_fs {
 	 * (free with strv_free), or NULL */
 	char **(*list)(void *arg, const char *dir);
 	void *arg;
+	/* where path leads when it is a symbolic link (malloc'd), NULL when it
+	 * is not one; may itself be NULL (no links) */
+	char *(*resolve)(void *arg, const char *path);
 };
 
 /* A session's context for policy_plan. Paths are absolute host paths. */

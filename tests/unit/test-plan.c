@@ -112,7 +112,7 @@ fake_list(void *arg, const char *dir)
 	return out;
 }
 
-static const struct plan_fs fs = { fake_stat, fake_read, fake_list, NULL };
+static const struct plan_fs fs = { fake_stat, fake_read, fake_list, NULL, NULL };
 static const char *const sbox_paths[] = {
 	"/home/u/.config/sbox/config.json", "/home/u/.local/state/sbox",
 	"/run/user/1000/sbox", NULL
