@@ -109,8 +109,12 @@ command_to_json(const struct command *c)
 		json_object_set_new(j, "running_ms",
 		    json_integer(sboxd_now_ms() - c->start_ms));
 	}
-	if (c->approval_id > 0)
+	if (c->approval_id > 0) {
 		json_object_set_new(j, "approval", json_integer(c->approval_id));
+		json_object_set_new(j, "decision", json_string("allow_once"));
+		json_object_set_new(j, "decided_by", c->decided_by ?
+		    json_string(c->decided_by) : json_null());
+	}
 	return j;
 }
 
@@ -125,6 +129,7 @@ command_free(struct command *c)
 	json_decref(c->hosts);
 	strv_free(c->argv);
 	free(c->cwd);
+	free(c->decided_by);
 	free(c->fail_msg);
 	free(c);
 }
@@ -446,6 +451,9 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	c->hosts = json_array();
 	blocked_init(&c->blocked);
 	c->owner = rpc_call_conn(call) ? conn_id(rpc_call_conn(call)) : 0;
+	if (p->decided_by != NULL && (c->decided_by = strdup(p->decided_by)) ==
+	    NULL)
+		goto fail_oom;
 	json_array_foreach(p->argv, i, a) {
 		if (strv_append(&c->argv, json_string_value(a)) == -1)
 			goto fail_oom;

@@ -47,6 +47,7 @@ struct command {
 	pid_t                host_pid; /* pid when run on the host */
 	int                  outside;  /* ran outside the sandbox */
 	long long            approval_id;
+	char                *decided_by;   /* who allowed an outside run */
 	char               **argv;
 	char                *cwd;
 	int                  detach;
@@ -84,6 +85,7 @@ struct command_params {
 	int                want_stdin;  /* pipes: keep stdin open for command.write */
 	int                outside;     /* run on the host, in the project folder */
 	long long          approval_id;
+	const char        *decided_by;  /* who allowed it (outside runs) */
 };
 
 /* Start a command. Detached: *result at once. Otherwise RPC_LATER: the call
