@@ -170,3 +170,19 @@ events_subscribers(const char *topic)
 	}
 	return n;
 }
+
+/* Number of live host (not sandboxed) subscribers that match a topic. */
+int
+events_host_subscribers(const char *topic)
+{
+	struct events_sub *s;
+	struct conn *c;
+	int n = 0;
+
+	LIST_FOREACH(s, &events_subs, entry) {
+		if ((c = conn_find(s->conn)) != NULL &&
+		    conn_sandbox_session(c) == NULL && events_sub_wants(s, topic))
+			n++;
+	}
+	return n;
+}

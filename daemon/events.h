@@ -17,5 +17,7 @@ long events_subscribe(struct conn *c, json_t *topics);
 int events_unsubscribe(struct conn *c, long id);
 /* Number of subscribers currently connected that match a topic. */
 int events_subscribers(const char *topic);
+/* The same, counting only clients that are not inside a sandbox. */
+int events_host_subscribers(const char *topic);
 
 #endif

@@ -3,11 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/approval.h"
 #include "daemon/command.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "protocol/base64.h"
+#include "policy/policy.h"
+#include "policy/profile.h"
 #include "store/store.h"
 
 /* The stdio mode named by a request ("fds", "pipes" or "none"). */
@@ -26,6 +29,26 @@ rpc_command_stdio(json_t *params, enum command_stdio *out, sbox_error *err)
 		return error_set_field(err, E_INVALID_PARAMS, "stdio",
 		    "stdio must be \"fds\", \"pipes\" or \"none\"");
 	return 0;
+}
+
+/* Does argv match one of the profile's `exclude` patterns (then it runs
+ * outside the sandbox, through approval)? */
+static int
+rpc_command_excluded(const struct session *s, json_t *argv)
+{
+	size_t i, n = json_array_size(argv);
+	const char **av;
+	int m;
+
+	if (s->profile == NULL || s->profile->exclude == NULL || n == 0)
+		return 0;
+	if ((av = calloc(n + 1, sizeof *av)) == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		av[i] = json_string_value(json_array_get(argv, i));
+	m = policy_exclude_match(s->profile, (char *const *)av);
+	free(av);
+	return m;
 }
 
 /* command.exec: run a command in a session. */
@@ -55,6 +78,15 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	p.detach = json_is_true(json_object_get(params, "detach"));
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
 	p.timeout_ms = (long long)timeout * 1000;
+	if (rpc_command_excluded(p.s, p.argv)) {
+		struct approval_params ap = {
+			.s = p.s, .argv = p.argv, .cwd = p.cwd,
+			.reason = "excluded by profile", .env = p.env,
+			.stdio = p.stdio, .want_stdin = p.want_stdin,
+			.detach = p.detach, .timeout_ms = p.timeout_ms,
+		};
+		return approval_request(&ap, call, result, err);
+	}
 	return command_start(&p, call, result, err);
 }
 

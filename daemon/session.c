@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/approval.h"
 #include "daemon/command.h"
 #include "daemon/container.h"
 #include "daemon/events.h"
@@ -231,6 +232,7 @@ session_close_now(struct session *s, const char *reason, int sync)
 	if (s->state == SESSION_CLOSED || s->state == SESSION_CLOSING)
 		return;
 	s->state = SESSION_CLOSING;
+	approval_session_closed(s);
 	command_session_closed(s);
 	if (s->proxy != NULL) {
 		proxy_free(s->proxy);

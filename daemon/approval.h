@@ -1,0 +1,47 @@
+/* approval.h: running a command outside the sandbox. A request is recorded,
+ * published as `approval.requested` and waits until a person on a host
+ * client decides (approval.decide), it times out, its client goes away or
+ * its session closes. Allowed once: the command runs on the host, in the
+ * project folder, with the user's rights; the decision and the result are in
+ * the store before the client is told. */
+#ifndef SBOX_APPROVAL_H
+#define SBOX_APPROVAL_H
+
+#include <jansson.h>
+
+#include "daemon/command.h"
+#include "protocol/error.h"
+
+struct rpc_call;
+struct session;
+
+/* What a run-outside request asks for (command.run_outside, or a
+ * command.exec that matched one of the profile's `exclude` patterns). */
+struct approval_params {
+	struct session    *s;
+	json_t            *argv;        /* array of strings (borrowed) */
+	const char        *cwd;         /* NULL: the project; relative: in it */
+	const char        *reason;      /* required */
+	json_t            *env;         /* {NAME: VALUE} or NULL (borrowed) */
+	enum command_stdio stdio;
+	int                want_stdin;
+	int                detach;
+	long long          timeout_ms;  /* the command's own timeout; 0: default */
+};
+
+/* Ask to run a command outside the sandbox. Refused at once (E_DENIED,
+ * recorded) when the profile says never or no approver is connected;
+ * otherwise RPC_LATER: the call is answered when the command ends (or at
+ * once for detach), or with E_DENIED when denied or timed out. */
+int approval_request(const struct approval_params *p, struct rpc_call *call,
+    json_t **result, sbox_error *err);
+/* Decide a pending request: "allow_once" or "deny"; decided_by says who
+ * (e.g. "uid 1000 pid 42"). *result describes the decision. */
+int approval_decide(long long id, const char *decision, const char *decided_by,
+    json_t **result, sbox_error *err);
+/* A session is closing: its pending requests are denied. */
+void approval_session_closed(struct session *s);
+/* Number of requests waiting for a decision. */
+int approval_pending_count(void);
+
+#endif
