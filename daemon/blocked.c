@@ -88,7 +88,7 @@ blocked_normalise(const char *path, const char *cwd)
 /* Explain one refused path, or NULL when the plan does not explain it. */
 char *
 blocked_explain(const struct plan *plan, const char *path, const char *cwd,
-    int errnum, const char **op, const char **rule)
+    int errnum, int writing, const char **op, const char **rule)
 {
 	const struct plan_path_rule *r;
 	char *abs, *msg = NULL;
@@ -112,7 +112,10 @@ blocked_explain(const struct plan *plan, const char *path, const char *cwd,
 		free(abs);
 		return NULL;
 	}
-	verb = r->access == PLAN_ACCESS_HIDDEN ? "read" : "write";
+	if (writing < 0)
+		verb = r->access == PLAN_ACCESS_HIDDEN ? "read" : "write";
+	else
+		verb = writing ? "write" : "read";
 	shown = abs;
 	plen = plan->project ? strlen(plan->project) : 0;
 	if (plen > 0 && strncmp(abs, plan->project, plen) == 0 && abs[plen] == '/')
@@ -140,7 +143,8 @@ blocked_add(struct blocked *b, const char *path, const char *cwd,
 
 	if (json_array_size(b->files) >= BLOCKED_MAX_FILES)
 		return;
-	if ((msg = blocked_explain(plan, path, cwd, errnum, &op, &rule)) == NULL)
+	if ((msg = blocked_explain(plan, path, cwd, errnum, -1, &op,
+	    &rule)) == NULL)
 		return;
 	json_array_foreach(b->files, i, f) {
 		if (strcmp(json_string_value(json_object_get(f, "message")),

@@ -30,8 +30,10 @@ void blocked_feed(struct blocked *b, const char *data, size_t n,
 void blocked_finish(struct blocked *b, const char *cwd, const struct plan *plan);
 /* Explain one refused path: "write to .git/config refused: <rule>", or NULL
  * when the plan does not explain it. errnum is the error seen (EROFS, EACCES,
- * ENOENT, EPERM). Caller frees. */
+ * ENOENT, EPERM); writing is 1 for a write, 0 for a read, -1 when unknown
+ * (then the rule decides). Caller frees. */
 char *blocked_explain(const struct plan *plan, const char *path,
-    const char *cwd, int errnum, const char **op, const char **rule);
+    const char *cwd, int errnum, int writing, const char **op,
+    const char **rule);
 
 #endif
