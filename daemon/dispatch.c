@@ -29,6 +29,7 @@ static const struct rpc_method *const dispatch_tables[] = {
 	rpc_session_methods,
 	rpc_command_methods,
 	rpc_file_methods,
+	rpc_approval_methods,
 };
 
 /* Find a method by name across all tables. */
