@@ -26,6 +26,22 @@ void container_ph_release(struct container_ph **held, size_t nheld);
 void container_ph_describe(struct container_ph **held, size_t nheld,
     json_t *out);
 
+/* Cgroups a container's bwrap joins (as root: pids, maybe memory). */
+struct container_cg {
+	char *dirs[2];
+	int   procs_fd[2];
+	int   n;
+};
+
+/* As root with a pids (or memory) limit: make the cgroups (-1 with err when
+ * a pids limit cannot be enforced). Nothing to do otherwise. */
+int container_cgroup_setup(const struct plan_limits *l,
+    struct container_cg *cg, sbox_error *err);
+/* In the forked child before exec: join the cgroups. */
+void container_cgroup_join(const struct container_cg *cg);
+/* Close and remove them (once bwrap has been reaped). */
+void container_cgroup_cleanup(struct container_cg *cg);
+
 #define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
 #define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */
 
@@ -74,6 +90,7 @@ struct container {
 	int                   n_proxy;
 	struct container_ph **ph;
 	size_t                n_ph;
+	struct container_cg   cg;
 	char                 *cwd;
 	struct plan_limits    limits;
 	uint64_t              next_id;

@@ -11,12 +11,12 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -235,6 +235,8 @@ container_teardown(struct container *c)
 	container_ph_release(c->ph, c->n_ph);
 	c->ph = NULL;
 	c->n_ph = 0;
+	if (c->reaped)
+		container_cgroup_cleanup(&c->cg);
 }
 
 /* bwrap is gone: clean up and tell whoever waits. */
@@ -300,64 +302,76 @@ container_memfd(const char *name, const char *data, size_t len,
 }
 
 /* Spawn bwrap with an empty environment: fds 0,1 = /dev/null, 2 = errw,
- * 3 = ctl, 4 = args, 5 = seccomp; nothing else. */
+ * 3 = ctl, 4 = args, 5 = seccomp; nothing else; default signals; in the
+ * container's cgroups (as root). */
 static pid_t
-container_spawn_bwrap(const char *bwrap, int errw, int ctl, int args,
-    int seccomp, sbox_error *err)
+container_spawn_bwrap(struct container *c, const char *bwrap,
+    char *const *cmd, int errw, int ctl, int args, int seccomp,
+    sbox_error *err)
 {
-	char *argv[] = { "bwrap", "--args", "4", NULL };
+	char *argv[16] = { "bwrap", "--args", "4", "--" };
 	char *envp[] = { NULL };
-	int src[6], i, rc, devnull;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, all;
-	pid_t pid = -1;
+	int src[6], want[6], i, devnull, ok = 1;
+	sigset_t none;
+	pid_t pid;
 
+	for (i = 0; cmd[i] != NULL && i + 5 < 16; i++)
+		argv[4 + i] = cmd[i];
+	argv[4 + i] = NULL;
 	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
 		error_set_errno(err, E_INTERNAL, errno, "/dev/null");
 		return -1;
 	}
 	/* Move every source above the targets so dup2 cannot clobber one. */
-	int want[6] = { devnull, devnull, errw, ctl, args, seccomp };
+	want[0] = want[1] = devnull;
+	want[2] = errw;
+	want[3] = ctl;
+	want[4] = args;
+	want[5] = seccomp;
 	for (i = 0; i < 6; i++)
-		src[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10);
+		if ((src[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10)) < 0)
+			ok = 0;
 	close(devnull);
-	for (i = 0; i < 6; i++)
-		if (src[i] < 0) {
-			error_set_errno(err, E_INTERNAL, errno, "dup");
-			goto out;
-		}
-	posix_spawn_file_actions_init(&fa);
-	for (i = 0; i < 6; i++)
-		posix_spawn_file_actions_adddup2(&fa, src[i], i);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 6);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF);
-	rc = posix_spawn(&pid, bwrap, &fa, &at, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (rc != 0) {
-		pid = -1;
-		error_set_errno(err, E_SANDBOX_UNAVAILABLE, rc,
-		    "cannot run %s", bwrap);
+	pid = ok ? fork() : -1;
+	if (pid == 0) {
+		container_cgroup_join(&c->cg);
+		for (i = 0; i < 6; i++)
+			if (dup2(src[i], i) < 0)
+				_exit(127);
+		if (syscall(SYS_close_range, 6u, ~0u, 0u) < 0)
+			for (i = 6; i < 65536; i++)
+				close(i);
+		for (i = 1; i < NSIG; i++)
+			signal(i, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(bwrap, argv, envp);
+		_exit(127);
 	}
-out:
+	if (pid < 0)
+		error_set_errno(err, E_INTERNAL, errno, "cannot start bwrap");
 	for (i = 0; i < 6; i++)
 		if (src[i] >= 0)
 			close(src[i]);
 	return pid;
 }
 
-/* Render the plan into the memfds bwrap reads. */
+/* Free a NULL-terminated vector. */
+static void
+container_free_strv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Render the plan into the memfds bwrap reads; *cmd gets sbox-init's. */
 static int
 container_render(struct container *c, const struct plan *p,
     const struct container_opts *o, int *args_fd, int *seccomp_fd,
-    sbox_error *err)
+    char ***cmd, sbox_error *err)
 {
 	struct render_bwrap_opts ro = { 0 };
 	struct render_bwrap_result rr = { 0 };
@@ -382,6 +396,9 @@ container_render(struct container *c, const struct plan *p,
 		goto out;
 	if (container_ph_acquire(&rr, &c->ph, &c->n_ph, err) < 0)
 		goto out;
+	*cmd = rr.cmd;
+	rr.cmd = NULL;
+	rr.cmdc = 0;
 	rc = 0;
 out:
 	if (rc < 0) {
@@ -403,7 +420,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 {
 	struct container *c;
 	int sp[2] = { -1, -1 }, ep[2] = { -1, -1 }, args = -1, sec = -1;
-	char *bwrap = NULL;
+	char *bwrap = NULL, **cmd = NULL;
 
 	if (o->base == NULL || o->init_path == NULL) {
 		error_set(err, E_INTERNAL, "container: no event base or init");
@@ -440,14 +457,19 @@ container_start(const struct plan *p, const struct container_opts *o,
 		error_set(err, E_INTERNAL, "out of memory");
 		goto fail;
 	}
-	if (container_render(c, p, o, &args, &sec, err) < 0)
+	if (container_render(c, p, o, &args, &sec, &cmd, err) < 0)
 		goto fail;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
 	    pipe2(ep, O_CLOEXEC) < 0) {
 		error_set_errno(err, E_INTERNAL, errno, "socketpair/pipe");
 		goto fail;
 	}
-	c->pid = container_spawn_bwrap(bwrap, ep[1], sp[1], args, sec, err);
+	if (container_cgroup_setup(&p->limits, &c->cg, err) < 0)
+		goto fail;
+	c->pid = container_spawn_bwrap(c, bwrap, cmd, ep[1], sp[1], args, sec,
+	    err);
+	container_free_strv(cmd);
+	cmd = NULL;
 	if (c->pid < 0)
 		goto fail;
 	if (child_watch(c->pid, container_on_exit, c, err) < 0) {
@@ -471,6 +493,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	if (c->ev_ctl == NULL || c->ev_err == NULL || c->ev_timer == NULL) {
 		/* Cannot watch it: end it now (on_exit will not run). */
 		child_reap_now(c->pid, 0);
+		c->reaped = 1;
 		error_set(err, E_INTERNAL, "out of memory");
 		container_teardown(c);
 		container_free(-1, 0, c);
@@ -497,6 +520,8 @@ fail:
 	if (sec >= 0)
 		close(sec);
 	container_ph_release(c->ph, c->n_ph);
+	container_cgroup_cleanup(&c->cg);
+	container_free_strv(cmd);
 	free(c->cwd);
 	free(c);
 	free(bwrap);

@@ -1,8 +1,8 @@
 /* render-bwrap.c: a plan as bubblewrap arguments.
  *
  * Namespaces and process options first, then the plan's mounts in order
- * (later ones cover earlier ones, as bwrap applies them), then sbox-init as
- * the command. See render-bwrap.h for how protected paths that are missing
+ * (later ones cover earlier ones, as bwrap applies them); sbox-init is the
+ * command, kept apart (bwrap reads only options from --args). See render-bwrap.h for how protected paths that are missing
  * on the host are handled (placeholders), and why folders above a protected
  * path inside a writable bind are bound over themselves. No I/O here. */
 #include "policy/render-bwrap.h"
@@ -440,7 +440,7 @@ int
 render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
     struct render_bwrap_result *out, sbox_error *err)
 {
-	struct render_bwrap_argv a = { 0 };
+	struct render_bwrap_argv a = { 0 }, c = { 0 };
 	struct render_bwrap_state st = { 0 };
 	enum render_bwrap_area area;
 	char buf[32];
@@ -477,18 +477,20 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 	render_bwrap_add3(&a, "--ro-bind", o->init_path, RENDER_BWRAP_INIT_PATH);
 	render_bwrap_add2(&a, "--chdir", p->cwd && p->cwd[0] == '/' ? p->cwd :
 	    "/");
-	render_bwrap_add(&a, "--");
-	render_bwrap_add(&a, RENDER_BWRAP_INIT_PATH);
-	render_bwrap_addn(&a, "--ctl", (unsigned)o->ctl_fd, 0);
+	render_bwrap_add(&c, RENDER_BWRAP_INIT_PATH);
+	render_bwrap_addn(&c, "--ctl", (unsigned)o->ctl_fd, 0);
 	snprintf(buf, sizeof buf, "%d", o->proxy_port > 0 &&
 	    o->proxy_port < 65536 ? o->proxy_port : RENDER_BWRAP_PROXY_PORT);
-	render_bwrap_add2(&a, "--proxy-port", buf);
-	if (a.oom) {
+	render_bwrap_add2(&c, "--proxy-port", buf);
+	if (a.oom || c.oom) {
 		error_set(err, E_INTERNAL, "out of memory");
 		goto out;
 	}
 	out->argv = a.v;
 	out->argc = a.n;
+	out->cmd = c.v;
+	out->cmdc = c.n;
+	c.v = NULL;
 	out->placeholders = st.ph;
 	out->n_placeholders = st.n_ph;
 	a.v = NULL;
@@ -499,6 +501,9 @@ out:
 	for (i = 0; i < a.n && a.v; i++)
 		free(a.v[i]);
 	free(a.v);
+	for (i = 0; i < c.n && c.v; i++)
+		free(c.v[i]);
+	free(c.v);
 	for (i = 0; i < st.n_par; i++) {
 		free(st.par[i].host);
 		free(st.par[i].dst);
@@ -546,6 +551,9 @@ render_bwrap_free(struct render_bwrap_result *r)
 	for (i = 0; i < r->argc && r->argv; i++)
 		free(r->argv[i]);
 	free(r->argv);
+	for (i = 0; i < r->cmdc && r->cmd; i++)
+		free(r->cmd[i]);
+	free(r->cmd);
 	for (i = 0; i < r->n_placeholders; i++) {
 		free(r->placeholders[i].path);
 		free(r->placeholders[i].root);

@@ -38,8 +38,12 @@ struct render_bwrap_placeholder {
 };
 
 struct render_bwrap_result {
-	char  **argv;  /* NULL-terminated bwrap arguments, without "bwrap" */
+	char  **argv;  /* NULL-terminated bwrap options, for --args (bwrap
+	                  ignores a command given there) */
 	size_t  argc;
+	char  **cmd;   /* NULL-terminated command to put after
+	                  `bwrap --args FD --`: sbox-init and its arguments */
+	size_t  cmdc;
 	struct render_bwrap_placeholder *placeholders; /* in creation order */
 	size_t  n_placeholders;
 };
