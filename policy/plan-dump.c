@@ -1,8 +1,13 @@
-/* plan-dump.c: a stable text form of a plan, for golden tests and debugging. */
+/* plan-dump.c: reading a finished plan: its text form (golden tests,
+ * debugging), the rule that explains a path, and freeing it. */
 #include "policy/plan.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "policy/path.h"
+#include "policy/strv.h"
 
 /* "hidden", "read-only", "read-write". */
 const char *
@@ -96,4 +101,53 @@ plan_dump(const struct plan *p, FILE *f)
 	fprintf(f, "limit nofile %" PRIu64 "\n", p->limits.nofile);
 	fprintf(f, "limit fsize %" PRIu64 "\n", p->limits.fsize_bytes);
 	fprintf(f, "syscalls 0x%x\n", p->syscalls);
+}
+
+/* Free a plan and everything it owns. */
+void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n_mounts; i++) {
+		free(p->mounts[i].src);
+		free(p->mounts[i].dst);
+	}
+	free(p->mounts);
+	for (i = 0; i < p->n_rules; i++)
+		free(p->rules[i].path);
+	free(p->rules);
+	strv_free(p->env);
+	strv_free(p->net.hosts);
+	strv_free(p->net.private_hosts);
+	free(p->net.local_ports);
+	for (i = 0; i < p->net.n_resolve; i++) {
+		free(p->net.resolve[i].host);
+		strv_free(p->net.resolve[i].addrs);
+	}
+	free(p->net.resolve);
+	free(p->project);
+	free(p->scratch);
+	free(p->home);
+	free(p->cwd);
+	free(p->hostname);
+	free(p);
+}
+
+/* The rule that decides path (longest matching prefix; later rules win ties). */
+const struct plan_path_rule *
+plan_explain(const struct plan *p, const char *path)
+{
+	const struct plan_path_rule *best = NULL;
+	size_t i;
+
+	for (i = 0; p != NULL && path != NULL && i < p->n_rules; i++) {
+		if (!path_is_under(path, p->rules[i].path))
+			continue;
+		if (best == NULL || strlen(p->rules[i].path) >= strlen(best->path))
+			best = &p->rules[i];
+	}
+	return best;
 }

@@ -23,15 +23,12 @@
  * rule for plan_explain, reachable or not. */
 #include "policy/policy.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "policy/envfilter.h"
 #include "policy/path.h"
+#include "policy/plan-fs.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
 
@@ -105,79 +102,6 @@ struct plan_builder {
 	struct plan_grant *grants;
 	size_t n_grants, cap_mounts, cap_rules, first_protect;
 	int oom;
-};
-
-/* stat(2) for the real filesystem. */
-static int
-plan_real_stat(void *arg, const char *path, struct stat *st)
-{
-	(void)arg;
-	return stat(path, st);
-}
-
-/* The first max bytes of a real file. */
-static char *
-plan_real_read(void *arg, const char *path, size_t max)
-{
-	char *buf;
-	ssize_t n;
-	int fd;
-
-	(void)arg;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return NULL;
-	if ((buf = malloc(max + 1)) == NULL) {
-		close(fd);
-		return NULL;
-	}
-	n = read(fd, buf, max);
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
-/* The names in a real folder. */
-static char **
-plan_real_list(void *arg, const char *dir)
-{
-	struct dirent *de;
-	char **out = NULL;
-	DIR *d;
-
-	(void)arg;
-	if ((d = opendir(dir)) == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (strv_append(&out, de->d_name) == -1)
-			break;
-	}
-	closedir(d);
-	return out;
-}
-
-/* Where a real path leads through symbolic links (of itself or a parent),
- * or NULL when it leads nowhere else. */
-static char *
-plan_real_resolve(void *arg, const char *path)
-{
-	char *to;
-
-	(void)arg;
-	if ((to = realpath(path, NULL)) != NULL && strcmp(to, path) == 0) {
-		free(to);
-		to = NULL;
-	}
-	return to;
-}
-
-static const struct plan_fs plan_real_fs = {
-	plan_real_stat, plan_real_read, plan_real_list, NULL, plan_real_resolve
 };
 
 /* Does path exist? Fills *is_dir and *mode when it does. */
@@ -812,7 +736,7 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 	memset(&b, 0, sizeof b);
 	b.plan = p;
 	b.ctx = ctx;
-	b.fs = ctx->fs ? ctx->fs : &plan_real_fs;
+	b.fs = ctx->fs ? ctx->fs : &plan_fs_real;
 	p->sandboxed = pr->sandboxed;
 	p->uid = ctx->uid;
 	p->gid = ctx->gid;
@@ -858,53 +782,4 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		return NULL;
 	}
 	return p;
-}
-
-/* Free a plan and everything it owns. */
-void
-plan_free(struct plan *p)
-{
-	size_t i;
-
-	if (p == NULL)
-		return;
-	for (i = 0; i < p->n_mounts; i++) {
-		free(p->mounts[i].src);
-		free(p->mounts[i].dst);
-	}
-	free(p->mounts);
-	for (i = 0; i < p->n_rules; i++)
-		free(p->rules[i].path);
-	free(p->rules);
-	strv_free(p->env);
-	strv_free(p->net.hosts);
-	strv_free(p->net.private_hosts);
-	free(p->net.local_ports);
-	for (i = 0; i < p->net.n_resolve; i++) {
-		free(p->net.resolve[i].host);
-		strv_free(p->net.resolve[i].addrs);
-	}
-	free(p->net.resolve);
-	free(p->project);
-	free(p->scratch);
-	free(p->home);
-	free(p->cwd);
-	free(p->hostname);
-	free(p);
-}
-
-/* The rule that decides path (longest matching prefix; later rules win ties). */
-const struct plan_path_rule *
-plan_explain(const struct plan *p, const char *path)
-{
-	const struct plan_path_rule *best = NULL;
-	size_t i;
-
-	for (i = 0; p != NULL && path != NULL && i < p->n_rules; i++) {
-		if (!path_is_under(path, p->rules[i].path))
-			continue;
-		if (best == NULL || strlen(p->rules[i].path) >= strlen(best->path))
-			best = &p->rules[i];
-	}
-	return best;
 }
