@@ -216,6 +216,8 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 	if (rc == 0)
 		rpc_call_reply(call, result);
 	else if (rc == -1) {
+		if (!error_isset(err))
+			error_set(err, E_INTERNAL, "the command did not start");
 		error_context(err, "allowed, but the command did not start");
 		rpc_call_fail(call, err);
 	}

@@ -304,6 +304,29 @@ command_cancel_cb(struct rpc_call *call, void *arg)
 	}
 }
 
+/* An outside run does not go through the session's proxy (it listens in
+ * the sandbox's network): drop the proxy variables the session set. */
+static void
+command_env_unproxy(char **env)
+{
+	static const char *const names[] = { "HTTP_PROXY=", "HTTPS_PROXY=",
+	    "ALL_PROXY=", "NO_PROXY=", "http_proxy=", "https_proxy=",
+	    "all_proxy=", "no_proxy=", NULL };
+	size_t i, j, k;
+
+	for (i = j = 0; env[i] != NULL; i++) {
+		for (k = 0; names[k] != NULL; k++) {
+			if (strncmp(env[i], names[k], strlen(names[k])) == 0)
+				break;
+		}
+		if (names[k] != NULL)
+			free(env[i]);
+		else
+			env[j++] = env[i];
+	}
+	env[j] = NULL;
+}
+
 /* The environment of a command: the session's, then the request's. */
 static char **
 command_env(const struct command_params *p, sbox_error *err)
@@ -316,6 +339,11 @@ command_env(const struct command_params *p, sbox_error *err)
 	env = strv_copy(p->s->env, &ok);
 	if (!ok)
 		goto oom;
+	/* An empty environment is still one (NULL means failure here). */
+	if (env == NULL && (env = calloc(1, sizeof *env)) == NULL)
+		goto oom;
+	if (p->outside)
+		command_env_unproxy(env);
 	if (p->env == NULL)
 		return env;
 	json_object_foreach(p->env, k, v) {
