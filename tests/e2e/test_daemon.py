@@ -438,7 +438,8 @@ def test_pipelined_sync_requests_not_limited(ctx):
 
 def test_inflight_limit(ctx):
     """Requests that stay in flight (answered later) are limited per
-    connection: one more gets sbox.TooManyRequests, others are unaffected."""
+    connection: past the limit new requests get sbox.TooManyRequests until
+    one is answered; other connections are unaffected."""
     d = ctx.daemon()
     c = d.client()
     hello = c.call("rpc.hello", {"protocol": 1})
@@ -471,9 +472,17 @@ def test_inflight_limit(ctx):
     r = c.wait_reply(over)
     assert first not in c.pending, c.pending[first]
     check_error(r, -32001, "sbox.TooManyRequests", id=over)
-    # answered-at-once requests still go through, and other connections too
-    ping_ok(c)
+    # while at the limit, every new request on this connection is refused;
+    # other connections are not affected
+    e = c.error("rpc.ping")
+    assert e.name == "sbox.TooManyRequests", e
     ping_ok(d.client())
+    # $/cancelRequest (a notification) still gets through: once a pending
+    # request is answered, the connection takes requests again
+    c.notify("$/cancelRequest", {"id": first})
+    r = c.wait_reply(first)
+    assert "error" not in r or r["error"]["data"]["name"] == "sbox.Cancelled", r
+    ping_ok(c)
     c.close()
 
 
@@ -604,6 +613,59 @@ def test_sigterm_during_traffic(ctx):
     ping_ok(d.client())
     assert d.stop(signal.SIGINT) == 0
     assert not os.path.exists(d.sock)
+
+
+def test_connection_limit_per_uid(ctx):
+    """Past max_connections_per_uid a new connection gets one
+    sbox.LimitExceeded line and is closed; the others keep working."""
+    import resource
+    d = ctx.daemon()
+    c = d.client()
+    lim = c.call("rpc.hello", {"protocol": 1})["limits"]
+    per_uid = lim["max_connections_per_uid"]
+    if per_uid > 2000:
+        raise Skip("per-uid limit %d too high to reach here" % per_uid)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = per_uid + 64
+    if soft < want:
+        if hard != resource.RLIM_INFINITY and hard < want:
+            raise Skip("RLIMIT_NOFILE %d too low for %d connections" % (
+                hard, per_uid))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    socks = []
+    try:
+        for _ in range(per_uid - 1):     # c is one already
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(d.sock)
+            socks.append(s)
+        wait_for(lambda: c.call("daemon.status")["connections"] == per_uid,
+                 what="all connections to be accepted")
+        extra = Client(d.sock, hello=False)
+        check_error(extra.recv(), -32035, "sbox.LimitExceeded", id=None)
+        assert extra.recv() is None, "the refused connection stayed open"
+        extra.close()
+        ping_ok(c)
+        socks.pop().close()
+        wait_for(lambda: c.call("daemon.status")["connections"] == per_uid - 1,
+                 what="a connection to go")
+        ping_ok(d.client())
+    finally:
+        for s in socks:
+            s.close()
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_stale_socket_after_crash(ctx):
+    """After a crash (SIGKILL) the socket file stays behind: clients get 69,
+    and a new sboxd replaces it (the lock died with the old one)."""
+    d = ctx.daemon()
+    d.kill()
+    assert os.path.exists(d.sock)
+    r = sbox(d, "--no-start", "daemon", "status")
+    assert r.returncode == 69, out(r)
+    d.start()
+    ping_ok(d.client())
 
 
 def test_daemon_stop_method(ctx):
