@@ -139,9 +139,14 @@ client_connect(const struct client_opts *o, sbox_error *err)
 		fd = client_dial(path);
 	}
 	if (fd == -1) {
-		error_set_errno(err, E_UNAVAILABLE, errno,
-		    "no sboxd is listening on %s (start it with 'sboxd', or drop "
-		    "--no-start)", path);
+		if (is_default)
+			error_set_errno(err, E_UNAVAILABLE, errno,
+			    "no sboxd is listening on %s (start it with 'sboxd'%s)",
+			    path, o->no_start ? ", or drop --no-start" : "");
+		else
+			error_set_errno(err, E_UNAVAILABLE, errno,
+			    "no sboxd is listening on %s (start it with "
+			    "'sboxd --socket %s')", path, path);
 		free(def);
 		return NULL;
 	}

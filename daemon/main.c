@@ -234,6 +234,8 @@ main_daemonize(void)
 	close(p[0]);
 	main_ready_fd = p[1];
 	setsid();
+	if (chdir("/") == -1)
+		log_warn("cannot change to /: %s", strerror(errno));
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, 0);
 		dup2(fd, 1);
@@ -260,6 +262,20 @@ main_log_to_file(void)
 	free(path);
 }
 
+/* An absolute copy of path (relative ones are taken from the current
+ * folder, since a detached sboxd moves to /). */
+static char *
+main_abs(const char *path)
+{
+	char cwd[4096], *out;
+
+	if (path[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+		return strdup(path);
+	if (asprintf(&out, "%s/%s", cwd, path) == -1)
+		return NULL;
+	return out;
+}
+
 /* Parse the command line into sboxd; exits on --help/--version/usage errors. */
 static void
 main_options(int argc, char **argv, int *foreground)
@@ -280,9 +296,9 @@ main_options(int argc, char **argv, int *foreground)
 
 	while ((ch = getopt_long(argc, argv, "s:d:c:fl:i:b:Vh", opts, NULL)) != -1) {
 		switch (ch) {
-		case 's': sboxd.socket_path = strdup(optarg); break;
-		case 'd': sboxd.state_dir = strdup(optarg); break;
-		case 'c': sboxd.config_path = strdup(optarg); break;
+		case 's': sboxd.socket_path = main_abs(optarg); break;
+		case 'd': sboxd.state_dir = main_abs(optarg); break;
+		case 'c': sboxd.config_path = main_abs(optarg); break;
 		case 'f': *foreground = 1; break;
 		case 'l':
 			if (log_set_level(optarg) == -1) {
@@ -290,8 +306,11 @@ main_options(int argc, char **argv, int *foreground)
 				exit(2);
 			}
 			break;
-		case 'i': sboxd.init_path = strdup(optarg); break;
-		case 'b': sboxd.bwrap_path = strdup(optarg); break;
+		case 'i': sboxd.init_path = main_abs(optarg); break;
+		case 'b':
+			sboxd.bwrap_path = strchr(optarg, '/') ? main_abs(optarg) :
+			    strdup(optarg);
+			break;
 		case 'V': printf("sboxd %s\n", SBOX_VERSION); exit(0);
 		case 'h': main_usage(stdout); exit(0);
 		default: main_usage(stderr); exit(2);

@@ -714,6 +714,33 @@ def test_restart_same_database(ctx):
     assert ev["topic"] == "config.reloaded" and ev["data"]["path"] == d.config
 
 
+def test_detached_with_relative_paths(ctx):
+    """Without --foreground sboxd detaches once it listens (the parent
+    exits 0), moves to / and keeps working with paths given relative to
+    where it was started."""
+    d = ctx.daemon(config={}, start=False)
+    args = [os.path.join(sboxtest.BIN, "sboxd"), "--socket", "run/sboxd.sock",
+            "--state-dir", "state", "--config", "config.json"]
+    r = subprocess.run(args, cwd=d.root, env=d.env(), capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=20)
+    assert r.returncode == 0, out(r)
+    c = d.client()
+    st = c.call("daemon.status")
+    pid = st["pid"]
+    try:
+        assert st["socket"] == d.sock and st["state_dir"] == d.state, st
+        assert st["config"] == d.config, st
+        assert os.readlink("/proc/%d/cwd" % pid) == "/"
+        assert os.path.exists(os.path.join(d.state, "sboxd.log"))
+        c.call("daemon.stop")
+        wait_for(lambda: not pid_alive(pid), what="sboxd to exit")
+        pid = None
+        assert not os.path.exists(d.sock)
+    finally:
+        if pid is not None and pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_second_daemon_refused(ctx):
     d = ctx.daemon()
     # same state folder, another socket: the lock says who holds it
