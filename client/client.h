@@ -59,6 +59,9 @@ json_t *client_try_reply(struct client *cl, long long id, sbox_error *err);
 
 /* exec.c: run a command.exec request with the terminal's stdio and wait. */
 json_t *exec_with_terminal(struct client *cl, json_t *params, sbox_error *err);
+/* The same for another method that runs a command (command.run_outside). */
+json_t *exec_call_with_terminal(struct client *cl, const char *method,
+    json_t *params, sbox_error *err);
 /* The exit status for a command result: its code, or 128+signal. */
 int exec_status(const json_t *result);
 /* Print what the sandbox refused during the command. */
@@ -89,5 +92,22 @@ int cmd_daemon(const struct client_opts *o, int argc, char **argv);
 int cmd_events(const struct client_opts *o, int argc, char **argv);
 int cmd_session(const struct client_opts *o, int argc, char **argv);
 int cmd_run(const struct client_opts *o, int argc, char **argv);
+int cmd_approvals(const struct client_opts *o, int argc, char **argv);
+int cmd_approve(const struct client_opts *o, int argc, char **argv);
+int cmd_deny(const struct client_opts *o, int argc, char **argv);
+int cmd_audit(const struct client_opts *o, int argc, char **argv);
+
+/* cmd-outside.c: sbox session outside|log, and text helpers for what an
+ * agent wrote (argv, reasons: control characters are shown escaped). */
+int cmd_outside_run(const struct client_opts *o, int argc, char **argv);
+int cmd_outside_log(const struct client_opts *o, int argc, char **argv);
+/* argv as one shell-like line (quoted where needed); caller frees. */
+char *cmd_outside_argv_text(const json_t *argv);
+/* A string with control and direction-changing characters escaped;
+ * caller frees. */
+char *cmd_outside_text(const char *s);
+/* A store time (NAME_at_ms of a record) as local "YYYY-MM-DD HH:MM:SS". */
+void cmd_outside_time(const json_t *rec, const char *key, char *buf,
+    size_t len);
 
 #endif

@@ -1,4 +1,5 @@
-/* cmd-session.c: sbox session create|list|info|close|exec|send|allow-host. */
+/* cmd-session.c: sbox session create|list|info|close|exec|send|allow-host
+ * (outside and log are in cmd-outside.c). */
 #include "client/client.h"
 
 #include <fcntl.h>
@@ -337,6 +338,10 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		return cmd_session_exec(o, argc - 1, argv + 1);
 	if (strcmp(sub, "send") == 0)
 		return cmd_session_send(o, argc - 1, argv + 1);
+	if (strcmp(sub, "outside") == 0)
+		return cmd_outside_run(o, argc - 1, argv + 1);
+	if (strcmp(sub, "log") == 0)
+		return cmd_outside_log(o, argc - 1, argv + 1);
 	if (strcmp(sub, "list") == 0 && (argc == 2 || (argc == 3 &&
 	    strcmp(argv[2], "--all") == 0)))
 		return cmd_session_simple(o, "session.list", json_pack("{s:b}",
@@ -353,5 +358,5 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		    json_pack("{s:s, s:s, s:b}", "session", argv[2], "host",
 		    argv[3], "save", argc == 5), NULL);
 	return client_usage("usage: sbox session create|list|info|close|exec|"
-	    "send|allow-host ...; see 'sbox help session'");
+	    "send|outside|log|allow-host ...; see 'sbox help session'");
 }

@@ -63,6 +63,15 @@ exec_status(const json_t *result)
 json_t *
 exec_with_terminal(struct client *cl, json_t *params, sbox_error *err)
 {
+	return exec_call_with_terminal(cl, "command.exec", params, err);
+}
+
+/* The same for any method that runs a command with passed fds
+ * (command.exec, command.run_outside). */
+json_t *
+exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
+    sbox_error *err)
+{
 	struct sigaction sa, old_int, old_term, old_hup;
 	int fds[3] = { 0, 1, 2 };
 	long long id;
@@ -76,7 +85,7 @@ exec_with_terminal(struct client *cl, json_t *params, sbox_error *err)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	if ((id = client_send(cl, "command.exec", params, fds, 3, err)) == -1)
+	if ((id = client_send(cl, method, params, fds, 3, err)) == -1)
 		goto out;
 	for (;;) {
 		struct pollfd pfd = { client_fd(cl), POLLIN, 0 };

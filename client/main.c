@@ -23,10 +23,21 @@ static const struct client_cmd main_cmds[] = {
 	  "       sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
 	  "                    [--timeout S] -- ARGV...\n"
 	  "       sbox session send ID --stdin\n"
+	  "       sbox session outside ID --reason TEXT [--cwd DIR] -- ARGV...\n"
+	  "       sbox session log ID [--json]\n"
 	  "       sbox session allow-host ID HOST [--save]",
 	  "create, list, inspect and close sessions; run commands in them" },
 	{ "run", cmd_run, "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] -- ARGV...",
 	  "run one command in a one-shot session" },
+	{ "approvals", cmd_approvals, "sbox approvals [--watch]",
+	  "list requests to run outside the sandbox, or prompt for each" },
+	{ "approve", cmd_approve, "sbox approve ID",
+	  "allow one request to run outside the sandbox, once" },
+	{ "deny", cmd_deny, "sbox deny ID",
+	  "refuse one request to run outside the sandbox" },
+	{ "audit", cmd_audit,
+	  "sbox audit [--session ID] [--since TIME] [--decision D] [--json]",
+	  "every run-outside request: decision, decider, result" },
 	{ "help", main_help, "sbox help [COMMAND]", "show help" },
 	{ NULL, NULL, NULL, NULL },
 };
