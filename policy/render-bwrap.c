@@ -109,6 +109,16 @@ render_bwrap_is_protect(enum plan_mount_kind k)
 	    k == PLAN_MOUNT_HIDE_DIR;
 }
 
+/* A git folder bound onto itself (so that renaming it fails): the folders
+ * between it and its writable parent mount must not be renamable either. */
+static int
+render_bwrap_is_pinned_gitdir(const struct plan_mount *m)
+{
+	return m->kind == PLAN_MOUNT_RW_BIND && m->rule != NULL &&
+	    strcmp(m->rule, PLAN_RULE_RUNS_LATER) == 0 && m->src != NULL &&
+	    m->dst != NULL && strcmp(m->src, m->dst) == 0;
+}
+
 enum render_bwrap_area { AREA_ROOT, AREA_RW, AREA_RO, AREA_TMP };
 
 /* What kind of place mount i's dst lies in: the last earlier mount that
@@ -458,7 +468,8 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 		return -1;
 	st.p = p;
 	for (i = 0; i < p->n_mounts; i++) {
-		if (!render_bwrap_is_protect(p->mounts[i].kind))
+		if (!render_bwrap_is_protect(p->mounts[i].kind) &&
+		    !render_bwrap_is_pinned_gitdir(&p->mounts[i]))
 			continue;
 		area = render_bwrap_area(p, i, &enc);
 		if (area == AREA_RW)
