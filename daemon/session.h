@@ -68,7 +68,9 @@ int session_count(void);
 /* Find a live session by id (NULL, with E_SESSION_NOT_FOUND, if none). */
 struct session *session_find(const char *id, sbox_error *err);
 /* Create a session; the call is answered when its container is ready
- * (RPC_LATER), or -1 with err at once. */
+ * (RPC_LATER), or -1 with err at once. With call NULL nobody is answered:
+ * *result is then {"session": ID} and the caller watches the session's
+ * state (session_find) itself. */
 int session_create(const struct session_params *p, struct rpc_call *call,
     json_t **result, sbox_error *err);
 /* Close a session: every process ends, the container and proxy go, the
