@@ -190,11 +190,7 @@ container_req_error(struct container *c, json_t *m)
 	if (r == NULL || (r->kind == RQ_CMD && r->spawned))
 		return 0; /* e.g. a kill that came too late */
 	container_req_find(c, r->id, 1);
-	if (r->kind == RQ_CMD)
-		error_set(&err, e == ENOENT ? E_NOT_FOUND : E_INVALID_PARAMS,
-		    "%s", text);
-	else
-		container_req_errno(&err, e, text);
+	container_req_errno(&err, e, text);
 	container_req_fail(c, r, e, &err);
 	return 0;
 }

@@ -47,7 +47,9 @@ init_fatal(const char *fmt, ...)
 void
 init_exit(int code)
 {
-	kill(-1, SIGKILL);
+	/* Only as pid 1 of its own pid namespace does -1 mean "the sandbox". */
+	if (getpid() == 1)
+		kill(-1, SIGKILL);
 	_exit(code);
 }
 
@@ -266,6 +268,8 @@ main(int argc, char **argv)
 	int port = 3128, sfd, n, np, timeout;
 
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (getpid() != 1)
+		init_fatal("must run as pid 1 of a sandbox (started by sboxd)");
 	init_args(argc, argv, &port);
 	if (fcntl(init_ctl_fd, F_GETFD) < 0)
 		init_fatal("control socket %d is not open", init_ctl_fd);
