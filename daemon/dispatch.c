@@ -258,8 +258,11 @@ dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds)
 
 	error_clear(&err);
 	if (envelope_parse(line, len, &env, &err) == -1) {
-		/* Structural errors are answered even without an id. */
-		dispatch_send_error(c, env.id, &err);
+		/* Structural errors are answered even without an id; a
+		 * well-formed notification with bad params is not answered. */
+		if (env.id != NULL || env.method == NULL ||
+		    strcmp(err.name, E_INVALID_PARAMS) != 0)
+			dispatch_send_error(c, env.id, &err);
 		goto out;
 	}
 	if (strcmp(env.method, "$/cancelRequest") == 0) {

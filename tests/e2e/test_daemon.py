@@ -272,6 +272,8 @@ def test_notifications_get_no_reply(ctx):
     c.notify("no.such.method", {"x": 1})
     c.notify("rpc.hello", {"protocol": "bad"})
     c.notify("daemon.status")
+    c.send_raw(b'{"jsonrpc":"2.0","method":"rpc.ping","params":[1]}\n')
+    c.send_raw(b'{"jsonrpc":"2.0","method":"rpc.hello","params":"x"}\n')
     r = c.wait_reply(c.send("rpc.ping"))
     assert r["result"]["pong"] is True
     assert not c.pending and not c.notifications, (c.pending, c.notifications)
