@@ -26,6 +26,7 @@ static const struct rpc_method *const dispatch_tables[] = {
 	rpc_rpc_methods,
 	rpc_daemon_methods,
 	rpc_events_methods,
+	rpc_sandbox_methods,
 	rpc_session_methods,
 	rpc_command_methods,
 	rpc_file_methods,
@@ -104,11 +105,12 @@ dispatch_call_free(struct rpc_call *call)
 	free(call);
 }
 
-/* The connection a call came on (NULL once that client has gone). */
+/* The connection a call came on (NULL once that client has gone, and for
+ * the daemon's own work, which has no call). */
 struct conn *
 rpc_call_conn(struct rpc_call *call)
 {
-	return call->conn;
+	return call != NULL ? call->conn : NULL;
 }
 
 /* The method name of a call. */
@@ -279,7 +281,8 @@ dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds)
 		    "unknown method \"%s\"", env.method);
 		goto fail;
 	}
-	if ((m->flags & RPC_HOST_ONLY) && conn_sandbox_session(c) != NULL) {
+	if (conn_sandbox_session(c) != NULL && ((m->flags & RPC_HOST_ONLY) ||
+	    !(m->flags & RPC_SANDBOX_OK))) {
 		error_set(&err, E_PERMISSION,
 		    "%s is not available from inside a sandbox", m->name);
 		goto fail;

@@ -26,6 +26,8 @@ typedef int (*rpc_handler)(struct rpc_call *call, json_t *params,
 enum rpc_flags {
 	RPC_HOST_ONLY = 1 << 0, /* refused for clients that are inside a sandbox */
 	RPC_NOTIFY    = 1 << 1, /* a notification (no id, no reply) is expected */
+	RPC_SANDBOX_OK = 1 << 2,/* offered to clients inside a sandbox (through
+	                           their session's channel), scoped to it */
 };
 
 struct rpc_method {
@@ -39,7 +41,8 @@ struct rpc_method {
 /* Called when a pending (RPC_LATER) call's client goes away or cancels. */
 typedef void (*rpc_cancel_cb)(struct rpc_call *call, void *arg);
 
-/* The connection a call came on (NULL once that client has gone). */
+/* The connection a call came on (NULL once that client has gone, or for a
+ * NULL call: the daemon's own work). */
 struct conn *rpc_call_conn(struct rpc_call *call);
 /* The method name of a call. */
 const char *rpc_call_method(struct rpc_call *call);
@@ -69,6 +72,8 @@ struct conn *conn_find(unsigned long id);
 /* Register a function called once when the connection closes. */
 typedef void (*conn_close_cb)(struct conn *c, void *arg);
 void conn_on_close(struct conn *c, conn_close_cb cb, void *arg);
+/* Close every connection of clients inside one session (it is closing). */
+void conn_close_session(const char *session);
 /* Bytes queued to the client and not yet written (for backpressure). */
 size_t conn_pending_output(const struct conn *c);
 
