@@ -103,12 +103,15 @@ blocked_explain(const struct plan *plan, const char *path, const char *cwd,
 		return NULL;
 	}
 	/* A hidden path answers "not found" or "denied"; a read-only one
-	 * answers "read-only" or "denied" (or "busy" for a renamed mount). */
+	 * answers "read-only" (or "busy" for a renamed mount) to a write and
+	 * never refuses a read: in a tool's output "denied" there is the
+	 * file's own permissions (e.g. /etc/shadow), not the sandbox. */
 	if (r->access == PLAN_ACCESS_HIDDEN && errnum == EROFS) {
 		free(abs);
 		return NULL;
 	}
-	if (r->access == PLAN_ACCESS_RO && errnum == ENOENT) {
+	if (r->access == PLAN_ACCESS_RO && (errnum == ENOENT || writing == 0 ||
+	    (writing < 0 && errnum != EROFS && errnum != EBUSY))) {
 		free(abs);
 		return NULL;
 	}
