@@ -217,8 +217,11 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 		rpc_call_reply(call, result);
 	else if (rc == -1) {
 		if (!error_isset(err))
-			error_set(err, E_INTERNAL, "the command did not start");
-		error_context(err, "allowed, but the command did not start");
+			error_set(err, E_INTERNAL, "allowed, but the command "
+			    "did not start");
+		else
+			error_context(err, "allowed, but the command did not "
+			    "start");
 		rpc_call_fail(call, err);
 	}
 	approval_free(a);
@@ -235,8 +238,8 @@ approval_cancel_cb(struct rpc_call *call, void *arg)
 
 	(void)call;
 	error_clear(&err);
-	if (approval_settle(a, "deny", "cancelled: the client that asked went "
-	    "away", &err) == -1) {
+	if (approval_settle(a, "deny", "cancelled: the client that asked "
+	    "cancelled or went away", &err) == -1) {
 		log_error("recording the cancelled request %lld: %s", a->id,
 		    err.message);
 		approval_fail(a, "deny", "cancelled");
