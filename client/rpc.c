@@ -113,6 +113,27 @@ client_start_daemon(sbox_error *err)
 	return 0;
 }
 
+/* The channel descriptor sboxd gave a sandboxed command (SBOX_CHANNEL_FD),
+ * or -1 when there is none. */
+static int
+client_channel_fd(void)
+{
+	const char *v = getenv("SBOX_CHANNEL_FD");
+	socklen_t len = sizeof(int);
+	char *end;
+	long fd;
+	int type;
+
+	if (v == NULL || *v == '\0')
+		return -1;
+	fd = strtol(v, &end, 10);
+	if (*end != '\0' || fd < 0 || fd > 1024 ||
+	    getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &len) == -1 ||
+	    type != SOCK_STREAM)
+		return -1;
+	return (int)fd;
+}
+
 /* Connect (starting sboxd when allowed) and say hello. */
 struct client *
 client_connect(const struct client_opts *o, sbox_error *err)
@@ -123,6 +144,9 @@ client_connect(const struct client_opts *o, sbox_error *err)
 	json_t *r;
 	int fd, is_default = 0;
 
+	/* Inside a sandbox, sboxd hands a command its channel as a descriptor. */
+	if (path == NULL && (fd = client_channel_fd()) >= 0)
+		goto connected;
 	if (path == NULL)
 		path = getenv("SBOX_SOCKET");
 	if (path == NULL || path[0] == '\0') {
@@ -151,6 +175,7 @@ client_connect(const struct client_opts *o, sbox_error *err)
 		return NULL;
 	}
 	free(def);
+connected:
 	if ((cl = calloc(1, sizeof *cl)) == NULL) {
 		close(fd);
 		error_set(err, E_INTERNAL, "out of memory");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -16,6 +17,7 @@
 #include <event2/event.h>
 
 #include "daemon/command-io.h"
+#include "daemon/conn.h"
 #include "daemon/container.h"
 #include "daemon/events.h"
 #include "daemon/hostexec.h"
@@ -409,9 +411,11 @@ command_cwd(const struct command_params *p, sbox_error *err)
 	return out;
 }
 
-/* Spawn the prepared command in its place. */
+/* Spawn the prepared command in its place; channel_fd (or -1) becomes the
+ * command's fd 3. */
 static int
-command_spawn(struct command *c, char **env, int fds[3], sbox_error *err)
+command_spawn(struct command *c, char **env, int fds[3], int channel_fd,
+    sbox_error *err)
 {
 	if (c->outside || !c->s->plan->sandboxed) {
 		if (hostexec_spawn(c->argv, env, c->cwd, fds, command_host_exit,
@@ -425,8 +429,34 @@ command_spawn(struct command *c, char **env, int fds[3], sbox_error *err)
 		.fds = { fds[0], fds[1], fds[2] }, .timeout_ms = 0,
 		.kill_group = 0, .on_spawned = command_ct_spawned,
 		.on_exit = command_ct_exit, .arg = c,
+		.has_channel = channel_fd >= 0, .channel_fd = channel_fd,
 	};
 	return container_spawn(c->s->ct, &cc, &c->ct_id, err);
+}
+
+/* Open a channel to sboxd for a command inside a sandbox: a socketpair
+ * whose daemon end is a client connection of that session (scoped to it by
+ * dispatch); the other end becomes the command's fd 3 (SBOX_CHANNEL_FD). */
+static int
+command_channel(struct command *c, char ***env, sbox_error *err)
+{
+	int sv[2];
+
+	if (c->outside || !c->s->plan->sandboxed || c->s->ct == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "channel",
+		    "a channel is for commands inside a sandbox");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return error_set_errno(err, E_IO, errno, "socketpair");
+	if (conn_new(sv[0], getuid(), getgid(), 0, c->s->id) == NULL) {
+		close(sv[0]);
+		close(sv[1]);
+		return error_set(err, E_INTERNAL, "out of memory");
+	}
+	if (strv_append(env, "SBOX_CHANNEL_FD=3") == -1) {
+		close(sv[1]);
+		return error_set(err, E_INTERNAL, "out of memory");
+	}
+	return sv[1];
 }
 
 /* Record the command in the store; its id becomes the command's id. */
@@ -460,7 +490,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
 {
 	struct command *c;
 	char **env = NULL;
-	int fds[3] = { -1, -1, -1 }, rc = -1;
+	int fds[3] = { -1, -1, -1 }, rc = -1, channel = -1;
 	size_t i;
 	json_t *a;
 
@@ -502,7 +532,12 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	TAILQ_INSERT_TAIL(&p->s->commands, c, entry);
 	TAILQ_INSERT_TAIL(&command_all, c, all);
 	p->s->ncommands++;
-	if (command_spawn(c, env, fds, err) == -1) {
+	if (p->channel && (channel = command_channel(c, &env, err)) == -1)
+		goto fail_started;
+	if (command_spawn(c, env, fds, channel, err) == -1) {
+fail_started:
+		if (channel >= 0)
+			close(channel);
 		command_io_close_child_fds(fds);
 		c->failed = 1;
 		c->fail_msg = strdup(err->message);
@@ -513,6 +548,8 @@ command_start(const struct command_params *p, struct rpc_call *call,
 		return -1;
 	}
 	command_io_close_child_fds(fds);
+	if (channel >= 0)
+		close(channel);
 	strv_free(env);
 	if (c->timeout_ms > 0) {
 		struct timeval tv = { c->timeout_ms / 1000,

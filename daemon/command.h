@@ -83,6 +83,7 @@ struct command_params {
 	long long          timeout_ms;  /* 0: the profile's default */
 	enum command_stdio stdio;
 	int                want_stdin;  /* pipes: keep stdin open for command.write */
+	int                channel;     /* give the command a channel to sboxd (fd 3) */
 	int                outside;     /* run on the host, in the project folder */
 	long long          approval_id;
 	const char        *decided_by;  /* who allowed it (outside runs) */

@@ -455,6 +455,20 @@ conn_close(struct conn *c)
 		conn_free(c);
 }
 
+/* Close every connection of clients inside one session. */
+void
+conn_close_session(const char *session)
+{
+	struct conn *c, *next;
+
+	for (c = TAILQ_FIRST(&conn_list); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->sandbox_session != NULL &&
+		    strcmp(c->sandbox_session, session) == 0)
+			conn_close(c);
+	}
+}
+
 /* Close every connection after writing what is queued. */
 void
 conn_close_all(void)

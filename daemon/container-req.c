@@ -355,13 +355,14 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 {
 	struct container_req *r;
 	json_t *argv, *env, *lim, *m;
-	int use_fds, none;
+	int use_fds, none, fds[4];
 
 	use_fds = cmd->fds[0] >= 0 && cmd->fds[1] >= 0 && cmd->fds[2] >= 0;
 	none = cmd->fds[0] < 0 && cmd->fds[1] < 0 && cmd->fds[2] < 0;
-	if (cmd->argv == NULL || cmd->argv[0] == NULL || (!use_fds && !none))
+	if (cmd->argv == NULL || cmd->argv[0] == NULL || (!use_fds && !none) ||
+	    (cmd->has_channel && (!use_fds || cmd->channel_fd < 0)))
 		return error_set(err, E_INVALID_PARAMS, "a command needs argv "
-		    "and either three stdio descriptors or none");
+		    "and either three stdio descriptors (and a channel) or none");
 	if ((r = container_req_new(c, RQ_CMD, err)) == NULL)
 		return -1;
 	r->on_spawned = cmd->on_spawned;
@@ -378,6 +379,8 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 		    "stdio", use_fds ? "fds" : "none",
 		    "timeout_ms", (json_int_t)cmd->timeout_ms,
 		    "kill_group", cmd->kill_group, "limits", lim);
+	if (m != NULL && cmd->has_channel)
+		json_object_set_new(m, "channel", json_true());
 	json_decref(argv);
 	json_decref(env);
 	json_decref(lim);
@@ -388,8 +391,10 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 		    "environment are over %d bytes; pass large scripts on "
 		    "standard input", CTL_MSG_MAX);
 	}
-	if (container_req_send(c, r, m, use_fds ? cmd->fds : NULL,
-	    use_fds ? 3 : 0, err) < 0)
+	memcpy(fds, cmd->fds, sizeof cmd->fds);
+	fds[3] = cmd->channel_fd;
+	if (container_req_send(c, r, m, use_fds ? fds : NULL,
+	    use_fds ? 3 + (cmd->has_channel != 0) : 0, err) < 0)
 		return -1;
 	if (id_out)
 		*id_out = r->id;

@@ -121,6 +121,9 @@ struct container_cmd {
 	                                    caller's to apply) */
 	int                  kill_group; /* SIGKILL the process group when the
 	                                    command's first process exits */
+	int                  has_channel;/* pass channel_fd as the command's fd 3
+	                                    (needs the three stdio fds) */
+	int                  channel_fd;
 	container_spawned_cb on_spawned; /* may be NULL */
 	container_exit_cb    on_exit;
 	void                *arg;

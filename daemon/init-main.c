@@ -232,7 +232,7 @@ init_ctl_readable(void)
 	int fds[CTL_FDS_MAX], nfds, rc, i;
 
 	for (i = 0; i < 64; i++) {
-		rc = ctl_recv(init_ctl_fd, &msg, fds, &nfds, 3, &err);
+		rc = ctl_recv(init_ctl_fd, &msg, fds, &nfds, 4, &err);
 		if (rc == CTL_AGAIN)
 			return;
 		if (rc == CTL_EOF)

@@ -64,6 +64,7 @@ struct init_spawn_req {
 	char      **env;
 	const char *cwd;
 	int         use_fds;
+	int         channel;     /* a 4th descriptor becomes fd 3 (sbox channel) */
 	long long   timeout_ms;
 	int         kill_group;
 	int         nlimits;
@@ -145,8 +146,15 @@ init_spawn_parse(json_t *msg, int nfds, struct init_spawn_req *r)
 	    strcmp(stdio, "none") != 0))
 		return "stdio must be \"fds\" or \"none\"";
 	r->use_fds = strcmp(stdio, "fds") == 0;
-	if (nfds != (r->use_fds ? 3 : 0))
-		return "stdio \"fds\" takes exactly 3 descriptors, \"none\" 0";
+	v = json_object_get(msg, "channel");
+	if (v != NULL && !json_is_boolean(v))
+		return "channel must be a boolean";
+	r->channel = json_is_true(v);
+	if (r->channel && !r->use_fds)
+		return "channel needs stdio \"fds\"";
+	if (nfds != (r->use_fds ? 3 + r->channel : 0))
+		return "stdio \"fds\" takes exactly 3 descriptors (4 with a "
+		    "channel), \"none\" 0";
 	v = json_object_get(msg, "timeout_ms");
 	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0 ||
 	    json_integer_value(v) > ((json_int_t)1 << 40)))
@@ -262,12 +270,20 @@ init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd)
 			if (dup2(fd, i) < 0)
 				init_spawn_fail(pipefd, 0, errno);
 	}
-	/* Keep only stdio and the status pipe (close-on-exec). */
-	if (pipefd > 3)
-		syscall(SYS_close_range, 3u, (unsigned)pipefd - 1, 0u);
+	/* The sbox channel, if any, becomes fd 3 (the status pipe moves up). */
+	if (r->channel) {
+		if (pipefd == 3 && (pipefd = fcntl(3, F_DUPFD_CLOEXEC, 4)) < 0)
+			init_spawn_fail(3, 0, errno);
+		if (dup2(fds[3], 3) < 0)
+			init_spawn_fail(pipefd, 0, errno);
+	}
+	/* Keep only stdio (and the channel) and the status pipe (close-on-exec). */
+	if (pipefd > 3 + r->channel)
+		syscall(SYS_close_range, 3u + (unsigned)r->channel,
+		    (unsigned)pipefd - 1, 0u);
 	if (syscall(SYS_close_range, (unsigned)pipefd + 1, ~0u, 0u) < 0)
 		for (fd = 3; fd < 1024; fd++)
-			if (fd != pipefd)
+			if (fd != pipefd && !(r->channel && fd == 3))
 				close(fd);
 	if (chdir(r->cwd) < 0)
 		init_spawn_fail(pipefd, 1, errno);

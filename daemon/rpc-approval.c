@@ -49,7 +49,7 @@ rpc_approval_run_outside(struct rpc_call *call, json_t *params,
 	json_int_t timeout;
 
 	memset(&p, 0, sizeof p);
-	if ((p.s = session_find(rpc_approval_str(params, "session"),
+	if ((p.s = session_lookup(call, rpc_approval_str(params, "session"),
 	    err)) == NULL)
 		return -1;
 	if (in != NULL && strcmp(in, p.s->id) != 0)
@@ -250,7 +250,7 @@ static const struct params_field rpc_approval_audit_params[] = {
 
 const struct rpc_method rpc_approval_methods[] = {
 	{ "command.run_outside", rpc_approval_run_params,
-	  rpc_approval_run_outside, 0,
+	  rpc_approval_run_outside, RPC_SANDBOX_OK,
 	  "ask a person to run one command outside the sandbox, with a reason" },
 	{ "approval.decide", rpc_approval_decide_params, rpc_approval_decide,
 	  RPC_HOST_ONLY, "allow once or deny a run-outside request" },

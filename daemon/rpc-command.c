@@ -60,7 +60,7 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	json_int_t timeout;
 
 	memset(&p, 0, sizeof p);
-	if ((p.s = session_find(json_string_value(json_object_get(params,
+	if ((p.s = session_lookup(call, json_string_value(json_object_get(params,
 	    "session")), err)) == NULL)
 		return -1;
 	if (p.s->state != SESSION_READY)
@@ -77,6 +77,7 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	p.env = json_object_get(params, "env");
 	p.detach = json_is_true(json_object_get(params, "detach"));
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
+	p.channel = json_is_true(json_object_get(params, "channel"));
 	p.timeout_ms = (long long)timeout * 1000;
 	if (rpc_command_excluded(p.s, p.argv)) {
 		struct approval_params ap = {
@@ -95,23 +96,36 @@ static int
 rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
+	const char *id = json_string_value(json_object_get(params, "session"));
+	struct conn *conn = rpc_call_conn(call);
 	json_t *l;
 
-	(void)call;
-	l = store_command_list(sboxd.store, json_string_value(json_object_get(
-	    params, "session")), err);
+	if (conn != NULL && conn_sandbox_session(conn) != NULL &&
+	    session_lookup(call, id, err) == NULL)
+		return -1;
+	l = store_command_list(sboxd.store, id, err);
 	if (l == NULL)
 		return -1;
 	*result = json_pack("{s:o}", "commands", l);
 	return 0;
 }
 
-/* The live command a request names. */
+/* The live command a request names (in a session its client may use). */
 static struct command *
-rpc_command_get(json_t *params, sbox_error *err)
+rpc_command_get(struct rpc_call *call, json_t *params, sbox_error *err)
 {
-	return command_find(json_integer_value(json_object_get(params,
-	    "command")), err);
+	struct conn *conn = rpc_call_conn(call);
+	struct command *c;
+
+	c = command_find(json_integer_value(json_object_get(params, "command")),
+	    err);
+	if (c != NULL && conn != NULL &&
+	    !session_visible(c->s, conn_sandbox_session(conn))) {
+		error_set_field(err, E_COMMAND_NOT_FOUND, "command",
+		    "no command %lld in a live session", c->id);
+		return NULL;
+	}
+	return c;
 }
 
 /* command.wait {command}: the result once it has ended. */
@@ -119,7 +133,7 @@ static int
 rpc_command_wait(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct command *c = rpc_command_get(params, err);
+	struct command *c = rpc_command_get(call, params, err);
 
 	if (c == NULL)
 		return -1;
@@ -131,7 +145,7 @@ static int
 rpc_command_kill(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct command *c = rpc_command_get(params, err);
+	struct command *c = rpc_command_get(call, params, err);
 	json_t *sj = json_object_get(params, "signal");
 	int sig = sj ? (int)json_integer_value(sj) : SIGTERM;
 
@@ -153,7 +167,7 @@ static int
 rpc_command_write(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct command *c = rpc_command_get(params, err);
+	struct command *c = rpc_command_get(call, params, err);
 	const char *data = json_string_value(json_object_get(params, "data"));
 	unsigned char *bytes = NULL;
 	size_t n = 0;
@@ -180,7 +194,7 @@ static int
 rpc_command_read(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct command *c = rpc_command_get(params, err);
+	struct command *c = rpc_command_get(call, params, err);
 
 	(void)call;
 	if (c == NULL)
@@ -199,6 +213,7 @@ static const struct params_field rpc_command_exec_params[] = {
 	{ "timeout", PARAMS_INT, 0, 0 },
 	{ "stdio", PARAMS_STRING, 0, 16 },
 	{ "stdin", PARAMS_BOOL, 0, 0 },
+	{ "channel", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_command_session_params[] = {
@@ -222,17 +237,17 @@ static const struct params_field rpc_command_write_params[] = {
 };
 
 const struct rpc_method rpc_command_methods[] = {
-	{ "command.exec", rpc_command_exec_params, rpc_command_exec, 0,
+	{ "command.exec", rpc_command_exec_params, rpc_command_exec, RPC_SANDBOX_OK,
 	  "run a command in a session's sandbox" },
-	{ "command.list", rpc_command_session_params, rpc_command_list, 0,
+	{ "command.list", rpc_command_session_params, rpc_command_list, RPC_SANDBOX_OK,
 	  "the commands of a session" },
-	{ "command.wait", rpc_command_id_params, rpc_command_wait, 0,
+	{ "command.wait", rpc_command_id_params, rpc_command_wait, RPC_SANDBOX_OK,
 	  "wait for a command to end; its result and kept output" },
-	{ "command.kill", rpc_command_kill_params, rpc_command_kill, 0,
+	{ "command.kill", rpc_command_kill_params, rpc_command_kill, RPC_SANDBOX_OK,
 	  "signal a command's process group" },
-	{ "command.write", rpc_command_write_params, rpc_command_write, 0,
+	{ "command.write", rpc_command_write_params, rpc_command_write, RPC_SANDBOX_OK,
 	  "write (base64) bytes to a command's stdin" },
-	{ "command.read", rpc_command_id_params, rpc_command_read, 0,
+	{ "command.read", rpc_command_id_params, rpc_command_read, RPC_SANDBOX_OK,
 	  "a command's state and the output kept so far" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

@@ -300,7 +300,7 @@ file_request(struct rpc_call *call, json_t *params, enum file_op op,
 	json_t *m = json_object_get(params, "mode");
 	int rc;
 
-	if ((s = session_find(json_string_value(json_object_get(params,
+	if ((s = session_lookup(call, json_string_value(json_object_get(params,
 	    "session")), err)) == NULL)
 		return -1;
 	if (s->state != SESSION_READY)
@@ -397,7 +397,7 @@ rpc_file_stat(struct rpc_call *call, json_t *params, json_t **result,
 	struct stat st;
 	int nofollow = json_is_true(json_object_get(params, "nofollow"));
 
-	if ((s = session_find(json_string_value(json_object_get(params,
+	if ((s = session_lookup(call, json_string_value(json_object_get(params,
 	    "session")), err)) == NULL)
 		return -1;
 	if ((r = calloc(1, sizeof *r)) == NULL)
@@ -460,13 +460,13 @@ static const struct params_field rpc_file_stat_params[] = {
 };
 
 const struct rpc_method rpc_file_methods[] = {
-	{ "file.read", rpc_file_read_params, rpc_file_read, 0,
+	{ "file.read", rpc_file_read_params, rpc_file_read, RPC_SANDBOX_OK,
 	  "read a file as the sandbox sees it (base64, at most 8 MiB a call)" },
-	{ "file.write", rpc_file_write_params, rpc_file_write, 0,
+	{ "file.write", rpc_file_write_params, rpc_file_write, RPC_SANDBOX_OK,
 	  "write a file where the sandbox may write" },
-	{ "file.list", rpc_file_path_params, rpc_file_list, 0,
+	{ "file.list", rpc_file_path_params, rpc_file_list, RPC_SANDBOX_OK,
 	  "list a folder as the sandbox sees it" },
-	{ "file.stat", rpc_file_stat_params, rpc_file_stat, 0,
+	{ "file.stat", rpc_file_stat_params, rpc_file_stat, RPC_SANDBOX_OK,
 	  "stat a path as the sandbox sees it" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

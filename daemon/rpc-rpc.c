@@ -73,10 +73,11 @@ static const struct params_field rpc_rpc_cancel_params[] = {
 };
 
 const struct rpc_method rpc_rpc_methods[] = {
-	{ "rpc.hello", rpc_rpc_hello_params, rpc_rpc_hello, 0,
+	{ "rpc.hello", rpc_rpc_hello_params, rpc_rpc_hello, RPC_SANDBOX_OK,
 	  "check the protocol version; list methods and limits" },
-	{ "rpc.ping", NULL, rpc_rpc_ping, 0, "answer at once" },
-	{ "$/cancelRequest", rpc_rpc_cancel_params, rpc_rpc_cancel, RPC_NOTIFY,
+	{ "rpc.ping", NULL, rpc_rpc_ping, RPC_SANDBOX_OK, "answer at once" },
+	{ "$/cancelRequest", rpc_rpc_cancel_params, rpc_rpc_cancel,
+	  RPC_NOTIFY | RPC_SANDBOX_OK,
 	  "notification: cancel a pending request of this connection" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

@@ -431,13 +431,15 @@ static const struct params_field rpc_sandbox_check_params[] = {
 };
 
 const struct rpc_method rpc_sandbox_methods[] = {
-	{ "sandbox.list", NULL, rpc_sandbox_list, 0,
+	{ "sandbox.list", NULL, rpc_sandbox_list, RPC_SANDBOX_OK,
 	  "every profile: network, folders, run outside, where it is chosen" },
-	{ "sandbox.show", rpc_sandbox_show_params, rpc_sandbox_show, 0,
+	{ "sandbox.show", rpc_sandbox_show_params, rpc_sandbox_show,
+	  RPC_SANDBOX_OK,
 	  "what a profile allows: hosts, folders, ports, variables, MCP servers" },
 	{ "sandbox.resolve", rpc_sandbox_resolve_params, rpc_sandbox_resolve,
 	  RPC_HOST_ONLY, "the profile a session would get, with its provenance" },
-	{ "sandbox.status", rpc_sandbox_status_params, rpc_sandbox_status, 0,
+	{ "sandbox.status", rpc_sandbox_status_params, rpc_sandbox_status,
+	  RPC_SANDBOX_OK,
 	  "a session's sandbox: profile, whether it runs here, refused hosts" },
 	{ "sandbox.check", rpc_sandbox_check_params, rpc_sandbox_check,
 	  RPC_HOST_ONLY, "start a test sandbox and report each step" },

@@ -8,6 +8,15 @@
 #include "policy/hostpat.h"
 #include "store/store.h"
 
+/* The session a client inside a sandbox is in, or NULL for a host client. */
+static const char *
+rpc_session_viewer(struct rpc_call *call)
+{
+	struct conn *c = rpc_call_conn(call);
+
+	return c ? conn_sandbox_session(c) : NULL;
+}
+
 /* A string parameter or NULL. */
 static const char *
 rpc_session_str(json_t *params, const char *name)
@@ -41,18 +50,29 @@ static int
 rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	(void)call;
-	if (json_is_true(json_object_get(params, "all"))) {
-		json_t *l = store_session_list(sboxd.store, 1, err);
-		if (l == NULL)
-			return -1;
+	const char *viewer = rpc_session_viewer(call);
+	json_t *l, *out, *rec;
+	struct session *s;
+	size_t i;
+
+	l = store_session_list(sboxd.store, json_is_true(json_object_get(params,
+	    "all")), err);
+	if (l == NULL)
+		return -1;
+	if (viewer == NULL) {
 		*result = json_pack("{s:o}", "sessions", l);
 		return 0;
 	}
-	json_t *live = store_session_list(sboxd.store, 0, err);
-	if (live == NULL)
-		return -1;
-	*result = json_pack("{s:o}", "sessions", live);
+	/* Inside a sandbox: only its own session and those it created. */
+	out = json_array();
+	json_array_foreach(l, i, rec) {
+		s = session_find(json_string_value(json_object_get(rec, "id")),
+		    NULL);
+		if (s != NULL && session_visible(s, viewer))
+			json_array_append(out, rec);
+	}
+	json_decref(l);
+	*result = json_pack("{s:o}", "sessions", out);
 	return 0;
 }
 
@@ -65,7 +85,9 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 	struct session *s;
 	json_t *rec;
 
-	(void)call;
+	if (rpc_session_viewer(call) != NULL && session_lookup(call, id,
+	    err) == NULL)
+		return -1;
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
 		return -1;
 	if ((s = session_find(id, NULL)) != NULL) {
@@ -82,7 +104,8 @@ static int
 rpc_session_close(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct session *s = session_find(rpc_session_str(params, "session"), err);
+	struct session *s = session_lookup(call, rpc_session_str(params,
+	    "session"), err);
 	const char *in = rpc_call_conn(call) ?
 	    conn_sandbox_session(rpc_call_conn(call)) : NULL;
 
@@ -102,7 +125,8 @@ static int
 rpc_session_allow_host(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct session *s = session_find(rpc_session_str(params, "session"), err);
+	struct session *s = session_lookup(call, rpc_session_str(params,
+	    "session"), err);
 	const char *host = rpc_session_str(params, "host");
 
 	(void)call;
@@ -129,7 +153,9 @@ rpc_session_log(struct rpc_call *call, json_t *params, json_t **result,
 {
 	json_t *log;
 
-	(void)call;
+	if (rpc_session_viewer(call) != NULL && session_lookup(call,
+	    rpc_session_str(params, "session"), err) == NULL)
+		return -1;
 	log = store_session_log(sboxd.store, rpc_session_str(params, "session"),
 	    err);
 	if (log == NULL)
@@ -165,17 +191,17 @@ static const struct params_field rpc_session_allow_params[] = {
 };
 
 const struct rpc_method rpc_session_methods[] = {
-	{ "session.create", rpc_session_create_params, rpc_session_create, 0,
+	{ "session.create", rpc_session_create_params, rpc_session_create, RPC_SANDBOX_OK,
 	  "resolve a profile and start the session's sandbox" },
-	{ "session.list", rpc_session_list_params, rpc_session_list, 0,
+	{ "session.list", rpc_session_list_params, rpc_session_list, RPC_SANDBOX_OK,
 	  "live sessions (all: every recorded session)" },
-	{ "session.info", rpc_session_id_params, rpc_session_info, 0,
+	{ "session.info", rpc_session_id_params, rpc_session_info, RPC_SANDBOX_OK,
 	  "one session: its profile, provenance and state" },
-	{ "session.close", rpc_session_id_params, rpc_session_close, 0,
+	{ "session.close", rpc_session_id_params, rpc_session_close, RPC_SANDBOX_OK,
 	  "end every process of a session and remove its sandbox" },
 	{ "session.allow_host", rpc_session_allow_params, rpc_session_allow_host,
 	  RPC_HOST_ONLY, "let one more host through a session's proxy" },
-	{ "session.log", rpc_session_id_params, rpc_session_log, 0,
+	{ "session.log", rpc_session_id_params, rpc_session_log, RPC_SANDBOX_OK,
 	  "the session's timeline of commands" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

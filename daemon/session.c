@@ -61,6 +61,43 @@ session_find(const char *id, sbox_error *err)
 	return NULL;
 }
 
+/* May a client inside session viewer (NULL: a host client) use s? */
+int
+session_visible(const struct session *s, const char *viewer)
+{
+	int depth = 0;
+
+	if (viewer == NULL)
+		return 1;
+	while (s != NULL && depth++ < 64) {
+		if (strcmp(s->id, viewer) == 0)
+			return 1;
+		s = s->parent ? session_find(s->parent, NULL) : NULL;
+	}
+	return 0;
+}
+
+/* Find a live session the client of a call may use. */
+struct session *
+session_lookup(struct rpc_call *call, const char *id, sbox_error *err)
+{
+	struct conn *c = call ? rpc_call_conn(call) : NULL;
+	struct session *s;
+
+	if (id == NULL || (s = session_find(id, err)) == NULL) {
+		if (id == NULL)
+			error_set_field(err, E_SESSION_NOT_FOUND, "session",
+			    "no session given");
+		return NULL;
+	}
+	if (!session_visible(s, c ? conn_sandbox_session(c) : NULL)) {
+		error_set_field(err, E_SESSION_NOT_FOUND, "session",
+		    "no live session %s", id);
+		return NULL;
+	}
+	return s;
+}
+
 /* A new random session id: 16 hex characters. */
 static void
 session_new_id(char out[17])
@@ -222,6 +259,29 @@ session_answer(struct session *s, const sbox_error *err)
 	}
 }
 
+static void session_close_now(struct session *s, const char *reason, int sync);
+
+/* Close the sessions created from inside s (they live in its sandbox). */
+static void
+session_close_children(struct session *s, int sync)
+{
+	struct session *c;
+	int again = 1;
+
+	while (again) {
+		again = 0;
+		TAILQ_FOREACH(c, &session_list, entry) {
+			if (c->parent != NULL && strcmp(c->parent, s->id) == 0 &&
+			    c->state < SESSION_CLOSING) {
+				session_close_now(c, "its parent session closed",
+				    sync);
+				again = 1;
+				break;
+			}
+		}
+	}
+}
+
 /* Close a session: every process ends, nothing of it stays on the host. */
 static void
 session_close_now(struct session *s, const char *reason, int sync)
@@ -232,8 +292,10 @@ session_close_now(struct session *s, const char *reason, int sync)
 	if (s->state == SESSION_CLOSED || s->state == SESSION_CLOSING)
 		return;
 	s->state = SESSION_CLOSING;
+	session_close_children(s, sync);
 	approval_session_closed(s);
 	command_session_closed(s);
+	conn_close_session(s->id);
 	if (s->proxy != NULL) {
 		proxy_free(s->proxy);
 		s->proxy = NULL;
@@ -460,6 +522,39 @@ session_make_env(struct session *s, sbox_error *err)
 	return 0;
 }
 
+/* Is path inside dir (or dir itself)? */
+static int
+session_path_under(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 0 && strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
+/* May a session created inside parent work in project? Only in a folder the
+ * parent's sandbox may write: its project, its scratch, its read-write
+ * folders. */
+static int
+session_within_parent(const struct session *parent, const char *project)
+{
+	char **f;
+
+	if (!parent->plan->sandboxed)
+		return 1;
+	if ((parent->profile->project_access &&
+	    session_path_under(project, parent->project)) ||
+	    session_path_under(project, parent->scratch))
+		return 1;
+	for (f = parent->profile->folders_rw; f && *f; f++) {
+		if (session_path_under(project, *f))
+			return 1;
+	}
+	return 0;
+}
+
 /* Resolve the profile for the request (narrowed under a parent sandbox). */
 static struct profile *
 session_resolve(const struct session_params *p, sbox_error *err)
@@ -475,6 +570,13 @@ session_resolve(const struct session_params *p, sbox_error *err)
 		return prof;
 	if ((parent = session_find(p->parent, err)) == NULL) {
 		profile_free(prof);
+		return NULL;
+	}
+	if (!session_within_parent(parent, p->project)) {
+		profile_free(prof);
+		error_set_field(err, E_NARROWING, "project", "a session created "
+		    "inside a sandbox can only work in a folder its sandbox may "
+		    "write (%s is not)", p->project);
 		return NULL;
 	}
 	narrowed = policy_narrow(parent->profile, prof, err);

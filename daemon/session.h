@@ -67,6 +67,13 @@ struct session_params {
 int session_count(void);
 /* Find a live session by id (NULL, with E_SESSION_NOT_FOUND, if none). */
 struct session *session_find(const char *id, sbox_error *err);
+/* May a client inside session viewer (NULL: a host client) use s? Only its
+ * own session and the sessions created from it, and theirs. */
+int session_visible(const struct session *s, const char *viewer);
+/* Find a live session the client of a call may use (else
+ * E_SESSION_NOT_FOUND, revealing nothing about other sessions). */
+struct session *session_lookup(struct rpc_call *call, const char *id,
+    sbox_error *err);
 /* Create a session; the call is answered when its container is ready
  * (RPC_LATER), or -1 with err at once. With call NULL nobody is answered:
  * *result is then {"session": ID} and the caller watches the session's
