@@ -1,0 +1,138 @@
+/* test-cmd-outside.c: how the CLI shows what an agent wrote (argv, reasons)
+ * to the person deciding: quoted like a shell line, and never able to
+ * drive the terminal (controls, C1, bidirectional overrides escaped). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+
+/* argv text of a JSON array given as a JSON string. */
+static char *
+argv_text(const char *json)
+{
+	json_t *a = json_loads(json, 0, NULL);
+	char *s;
+
+	ck_assert_ptr_nonnull(a);
+	s = cmd_outside_argv_text(a);
+	json_decref(a);
+	return s;
+}
+
+/* Plain words stay as they are; others are single-quoted. */
+START_TEST(test_argv_quoting)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "[\"dotnet\",\"nuget\",\"push\",\"bin/Lib.1.2.0.nupkg\"]",
+		  "dotnet nuget push bin/Lib.1.2.0.nupkg" },
+		{ "[\"sh\",\"-c\",\"echo hi > f\"]", "sh -c 'echo hi > f'" },
+		{ "[\"echo\",\"\"]", "echo ''" },
+		{ "[\"echo\",\"it's\"]", "echo 'it'\\''s'" },
+		{ "[\"a=b\",\"--x=1,2\",\"user@host:/p\"]",
+		  "a=b --x=1,2 user@host:/p" },
+		{ "[\"echo\",\"$HOME\"]", "echo '$HOME'" },
+		{ "[\"caf\xc3\xa9\"]", "caf\xc3\xa9" },
+		{ "[]", "" },
+	};
+	size_t i;
+	char *s;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		s = argv_text(cases[i].in);
+		ck_assert_msg(strcmp(s, cases[i].out) == 0, "%s -> [%s], wanted "
+		    "[%s]", cases[i].in, s, cases[i].out);
+		free(s);
+	}
+}
+END_TEST
+
+/* Control characters in argv are escaped, quoted or not. */
+START_TEST(test_argv_controls)
+{
+	char *s;
+
+	s = argv_text("[\"echo\",\"a\\u001b[2Jb\"]");
+	ck_assert_str_eq(s, "echo 'a\\x1b[2Jb'");
+	free(s);
+	s = argv_text("[\"x\\ny\"]");
+	ck_assert_str_eq(s, "'x\\ny'");
+	free(s);
+	/* U+202E RIGHT-TO-LEFT OVERRIDE, unquoted and quoted */
+	s = argv_text("[\"ab\\u202ecd\"]");
+	ck_assert_str_eq(s, "ab\\xe2\\x80\\xaecd");
+	free(s);
+	s = argv_text("[\"a b\\u202ec\"]");
+	ck_assert_str_eq(s, "'a b\\xe2\\x80\\xaec'");
+	free(s);
+}
+END_TEST
+
+/* Free text: every C0 control, DEL, C1 controls and direction marks. */
+START_TEST(test_text)
+{
+	char *s;
+
+	s = cmd_outside_text("Publishing needs the key\x1b]0;pwned\x07");
+	ck_assert_str_eq(s, "Publishing needs the key\\x1b]0;pwned\\x07");
+	free(s);
+	s = cmd_outside_text("tab\there\r\n\x7f");
+	ck_assert_str_eq(s, "tab\\there\\r\\n\\x7f");
+	free(s);
+	s = cmd_outside_text("c1 \xc2\x9b" "31m");
+	ck_assert_str_eq(s, "c1 \\xc2\\x9b31m");
+	free(s);
+	s = cmd_outside_text("iso \xe2\x81\xa6x\xe2\x81\xa9 lrm \xe2\x80\x8e");
+	ck_assert_str_eq(s, "iso \\xe2\\x81\\xa6x\\xe2\\x81\\xa9 lrm "
+	    "\\xe2\\x80\\x8e");
+	free(s);
+	/* Ordinary UTF-8 (an em dash, accents) passes. */
+	s = cmd_outside_text("caf\xc3\xa9 \xe2\x80\x94 ok");
+	ck_assert_str_eq(s, "caf\xc3\xa9 \xe2\x80\x94 ok");
+	free(s);
+	s = cmd_outside_text(NULL);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+/* Times: a record's _ms field in local time, "-" when missing. */
+START_TEST(test_time)
+{
+	json_t *r = json_pack("{s:I}", "t_ms", (json_int_t)86400000LL * 365);
+	char buf[32];
+
+	setenv("TZ", "UTC", 1);
+	cmd_outside_time(r, "t_ms", buf, sizeof buf);
+	ck_assert_str_eq(buf, "1971-01-01 00:00:00");
+	cmd_outside_time(r, "missing_ms", buf, sizeof buf);
+	ck_assert_int_eq(buf[0], '-');
+	json_decref(r);
+}
+END_TEST
+
+static Suite *
+cmd_outside_suite(void)
+{
+	Suite *s = suite_create("cmd-outside");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_argv_quoting);
+	tcase_add_test(tc, test_argv_controls);
+	tcase_add_test(tc, test_text);
+	tcase_add_test(tc, test_time);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(cmd_outside_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
