@@ -38,6 +38,15 @@ static const struct client_cmd main_cmds[] = {
 	{ "audit", cmd_audit,
 	  "sbox audit [--session ID] [--since TIME] [--decision D] [--json]",
 	  "every run-outside request: decision, decider, result" },
+	{ "sandbox", cmd_sandbox,
+	  "sbox sandbox list\n"
+	  "       sbox sandbox show PROFILE [--json]\n"
+	  "       sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n"
+	  "                            [--space S] [--sandbox PROFILE]\n"
+	  "       sbox sandbox status --session ID [--json]\n"
+	  "       sbox sandbox check [--profile P] [--project DIR]",
+	  "what the profiles allow, which one a session gets, a session's "
+	  "sandbox, a check" },
 	{ "help", main_help, "sbox help [COMMAND]", "show help" },
 	{ NULL, NULL, NULL, NULL },
 };

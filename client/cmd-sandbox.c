@@ -1,0 +1,518 @@
+/* cmd-sandbox.c: sbox sandbox list|show|resolve|status|check: what the
+ * profiles allow, for you and for your agents. */
+#include "client/client.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD_SANDBOX_USAGE \
+	"usage: sbox sandbox list\n" \
+	"       sbox sandbox show PROFILE [--json]\n" \
+	"       sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n" \
+	"                            [--space S] [--sandbox PROFILE]\n" \
+	"       sbox sandbox status --session ID [--json]\n" \
+	"       sbox sandbox check [--profile P] [--project DIR]"
+
+/* Connect and call one method; NULL after printing the error (*rc set). */
+static json_t *
+cmd_sandbox_call(const struct client_opts *o, const char *method,
+    json_t *params, int *rc)
+{
+	struct client *cl;
+	sbox_error err;
+	json_t *r;
+
+	error_clear(&err);
+	if ((cl = client_connect(o, &err)) == NULL) {
+		json_decref(params);
+		*rc = client_fail(&err);
+		return NULL;
+	}
+	r = client_call(cl, method, params, NULL, 0, &err);
+	client_close(cl);
+	if (r == NULL)
+		*rc = client_fail(&err);
+	return r;
+}
+
+/* A JSON array of strings joined with ", " into buf ("-" when empty). */
+static const char *
+cmd_sandbox_join(const json_t *a, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	json_t *v;
+
+	buf[0] = '\0';
+	json_array_foreach(a, i, v) {
+		const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+		char num[32];
+		if (s == NULL && json_is_integer(v)) {
+			snprintf(num, sizeof num, "%lld",
+			    (long long)json_integer_value(v));
+			s = num;
+		}
+		if (s == NULL || n >= len)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", s);
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* Where a profile is chosen, as one line ("all sessions; provider ollama"). */
+static const char *
+cmd_sandbox_chosen(const json_t *cb, char *buf, size_t len)
+{
+	static const char *levels[][2] = { { "models", "model" },
+	    { "providers", "provider" }, { "projects", "project" },
+	    { "spaces", "space" } };
+	char list[1024];
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < 4 && n < len; i++) {
+		json_t *a = json_object_get(cb, levels[i][0]);
+		if (json_array_size(a) == 0)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? "; " : "",
+		    levels[i][1], cmd_sandbox_join(a, list, sizeof list));
+	}
+	if (json_is_true(json_object_get(cb, "all_sessions")) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%sall sessions",
+		    n ? "; " : "");
+	if (json_is_true(json_object_get(cb, "default")) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%sthe default (nothing "
+		    "chooses a sandbox)", n ? "; " : "");
+	if (n == 0)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* A string member or def. */
+static const char *
+cmd_sandbox_s(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : def;
+}
+
+/* sbox sandbox list. */
+static int
+cmd_sandbox_list(const struct client_opts *o, int argc, char **argv)
+{
+	char chosen[2048];
+	json_t *r, *p;
+	size_t i;
+	int rc = EXIT_OK;
+
+	(void)argv;
+	if (argc != 1)
+		return client_usage("%s", CMD_SANDBOX_USAGE);
+	if ((r = cmd_sandbox_call(o, "sandbox.list", NULL, &rc)) == NULL)
+		return rc;
+	if (o->json) {
+		client_print_json(r);
+		json_decref(r);
+		return EXIT_OK;
+	}
+	printf("%-12s %-10s %-11s %-7s %-34s %s\n", "PROFILE", "EXTENDS",
+	    "NETWORK", "OUTSIDE", "FOLDERS", "CHOSEN BY");
+	json_array_foreach(json_object_get(r, "profiles"), i, p) {
+		printf("%-12s %-10s %-11s %-7s %-34s %s\n",
+		    cmd_sandbox_s(p, "name", "?"),
+		    cmd_sandbox_s(p, "extends", json_is_true(json_object_get(p,
+		    "builtin")) ? "(built-in)" : "-"),
+		    cmd_sandbox_s(p, "network", "?"),
+		    cmd_sandbox_s(p, "run_outside", "?"),
+		    cmd_sandbox_s(p, "folders", "?"),
+		    cmd_sandbox_chosen(json_object_get(p, "chosen_by"), chosen,
+		    sizeof chosen));
+	}
+	if (json_object_get(r, "config") != NULL)
+		printf("\nconfig: %s\n", cmd_sandbox_s(r, "config", "?"));
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* What a network mode means, in a few words. */
+static const char *
+cmd_sandbox_network_text(const char *net)
+{
+	if (strcmp(net, "none") == 0)
+		return "none: no host at all";
+	if (strcmp(net, "registries") == 0)
+		return "registries: the package registries and code hosts, and "
+		    "the hosts below";
+	if (strcmp(net, "internet") == 0)
+		return "internet: any public host";
+	return net;
+}
+
+/* Print one "key  value" line of show (skipped when value is NULL). */
+static void
+cmd_sandbox_line(const char *key, const char *value)
+{
+	if (value != NULL)
+		printf("%-14s %s\n", key, value);
+}
+
+/* Print what sandbox.show said, readable. */
+static void
+cmd_sandbox_print_show(const json_t *r)
+{
+	const json_t *f = json_object_get(r, "folders"), *lim, *v;
+	char buf[4096], line[512];
+	const char *k;
+	size_t n;
+	int sandboxed = json_is_true(json_object_get(r, "sandboxed"));
+
+	snprintf(line, sizeof line, "%s%s%s%s", cmd_sandbox_s(r, "name", "?"),
+	    json_is_true(json_object_get(r, "builtin")) ? " (built-in)" : "",
+	    json_is_string(json_object_get(r, "extends")) ? ", extends " : "",
+	    cmd_sandbox_s(r, "extends", ""));
+	cmd_sandbox_line("profile", line);
+	if (!sandboxed) {
+		cmd_sandbox_line("sandboxed", "no: commands run with your own "
+		    "rights, everything is reachable");
+		cmd_sandbox_line("chosen by", cmd_sandbox_chosen(json_object_get(
+		    r, "chosen_by"), buf, sizeof buf));
+		return;
+	}
+	cmd_sandbox_line("sandboxed", "yes");
+	cmd_sandbox_line("network", cmd_sandbox_network_text(cmd_sandbox_s(r,
+	    "network", "?")));
+	cmd_sandbox_line("hosts", cmd_sandbox_join(json_object_get(r, "hosts"),
+	    buf, sizeof buf));
+	if (json_array_size(json_object_get(r, "private_hosts")) > 0)
+		cmd_sandbox_line("private hosts", cmd_sandbox_join(
+		    json_object_get(r, "private_hosts"), buf, sizeof buf));
+	if (json_array_size(json_object_get(r, "registry_hosts")) > 0)
+		cmd_sandbox_line("registries", cmd_sandbox_join(json_object_get(r,
+		    "registry_hosts"), buf, sizeof buf));
+	if (json_is_string(json_object_get(r, "registries_error")))
+		cmd_sandbox_line("registries", cmd_sandbox_s(r,
+		    "registries_error", ""));
+	cmd_sandbox_line("local ports", cmd_sandbox_join(json_object_get(r,
+	    "local_ports"), buf, sizeof buf));
+	cmd_sandbox_line("mcp servers", cmd_sandbox_join(json_object_get(r,
+	    "mcp_servers"), buf, sizeof buf));
+	cmd_sandbox_line("folders", json_is_true(json_object_get(r,
+	    "project_access")) ? "the project, the session's scratch folder "
+	    "and /tmp read-write; system folders and developer tools read-only; "
+	    "the rest of home, credentials and sbox's own files out of reach" :
+	    "the session's scratch folder and /tmp only (no project); "
+	    "developer tools read-only");
+	cmd_sandbox_line("  read-write", cmd_sandbox_join(json_object_get(f,
+	    "read_write"), buf, sizeof buf));
+	cmd_sandbox_line("  read-only", cmd_sandbox_join(json_object_get(f,
+	    "read_only"), buf, sizeof buf));
+	cmd_sandbox_line("  denied", cmd_sandbox_join(json_object_get(f, "deny"),
+	    buf, sizeof buf));
+	cmd_sandbox_line("variables", cmd_sandbox_join(json_object_get(r, "env"),
+	    buf, sizeof buf));
+	n = 0;
+	buf[0] = '\0';
+	json_object_foreach((json_t *)json_object_get(r, "env_values"), k, v) {
+		if (n < sizeof buf)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s (set)",
+			    n ? ", " : "", k);
+	}
+	if (n > 0)
+		cmd_sandbox_line("  set by provider", buf);
+	cmd_sandbox_line("run outside", strcmp(cmd_sandbox_s(r, "run_outside",
+	    ""), "never") == 0 ? "never" : "ask each time");
+	cmd_sandbox_line("exclude", cmd_sandbox_join(json_object_get(r,
+	    "exclude"), buf, sizeof buf));
+	lim = json_object_get(r, "limits");
+	n = 0;
+	buf[0] = '\0';
+	json_object_foreach((json_t *)lim, k, v) {
+		if (n < sizeof buf)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %lld",
+			    n ? ", " : "", k, (long long)json_integer_value(v));
+	}
+	cmd_sandbox_line("limits", n ? buf : "defaults");
+	cmd_sandbox_line("chosen by", cmd_sandbox_chosen(json_object_get(r,
+	    "chosen_by"), buf, sizeof buf));
+}
+
+/* sbox sandbox show PROFILE [--json]. */
+static int
+cmd_sandbox_show(const struct client_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct client_opts mo = *o;
+	json_t *r;
+	int ch, rc = EXIT_OK;
+
+	while ((ch = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (ch != 'j')
+			return client_usage("%s", CMD_SANDBOX_USAGE);
+		mo.json = 1;
+	}
+	if (optind + 1 != argc)
+		return client_usage("%s", CMD_SANDBOX_USAGE);
+	if ((r = cmd_sandbox_call(&mo, "sandbox.show", json_pack("{s:s}",
+	    "profile", argv[optind]), &rc)) == NULL)
+		return rc;
+	if (mo.json)
+		client_print_json(r);
+	else
+		cmd_sandbox_print_show(r);
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* sbox sandbox resolve [--project DIR] [--provider P] [--model M]
+ * [--space S] [--sandbox PROFILE]. */
+static int
+cmd_sandbox_resolve(const struct client_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "project", required_argument, NULL, 'p' },
+		{ "provider", required_argument, NULL, 'P' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "space", required_argument, NULL, 'S' },
+		{ "sandbox", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct client_opts mo = *o;
+	json_t *params = json_object(), *r;
+	char *real;
+	int ch, rc = EXIT_OK;
+
+	while ((ch = getopt_long(argc, argv, "+p:P:m:S:s:j", opts, NULL)) != -1) {
+		const char *key = ch == 'P' ? "provider" : ch == 'm' ? "model" :
+		    ch == 'S' ? "space" : ch == 's' ? "sandbox" : NULL;
+		if (ch == 'p') {
+			if ((real = realpath(optarg, NULL)) != NULL) {
+				json_object_set_new(params, "project",
+				    json_string(real));
+				free(real);
+			} else
+				json_object_set_new(params, "project",
+				    json_string(optarg));
+		} else if (ch == 'j')
+			mo.json = 1;
+		else if (key != NULL)
+			json_object_set_new(params, key, json_string(optarg));
+		else {
+			json_decref(params);
+			return client_usage("%s", CMD_SANDBOX_USAGE);
+		}
+	}
+	if (optind != argc) {
+		json_decref(params);
+		return client_usage("%s", CMD_SANDBOX_USAGE);
+	}
+	if ((r = cmd_sandbox_call(&mo, "sandbox.resolve", params, &rc)) == NULL)
+		return rc;
+	if (mo.json)
+		client_print_json(r);
+	else {
+		printf("%s\n", cmd_sandbox_s(r, "provenance", "?"));
+		if (json_is_true(json_object_get(r, "sandboxed")))
+			printf("network %s, run outside %s\n",
+			    cmd_sandbox_s(r, "network", "?"),
+			    cmd_sandbox_s(r, "run_outside", "?"));
+		else
+			printf("not sandboxed\n");
+	}
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* Print what sandbox.status said, readable. */
+static void
+cmd_sandbox_print_status(const json_t *r)
+{
+	const json_t *sb = json_object_get(r, "sandbox"), *h;
+	char line[1024], when[32];
+	char *host, *reason;
+	size_t i, n;
+
+	cmd_sandbox_line("session", cmd_sandbox_s(r, "session", "?"));
+	cmd_sandbox_line("profile", cmd_sandbox_s(r, "provenance",
+	    cmd_sandbox_s(r, "profile", "?")));
+	snprintf(line, sizeof line, "%s%s", cmd_sandbox_s(r, "state", "?"),
+	    json_is_true(json_object_get(r, "live")) ? "" : " (not live)");
+	cmd_sandbox_line("state", line);
+	snprintf(line, sizeof line, "%s: %s", json_is_true(json_object_get(sb,
+	    "runs_here")) ? "runs here" : "does not run here",
+	    cmd_sandbox_s(sb, "detail", "?"));
+	cmd_sandbox_line("sandbox", line);
+	snprintf(line, sizeof line, "%s, %s, %s", cmd_sandbox_s(sb, "platform",
+	    "?"), cmd_sandbox_s(json_object_get(sb, "bwrap"), "path", "bwrap"),
+	    json_is_true(json_object_get(json_object_get(sb, "bwrap"), "found")) ?
+	    (json_is_true(json_object_get(json_object_get(sb, "bwrap"),
+	    "usable")) ? "found and usable" : "found") : "not found");
+	cmd_sandbox_line("platform", line);
+	if (json_integer_value(json_object_get(r, "proxy_port")) > 0)
+		snprintf(line, sizeof line, "%s, proxy 127.0.0.1:%lld inside",
+		    cmd_sandbox_s(r, "network", "?"), (long long)
+		    json_integer_value(json_object_get(r, "proxy_port")));
+	else
+		snprintf(line, sizeof line, "%s", cmd_sandbox_s(r, "network", "?"));
+	cmd_sandbox_line("network", line);
+	n = json_array_size(json_object_get(r, "refused"));
+	if (n == 0) {
+		cmd_sandbox_line("refused", "no host refused");
+		return;
+	}
+	snprintf(line, sizeof line, "%zu host%s, newest first:", n,
+	    n == 1 ? "" : "s");
+	cmd_sandbox_line("refused", line);
+	json_array_foreach(json_object_get(r, "refused"), i, h) {
+		host = cmd_outside_text(cmd_sandbox_s(h, "host", "?"));
+		reason = cmd_outside_text(cmd_sandbox_s(h, "reason", ""));
+		cmd_outside_time(h, "last_at_ms", when, sizeof when);
+		snprintf(line, sizeof line, "%s:%lld", host ? host : "?",
+		    (long long)json_integer_value(json_object_get(h, "port")));
+		printf("  %-40s %5lld× %s  %s\n", line, (long long)
+		    json_integer_value(json_object_get(h, "count")), when,
+		    reason ? reason : "");
+		free(host);
+		free(reason);
+	}
+}
+
+/* sbox sandbox status --session ID [--json]. */
+static int
+cmd_sandbox_status(const struct client_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct client_opts mo = *o;
+	const char *session = NULL;
+	json_t *r;
+	int ch, rc = EXIT_OK;
+
+	while ((ch = getopt_long(argc, argv, "s:j", opts, NULL)) != -1) {
+		if (ch == 's')
+			session = optarg;
+		else if (ch == 'j')
+			mo.json = 1;
+		else
+			return client_usage("%s", CMD_SANDBOX_USAGE);
+	}
+	if (optind == argc - 1 && session == NULL)
+		session = argv[optind++];
+	if (session == NULL || optind != argc)
+		return client_usage("%s", CMD_SANDBOX_USAGE);
+	if ((r = cmd_sandbox_call(&mo, "sandbox.status", json_pack("{s:s}",
+	    "session", session), &rc)) == NULL)
+		return rc;
+	if (mo.json)
+		client_print_json(r);
+	else
+		cmd_sandbox_print_status(r);
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* sbox sandbox check [--profile P] [--project DIR]: each step with ok or
+ * FAILED; exit 1 if any failed. */
+static int
+cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "project", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct client_opts mo = *o;
+	json_t *params = json_object(), *r, *st;
+	char *real;
+	size_t i, failed = 0;
+	int ch, rc = EXIT_OK;
+
+	while ((ch = getopt_long(argc, argv, "+p:P:j", opts, NULL)) != -1) {
+		if (ch == 'p')
+			json_object_set_new(params, "profile", json_string(optarg));
+		else if (ch == 'P') {
+			real = realpath(optarg, NULL);
+			json_object_set_new(params, "project",
+			    json_string(real ? real : optarg));
+			free(real);
+		} else if (ch == 'j')
+			mo.json = 1;
+		else {
+			json_decref(params);
+			return client_usage("%s", CMD_SANDBOX_USAGE);
+		}
+	}
+	if (optind != argc) {
+		json_decref(params);
+		return client_usage("%s", CMD_SANDBOX_USAGE);
+	}
+	if (!mo.json) {
+		printf("checking a test sandbox...\n");
+		fflush(stdout);
+	}
+	if ((r = cmd_sandbox_call(&mo, "sandbox.check", params, &rc)) == NULL)
+		return rc;
+	json_array_foreach(json_object_get(r, "steps"), i, st) {
+		if (!json_is_true(json_object_get(st, "ok")))
+			failed++;
+	}
+	if (mo.json)
+		client_print_json(r);
+	else {
+		printf("profile %s\n", cmd_sandbox_s(r, "profile", "?"));
+		json_array_foreach(json_object_get(r, "steps"), i, st) {
+			char *detail = cmd_outside_text(cmd_sandbox_s(st,
+			    "detail", ""));
+			printf("  %-6s  %-26s %s\n", json_is_true(json_object_get(
+			    st, "ok")) ? "ok" : "FAILED", cmd_sandbox_s(st, "step",
+			    "?"), detail ? detail : "");
+			free(detail);
+		}
+		if (failed == 0)
+			printf("every step passed\n");
+		else
+			printf("%zu step%s FAILED\n", failed, failed == 1 ? "" :
+			    "s");
+	}
+	json_decref(r);
+	return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+/* sbox sandbox SUBCOMMAND ... */
+int
+cmd_sandbox(const struct client_opts *o, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(const struct client_opts *, int, char **);
+	} subs[] = {
+		{ "list", cmd_sandbox_list },
+		{ "show", cmd_sandbox_show },
+		{ "resolve", cmd_sandbox_resolve },
+		{ "status", cmd_sandbox_status },
+		{ "check", cmd_sandbox_check },
+	};
+	size_t i;
+
+	if (argc < 2)
+		return client_usage("%s", CMD_SANDBOX_USAGE);
+	for (i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+		if (strcmp(argv[1], subs[i].name) == 0) {
+			optind = 0;
+			return subs[i].fn(o, argc - 1, argv + 1);
+		}
+	}
+	return client_usage("unknown sandbox command \"%s\"\n%s", argv[1],
+	    CMD_SANDBOX_USAGE);
+}
