@@ -22,6 +22,8 @@ struct evdns_getaddrinfo_request;
 struct event;
 
 #define PROXY_MAX_ADDRS 16   /* addresses of one name that are checked and tried */
+#define PROXY_LINGER_MS 2000 /* after the last answer, read and discard this long */
+#define PROXY_LINGER_BYTES (1024 * 1024) /* ... or until this many bytes came */
 
 enum proxy_conn_kind { PK_HTTP, PK_SOCKS, PK_LOCAL };
 
@@ -34,7 +36,7 @@ enum proxy_conn_state {
 	PC_CONNECTING,  /* connecting to a checked address */
 	PC_TUNNEL,      /* relaying bytes both ways */
 	PC_HTTP,        /* relaying one HTTP request and its response */
-	PC_CLOSING,     /* flushing the last answer to the client */
+	PC_CLOSING,     /* flushing the last answer to the client, then lingering */
 	PC_DEAD,        /* closed; freed from the loop */
 };
 
@@ -81,6 +83,8 @@ struct proxy_conn {
 	size_t                 resp_head_len; /* response head bytes parsed, still in up's input */
 	int                    cli_eof, up_eof;
 	int                    up_shut;   /* write side of up shut down (client EOF) */
+	int                    lingering; /* answer sent, our side shut down */
+	size_t                 linger_bytes; /* client bytes discarded while lingering */
 };
 
 struct proxy_listener {

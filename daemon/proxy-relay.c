@@ -189,6 +189,7 @@ proxy_relay_http_done(struct proxy_conn *c)
 	    evbuffer_get_length(bufferevent_get_input(c->up)) > 0)
 		proxy_conn_drop_upstream(c);
 	proxy_http_reset(c->req);
+	c->resp_started = 0;	/* an error in the next head is answered */
 	c->state = PC_HTTP_HEAD;
 	proxy_conn_timer(c, c->px->lim.head_timeout_ms);
 	bufferevent_enable(c->cli, EV_READ | EV_WRITE);

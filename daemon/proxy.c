@@ -115,16 +115,6 @@ proxy_conn_close(struct proxy_conn *c)
 	event_active(c->free_ev, EV_TIMEOUT, 1);
 }
 
-/* Write-callback while closing: free once the output is flushed. */
-static void
-proxy_conn_closing_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct proxy_conn *c = arg;
-
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
-		proxy_conn_close(c);
-}
-
 /* Event-callback while closing: any error or EOF ends it. */
 static void
 proxy_conn_closing_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -132,6 +122,48 @@ proxy_conn_closing_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	(void)what;
 	proxy_conn_close(arg);
+}
+
+/* Read-callback while lingering: discard what the client still sends;
+ * close once it has sent too much. */
+static void
+proxy_conn_linger_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct proxy_conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	c->linger_bytes += evbuffer_get_length(in);
+	evbuffer_drain(in, evbuffer_get_length(in));
+	if (c->linger_bytes > PROXY_LINGER_BYTES)
+		proxy_conn_close(c);
+}
+
+/* Write-callback while closing: once the answer is flushed, shut down our
+ * side and linger, reading and discarding until the client closes (or the
+ * linger time or byte bound ends it), so a client still sending a request
+ * reads the answer instead of a reset. */
+static void
+proxy_conn_closing_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct proxy_conn *c = arg;
+	evutil_socket_t fd;
+
+	if (evbuffer_get_length(bufferevent_get_output(bev)) != 0 || c->lingering)
+		return;
+	fd = bufferevent_getfd(bev);
+	if (fd < 0 || shutdown(fd, SHUT_WR) < 0) {
+		proxy_conn_close(c);
+		return;
+	}
+	c->lingering = 1;
+	bufferevent_setcb(bev, proxy_conn_linger_read_cb, NULL,
+	    proxy_conn_closing_event_cb, c);
+	bufferevent_setwatermark(bev, EV_READ, 0, 0);
+	bufferevent_disable(bev, EV_WRITE);
+	bufferevent_enable(bev, EV_READ);
+	proxy_conn_timer(c, c->px->lim.head_timeout_ms < PROXY_LINGER_MS ?
+	    c->px->lim.head_timeout_ms : PROXY_LINGER_MS);
+	proxy_conn_linger_read_cb(bev, c);
 }
 
 /* Arm the connection's timer for ms milliseconds. */
@@ -157,8 +189,7 @@ proxy_conn_close_after_flush(struct proxy_conn *c)
 	    proxy_conn_closing_event_cb, c);
 	bufferevent_enable(c->cli, EV_WRITE);
 	proxy_conn_timer(c, c->px->lim.head_timeout_ms);
-	if (evbuffer_get_length(bufferevent_get_output(c->cli)) == 0)
-		proxy_conn_close(c);
+	proxy_conn_closing_write_cb(c->cli, c);
 }
 
 /* The reason text of an HTTP status. */

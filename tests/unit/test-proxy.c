@@ -85,6 +85,37 @@ START_TEST(test_http_keepalive)
 }
 END_TEST
 
+/* A bad head after a good response on a kept-alive connection is still
+ * answered (400 / 403), not just cut off. */
+START_TEST(test_keepalive_then_bad_head)
+{
+	static const char *bad[] = {
+		"POST http://upstream.test/ HTTP/1.1\r\nContent-Length: 1\r\n"
+		    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"GET http://upstream.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n",
+	};
+	static const char *want[] = { "HTTP/1.1 400 Bad Request\r\n",
+	    "HTTP/1.1 403 Forbidden\r\nX-Sbox-Refused: " };
+	char buf[8192];
+	size_t i;
+	int fd;
+
+	NEED_NETNS();
+	start(PLAN_NET_REGISTRIES, NULL);
+	for (i = 0; i < 2; i++) {
+		fd = dial(proxy_port);
+		send_str(fd, "GET http://upstream.test/one HTTP/1.1\r\n\r\n");
+		read_response(fd, buf, sizeof buf);
+		ck_assert_msg(strstr(buf, "HTTP/1.1 200 OK") == buf, "%s", buf);
+		send_str(fd, bad[i]);
+		read_all(fd, buf, sizeof buf);
+		ck_assert_msg(strstr(buf, want[i]) == buf, "%zu: %s", i, buf);
+		close(fd);
+	}
+	stop();
+}
+END_TEST
+
 /* SOCKS5: a domain and the refusals (literal loopback, not allowed, BIND). */
 START_TEST(test_socks)
 {
@@ -477,6 +508,7 @@ proxy_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_connect_allowed);
 	tcase_add_test(tc, test_http_keepalive);
+	tcase_add_test(tc, test_keepalive_then_bad_head);
 	tcase_add_test(tc, test_socks);
 	tcase_add_test(tc, test_refused_not_resolved);
 	tcase_add_test(tc, test_nonpublic_names);
