@@ -585,3 +585,47 @@ def test_watch_prompt_on_a_pty(ctx):
             raise AssertionError("sbox approvals --watch ignored SIGTERM")
         os.close(master)
     assert w.returncode == 0, w.returncode
+
+
+def test_channel_agent_asks_but_cannot_decide(ctx):
+    """A sandboxed command with a channel to sboxd (the agent inside) may
+    ask to run outside; approving or denying from inside is refused."""
+    import shutil
+    d = ctx.daemon()
+    c = d.client()
+    a = approver(d)
+    proj = project(ctx)
+    shutil.copy(os.path.join(sboxtest.BIN, "sbox"), os.path.join(proj, "sbox"))
+    sid = c.call("session.create", {"project": proj, "sandbox": "workspace",
+                                    "env": {"PATH": "/usr/bin:/bin"}})
+    sid = sid["session"]
+    marker = os.path.join(ctx.tmp, "made-outside")
+    asker = d.client()
+    try:
+        rid = asker.send("command.exec", {
+            "session": sid, "channel": True, "argv": [
+                "sh", "-c", "./sbox session outside %s --reason 'needs the "
+                "host' -- touch %s; echo rc=$?" % (sid, marker)]})
+    except RpcError as e:
+        raise Skip("no session channel: %s" % e.message)
+    req = next_request(a)
+    assert req["session"] == sid and req["reason"] == "needs the host", req
+    aid = req["approval"]
+    # From inside (another command with a channel): refused, both ways.
+    r = c.call("command.exec", {"session": sid, "channel": True, "argv": [
+        "sh", "-c", "./sbox approve %d; echo rc=$?; ./sbox deny %d; "
+        "echo rc=$?; ./sbox approvals --watch </dev/null; echo rc=$?"
+        % (aid, aid)]})
+    so = base64.b64decode(r["stdout"]).decode()
+    se = base64.b64decode(r["stderr"]).decode()
+    assert so.split() == ["rc=1", "rc=1", "rc=1"], (so, se)
+    assert se.count("not available from inside a sandbox") >= 2, se
+    pend = c.call("approval.list", {})["approvals"]
+    assert [p["id"] for p in pend] == [aid], pend
+    # The person on the host allows it: it runs outside, once.
+    a.call("approval.decide", {"id": aid, "decision": "allow_once"})
+    res = asker.result(asker.wait_reply(rid))
+    assert base64.b64decode(res["stdout"]).decode().strip() == "rc=0", res
+    assert os.path.exists(marker)
+    rec = record(c, aid)
+    assert rec["decision"] == "allow_once" and rec["exit_code"] == 0, rec
