@@ -133,8 +133,11 @@ rpc_session_allow_host(struct rpc_call *call, json_t *params, json_t **result,
 	if (s == NULL)
 		return -1;
 	if (hostpat_validate(host, err) == -1) {
-		snprintf(err->field, sizeof err->field, "host");
-		return -1;
+		char why[sizeof err->message];
+
+		/* a bad parameter, not a bad config file */
+		snprintf(why, sizeof why, "%s", err->message);
+		return error_set_field(err, E_INVALID_PARAMS, "host", "%s", why);
 	}
 	if (session_allow_host(s, host, err) == -1)
 		return -1;
