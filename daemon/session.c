@@ -186,9 +186,9 @@ session_write_note(struct session *s)
 
 	if (dir != NULL && path != NULL) {
 		mkdir(dir, 0700);
-		note = json_pack("{s:s, s:O}", "scratch", s->scratch,
-		    "placeholders", s->placeholders ? s->placeholders :
-		    json_array());
+		note = json_pack("{s:s, s:o}", "scratch", s->scratch,
+		    "placeholders", s->placeholders ?
+		    json_incref(s->placeholders) : json_array());
 		if (json_dump_file(note, path, JSON_COMPACT) == -1)
 			log_warn("cannot write %s", path);
 		json_decref(note);
