@@ -807,8 +807,8 @@ session_host_refused(const char *session, const char *host, int port,
 	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
 	    NULL);
 	events_publish("host.refused", session, json_pack("{s:s, s:i, s:s, s:s, "
-	    "s:I}", "host", host, "port", port, "reason", reason, "rule", rule,
-	    "command", (json_int_t)cmd));
+	    "s:o}", "host", host, "port", port, "reason", reason, "rule", rule,
+	    "command", cmd > 0 ? json_integer(cmd) : json_null()));
 }
 
 /* session.allow_host: let one more host through a live session's proxy. */

@@ -548,8 +548,19 @@ def test_refusal_records_and_events(ctx):
     assert rows[("secret.test", 80)]["count"] == 2, rows
     assert rows[("other.test", 8443)]["rule"] == "network allowlist", rows
     assert rows[("meta.test", 80)]["rule"] == "non-public addresses", rows
-    # a refusal with no command running is recorded too
     sandbox_status(n, ["secret.test", "other.test", "meta.test"])
+    # with two commands running the refusal is on both, and the event names
+    # no command (it cannot tell which one asked)
+    bg = n.c.call("command.exec", {"session": n.sid, "argv": ["sleep", "30"],
+                                   "detach": True})["command"]
+    r = n.sh("curl -sS -m 10 -o /dev/null http://both.test/; true")
+    assert r["blocked"]["hosts"] == [{"host": "both.test", "port": 80}], r
+    e = ev.wait_notification("events.event", timeout=10)
+    assert e["data"]["host"] == "both.test", e
+    assert e["data"]["command"] is None, e
+    rb = n.c.call("command.read", {"command": bg})
+    assert {"host": "both.test", "port": 80} in rb["blocked"]["hosts"], rb
+    n.c.call("command.kill", {"command": bg, "signal": 9})
 
 
 def sandbox_status(n, hosts):
