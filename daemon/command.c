@@ -198,14 +198,14 @@ command_finish(struct command *c)
 		rpc_call_on_cancel(call, NULL, NULL);
 		res = command_to_json(c);
 		if (c->stdio != COMMAND_STDIO_FDS)
-			json_object_update(res, command_output(c));
+			json_object_update_new(res, command_output(c));
 		rpc_call_reply(call, res);
 	}
 	while ((w = c->waiters) != NULL) {
 		c->waiters = w->next;
 		rpc_call_on_cancel(w->call, NULL, NULL);
 		res = command_to_json(c);
-		json_object_update(res, command_output(c));
+		json_object_update_new(res, command_output(c));
 		rpc_call_reply(w->call, res);
 		free(w);
 	}
@@ -603,7 +603,7 @@ command_wait(struct command *c, struct rpc_call *call, json_t **result,
 
 	if (c->state == COMMAND_DONE) {
 		*result = command_to_json(c);
-		json_object_update(*result, command_output(c));
+		json_object_update_new(*result, command_output(c));
 		return 0;
 	}
 	if ((w = calloc(1, sizeof *w)) == NULL)

@@ -200,7 +200,7 @@ rpc_command_read(struct rpc_call *call, json_t *params, json_t **result,
 	if (c == NULL)
 		return -1;
 	*result = command_to_json(c);
-	json_object_update(*result, command_output(c));
+	json_object_update_new(*result, command_output(c));
 	return 0;
 }
 

@@ -91,7 +91,7 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
 		return -1;
 	if ((s = session_find(id, NULL)) != NULL) {
-		json_object_update(rec, session_to_json(s));
+		json_object_update_new(rec, session_to_json(s));
 		json_object_set_new(rec, "live", json_true());
 	} else
 		json_object_set_new(rec, "live", json_false());
