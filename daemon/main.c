@@ -20,6 +20,7 @@
 #include "daemon/events.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/proxy.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "policy/config.h"
@@ -49,7 +50,11 @@ main_usage(FILE *f)
 	fprintf(f,
 	    "usage: sboxd [--socket PATH] [--state-dir DIR] [--config FILE]\n"
 	    "             [--foreground] [--log-level error|warn|info|debug]\n"
-	    "             [--init PATH] [--bwrap PATH] [--version]\n");
+	    "             [--init PATH] [--bwrap PATH] [--proxy-max-conns N]\n"
+	    "             [--version]\n"
+	    "  --proxy-max-conns N  client connections one session's proxy holds\n"
+	    "                       open at once (default 1024; each uses two file\n"
+	    "                       descriptors of sboxd: raise `ulimit -n` to match)\n");
 }
 
 /* Join a base folder from the environment (or home) with a tail. */
@@ -288,10 +293,13 @@ main_options(int argc, char **argv, int *foreground)
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "init", required_argument, NULL, 'i' },
 		{ "bwrap", required_argument, NULL, 'b' },
+		{ "proxy-max-conns", required_argument, NULL, 'P' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char *end;
+	long n;
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "s:d:c:fl:i:b:Vh", opts, NULL)) != -1) {
@@ -310,6 +318,15 @@ main_options(int argc, char **argv, int *foreground)
 		case 'b':
 			sboxd.bwrap_path = strchr(optarg, '/') ? main_abs(optarg) :
 			    strdup(optarg);
+			break;
+		case 'P':
+			n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 1 || n > 1048576) {
+				fprintf(stderr, "sboxd: --proxy-max-conns must be "
+				    "between 1 and 1048576\n");
+				exit(2);
+			}
+			sboxd.lim.proxy_max_conns = (int)n;
 			break;
 		case 'V': printf("sboxd %s\n", SBOX_VERSION); exit(0);
 		case 'h': main_usage(stdout); exit(0);
@@ -342,6 +359,11 @@ main_defaults(void)
 	sboxd.lim.max_conns_per_uid = 512;
 	sboxd.lim.max_inflight = 64;
 	sboxd.lim.max_output_queue = 16 * 1024 * 1024;
+	if (sboxd.lim.proxy_max_conns == 0)
+		sboxd.lim.proxy_max_conns = 1024;
+	/* all proxies together: 16384, or one session's cap if that is more */
+	proxy_set_global_limit(sboxd.lim.proxy_max_conns > 16384 ?
+	    sboxd.lim.proxy_max_conns : 16384);
 }
 
 /* Start up, run the loop, shut down. */

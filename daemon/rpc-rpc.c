@@ -30,14 +30,15 @@ rpc_rpc_hello(struct rpc_call *call, json_t *params, json_t **result,
 		    PROTOCOL_VERSION);
 	methods = json_array();
 	dispatch_each(rpc_rpc_list_one, methods);
-	*result = json_pack("{s:i, s:s, s:s, s:o, s:{s:I, s:i, s:i, s:i, s:I}}",
+	*result = json_pack("{s:i, s:s, s:s, s:o, s:{s:I, s:i, s:i, s:i, s:I, s:i}}",
 	    "protocol", PROTOCOL_VERSION, "server", "sboxd",
 	    "version", SBOX_VERSION, "methods", methods, "limits",
 	    "max_line_bytes", (json_int_t)sboxd.lim.max_line,
 	    "max_connections", sboxd.lim.max_conns,
 	    "max_connections_per_uid", sboxd.lim.max_conns_per_uid,
 	    "max_inflight_per_connection", sboxd.lim.max_inflight,
-	    "max_output_queue_bytes", (json_int_t)sboxd.lim.max_output_queue);
+	    "max_output_queue_bytes", (json_int_t)sboxd.lim.max_output_queue,
+	    "proxy_max_connections", sboxd.lim.proxy_max_conns);
 	return 0;
 }
 

@@ -417,6 +417,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	pc.net = &s->plan->net;
 	pc.on_refusal = session_host_refused;
 	pc.arg = s;
+	pc.limits.max_conns = sboxd.lim.proxy_max_conns;
 	if ((s->proxy = proxy_new(&pc, &err)) == NULL) {
 		error_context(&err, "starting the session's proxy");
 		goto fail;

@@ -292,6 +292,8 @@ def probe_main(args):
     socks HOST PORT DATA  SOCKS5 with a domain name, then DATA
     direct ADDR PORT      a plain connection (ignoring the proxy)
     tcp PORT DATA         a plain connection to 127.0.0.1:PORT, echo DATA
+    cap N                 hold N idle connections to the proxy; is one more
+                          closed at once? and after one is freed?
     """
     mode, rest = args[0], args[1:]
     out = {}
@@ -365,6 +367,23 @@ def probe_main(args):
                 out["connected"] = False
                 out["errno"] = e.errno
                 out["error"] = os.strerror(e.errno) if e.errno else str(e)
+        elif mode == "cap":
+            held = [socket.create_connection(PROXY, timeout=5)
+                    for _ in range(int(rest[0]))]
+            time.sleep(0.5)
+
+            def shut():
+                s = socket.create_connection(PROXY, timeout=2)
+                try:
+                    return s.recv(1) == b""
+                except socket.timeout:
+                    return False
+                except OSError:
+                    return True
+            out["over_closed"] = shut()
+            held.pop().close()
+            time.sleep(0.5)
+            out["after_free_closed"] = shut()
         elif mode == "tcp":
             try:
                 s = socket.create_connection(("127.0.0.1", int(rest[0])),

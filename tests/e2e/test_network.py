@@ -57,7 +57,7 @@ class Net:
     to run commands and probes inside it."""
 
     def __init__(self, ctx, remote=None, profile=None, config=None,
-                 sandbox="net"):
+                 sandbox="net", daemon_args=()):
         self.ctx = ctx
         self.remote = remote
         resolve = dict(NONPUBLIC)
@@ -78,7 +78,7 @@ class Net:
         self.d = ctx.daemon(cfg, start=False)
         if remote is not None:
             self._in_mount_ns()
-        self.d.start()
+        self.d.start(extra=daemon_args)
         self.c = self.d.client()
         self.project = ctx.tmp
         self.probe_path = os.path.join(self.project, "nethost.py")
@@ -597,3 +597,15 @@ def test_network_none(ctx):
     assert p["connected"] is False, p
     r = n.run(["sh", "-c", "curl -sS -m 5 -o /dev/null http://x.test/; true"])
     assert r["blocked"]["hosts"] == [{"host": "x.test", "port": 80}], r
+
+
+def test_proxy_connection_cap(ctx):
+    n = Net(ctx, daemon_args=["--proxy-max-conns", "8"])
+    assert n.c.call("rpc.hello", {"protocol": 1})["limits"][
+        "proxy_max_connections"] == 8
+    p = n.probe("cap", "8")
+    assert p == {"over_closed": True, "after_free_closed": False}, p
+    assert "connection limit reached" in n.d.read_log()
+    # the session still works once they are gone
+    p = n.http(get("secret.test"))
+    assert_refused(p["responses"][0], "network allowlist")
