@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FRAMER_KEEP (64 * 1024)  /* buffer kept between lines */
+
 /* Set up an empty framer that accepts lines of at most max bytes. */
 void
 framer_init(struct framer *f, size_t max)
@@ -58,6 +60,12 @@ framer_feed(struct framer *f, const void *data, size_t n, sbox_error *err)
 {
 	const char *p = data, *lf;
 
+	/* Everything was taken: give back a buffer that a long line grew. */
+	if (framer_pending(f) == 0 && f->cap > FRAMER_KEEP) {
+		free(f->buf);
+		f->buf = NULL;
+		f->start = f->len = f->cap = 0;
+	}
 	while (n > 0) {
 		if (f->discarding) {
 			lf = memchr(p, '\n', n);

@@ -132,7 +132,8 @@ fuzz_framer_run(const uint8_t *d, size_t n, size_t max, uint32_t seed,
 {
 	struct framer f;
 	sbox_error err;
-	size_t off = 0, piece, bound;
+	size_t off = 0, piece, bound, biggest = 0;
+	int was_empty;
 
 	framer_init(&f, max);
 	while (off < n) {
@@ -142,16 +143,23 @@ fuzz_framer_run(const uint8_t *d, size_t n, size_t max, uint32_t seed,
 			if (piece > n - off)
 				piece = n - off;
 		}
+		was_empty = framer_pending(&f) == 0;
 		if (framer_feed(&f, d + off, piece, &err) == -1)
 			fuzz_framer_fail("framer_feed failed");
 		off += piece;
+		if (piece > biggest)
+			biggest = piece;
 		/* What the framer may hold: one max-long partial line plus the
-		 * piece just fed, rounded up by the doubling allocator. */
-		bound = 2 * (max + 2 + piece);
+		 * biggest piece fed, rounded up by the doubling allocator; once
+		 * all was taken, it keeps at most 64 KiB. */
+		bound = 2 * (max + 2 + biggest);
 		if (bound < 4096)
 			bound = 4096;
 		if (f.cap > bound)
 			fuzz_framer_fail("buffer grew past its bound");
+		if (was_empty && f.cap > 64 * 1024 &&
+		    f.cap > 2 * (max + 2 + piece))
+			fuzz_framer_fail("buffer not given back between lines");
 		fuzz_framer_drain(&f, max, l);
 		if (framer_pending(&f) > max)
 			fuzz_framer_fail("more than max bytes pending after drain");

@@ -42,20 +42,24 @@ for src in tests/fuzz/fuzz-*.c; do
 	if [ -d "tests/fuzz/seeds/$name" ]; then
 		cp -n tests/fuzz/seeds/"$name"/* "$corpus"/ 2>/dev/null || true
 	fi
+	dict=()
+	[ -f "tests/fuzz/seeds/$name.dict" ] && dict=(-dict="tests/fuzz/seeds/$name.dict")
 	echo "== fuzz $name: running for ${SECONDS_EACH}s"
 	log="$OUT/$name/fuzz.log"
+	touch "$OUT/$name/.start"   # artifacts newer than this are from this run
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	"$bin" -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix="$OUT/$name/" \
-	    "$corpus" >"$log" 2>&1
+	    "${dict[@]}" "$corpus" >"$log" 2>&1
 	rc=$?
 	ran=$((ran + 1))
 	grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s|^|  $name: |"
 	if [ $rc -ne 0 ]; then
 		echo "  $name: FAILED (exit $rc); last lines of $log:"
 		tail -n 40 "$log" | sed 's|^|    |'
-		ls "$OUT/$name"/crash-* "$OUT/$name"/leak-* "$OUT/$name"/timeout-* \
-		    "$OUT/$name"/oom-* 2>/dev/null | sed 's|^|    input: |'
+		find "$OUT/$name" -maxdepth 1 -newer "$OUT/$name/.start" \( -name 'crash-*' \
+		    -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
+		    | sed 's|^|    input: |'
 		failed+=("$name")
 	else
 		echo "  $name: ok ($(ls "$corpus" | wc -l) inputs in the corpus)"
