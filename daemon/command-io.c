@@ -24,6 +24,7 @@
 #define COMMAND_IO_CHUNK     (32 * 1024)       /* bytes per notification */
 #define COMMAND_IO_HIGH      (1024 * 1024)     /* queued bytes before pausing */
 #define COMMAND_IO_PUMP_MS   20
+#define COMMAND_IO_FLUSH_S   10                /* a stalled reader of a forward */
 
 /* Bytes of output kept per stream. */
 static size_t
@@ -175,6 +176,85 @@ command_io_null(int *fd, int flags, sbox_error *err)
 	return 0;
 }
 
+/* The client's fd took what was queued for it: the command may finish. */
+static void
+command_io_forward_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct command *c = arg;
+
+	(void)bev;
+	if (c->exited)
+		command_maybe_finish(c);
+}
+
+/* The client's fd failed (its reader went away): stop copying to it. */
+static void
+command_io_forward_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct command *c = arg;
+	struct command_stream *st = bev == c->out.forward ? &c->out : &c->err;
+
+	if (!(what & (BEV_EVENT_ERROR | BEV_EVENT_EOF | BEV_EVENT_TIMEOUT)))
+		return;
+	bufferevent_free(bev);
+	st->forward = NULL;
+	if (c->exited)
+		command_maybe_finish(c);
+}
+
+/* After the command: close a forward once its queue is written (or fails,
+ * or its reader stalls for COMMAND_IO_FLUSH_S). */
+static void
+command_io_flushed_cb(struct bufferevent *bev, void *arg)
+{
+	(void)arg;
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		bufferevent_free(bev);
+}
+
+/* A forward being flushed after its command failed or stalled. */
+static void
+command_io_flush_failed_cb(struct bufferevent *bev, short what, void *arg)
+{
+	(void)what; (void)arg;
+	bufferevent_free(bev);
+}
+
+/* True while output copied to the client's own fds is still queued. */
+int
+command_io_forward_pending(const struct command *c)
+{
+	return (c->out.forward != NULL && evbuffer_get_length(
+	    bufferevent_get_output(c->out.forward)) > 0) ||
+	    (c->err.forward != NULL && evbuffer_get_length(
+	    bufferevent_get_output(c->err.forward)) > 0);
+}
+
+/* The command is over: close our copies of the client's fds so that its
+ * reader sees EOF, after what is queued for them is written. */
+void
+command_io_close_forwards(struct command *c)
+{
+	struct command_stream *sts[2] = { &c->out, &c->err };
+	struct timeval tv = { COMMAND_IO_FLUSH_S, 0 };
+	struct bufferevent *bev;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if ((bev = sts[i]->forward) == NULL)
+			continue;
+		sts[i]->forward = NULL;
+		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
+			bufferevent_free(bev);
+			continue;
+		}
+		bufferevent_setcb(bev, NULL, command_io_flushed_cb,
+		    command_io_flush_failed_cb, NULL);
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		bufferevent_set_timeouts(bev, NULL, &tv);
+	}
+}
+
 /* fds mode: copy stderr through us (to name blocked files) when the
  * client's stderr is a terminal or a pipe we can write without blocking. */
 static int
@@ -202,6 +282,8 @@ command_io_interpose(struct command *c, int client_fd, int *child_fd,
 		*child_fd = client_fd;
 		return 0;
 	}
+	bufferevent_setcb(c->err.forward, NULL, command_io_forward_write_cb,
+	    command_io_forward_event_cb, c);
 	bufferevent_enable(c->err.forward, EV_WRITE);
 	if (command_io_pipe(c, &c->err, child_fd, err) == -1)
 		return -1;

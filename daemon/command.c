@@ -177,6 +177,7 @@ command_finish(struct command *c)
 		event_del(c->timer);
 	blocked_finish(&c->blocked, c->cwd, c->outside ? NULL : c->s->plan);
 	command_io_close_inputs(c);
+	command_io_close_forwards(c);
 	blocked = command_blocked(c);
 	error_clear(&err);
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
@@ -218,7 +219,8 @@ command_finish(struct command *c)
 void
 command_maybe_finish(struct command *c)
 {
-	if (c->exited && !c->out.open && !c->err.open)
+	if (c->exited && !c->out.open && !c->err.open &&
+	    !command_io_forward_pending(c))
 		command_finish(c);
 }
 
