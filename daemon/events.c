@@ -171,7 +171,24 @@ events_subscribers(const char *topic)
 	return n;
 }
 
-/* Number of live host (not sandboxed) subscribers that match a topic. */
+/* Does a subscription name a topic itself ("approval.requested" or
+ * "approval.*"), rather than taking every topic? */
+static int
+events_sub_names(const struct events_sub *s, const char *topic)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(s->topics, i, t) {
+		if (strcmp(json_string_value(t), "*") != 0 &&
+		    events_topic_match(json_string_value(t), topic))
+			return 1;
+	}
+	return 0;
+}
+
+/* Number of live host (not sandboxed) subscribers that name a topic (a
+ * subscription to every topic does not count). */
 int
 events_host_subscribers(const char *topic)
 {
@@ -181,7 +198,7 @@ events_host_subscribers(const char *topic)
 
 	LIST_FOREACH(s, &events_subs, entry) {
 		if ((c = conn_find(s->conn)) != NULL &&
-		    conn_sandbox_session(c) == NULL && events_sub_wants(s, topic))
+		    conn_sandbox_session(c) == NULL && events_sub_names(s, topic))
 			n++;
 	}
 	return n;

@@ -17,7 +17,8 @@ long events_subscribe(struct conn *c, json_t *topics);
 int events_unsubscribe(struct conn *c, long id);
 /* Number of subscribers currently connected that match a topic. */
 int events_subscribers(const char *topic);
-/* The same, counting only clients that are not inside a sandbox. */
+/* The same, counting only clients that are not inside a sandbox and whose
+ * subscription names the topic (not "every topic" or "*"). */
 int events_host_subscribers(const char *topic);
 
 #endif

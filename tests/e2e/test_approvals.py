@@ -229,12 +229,29 @@ def test_headless_refused(ctx):
     # A subscriber of other topics is no approver.
     other = d.client()
     other.call("events.subscribe", {"topics": ["host.*"]})
+    # Nor is a logger of every topic.
+    logger = d.client()
+    logger.call("events.subscribe", {})
+    logger2 = d.client()
+    logger2.call("events.subscribe", {"topics": ["*"]})
     e = c.error("command.run_outside", {
         "session": sid, "argv": ["true"], "reason": "publish"})
     assert e.name == DENIED and "no one is connected" in e.message, e
     recs = audit(c, session=sid, decision="refused_headless")
     assert len(recs) == 1, recs
     assert recs[0]["decided_by"].startswith("sboxd"), recs
+    # The logger saw the outcome.
+    ev = logger.wait_notification("events.event",
+                                  lambda p: p["topic"] == "approval.decided")
+    assert ev["data"]["decision"] == "refused_headless", ev
+    # approval.* makes an approver: the request now waits.
+    w = d.client()
+    w.call("events.subscribe", {"topics": ["approval.*"]})
+    rid = c.send("command.run_outside", {"session": sid, "argv": ["true"],
+                                         "reason": "publish"})
+    req = next_request(w)
+    w.call("approval.decide", {"id": req["approval"], "decision": "allow_once"})
+    assert c.result(c.wait_reply(rid))["exit_code"] == 0
 
 
 def test_timeout_denies(ctx):
