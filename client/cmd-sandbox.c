@@ -119,10 +119,10 @@ cmd_sandbox_list(const struct client_opts *o, int argc, char **argv)
 		json_decref(r);
 		return EXIT_OK;
 	}
-	printf("%-12s %-10s %-11s %-7s %-34s %s\n", "PROFILE", "EXTENDS",
+	printf("%-12s %-10s %-11s %-7s %-40s %s\n", "PROFILE", "EXTENDS",
 	    "NETWORK", "OUTSIDE", "FOLDERS", "CHOSEN BY");
 	json_array_foreach(json_object_get(r, "profiles"), i, p) {
-		printf("%-12s %-10s %-11s %-7s %-34s %s\n",
+		printf("%-12s %-10s %-11s %-7s %-40s %s\n",
 		    cmd_sandbox_s(p, "name", "?"),
 		    cmd_sandbox_s(p, "extends", json_is_true(json_object_get(p,
 		    "builtin")) ? "(built-in)" : "-"),
@@ -474,7 +474,7 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 		json_array_foreach(json_object_get(r, "steps"), i, st) {
 			char *detail = cmd_outside_text(cmd_sandbox_s(st,
 			    "detail", ""));
-			printf("  %-6s  %-26s %s\n", json_is_true(json_object_get(
+			printf("  %-6s  %-28s %s\n", json_is_true(json_object_get(
 			    st, "ok")) ? "ok" : "FAILED", cmd_sandbox_s(st, "step",
 			    "?"), detail ? detail : "");
 			free(detail);

@@ -391,9 +391,10 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
 	}
 	if (!p->sandboxed) {
 		error_set_field(err, E_INVALID_PARAMS, name ? "profile" :
-		    "project", "profile %s is not sandboxed (%s): there is no "
-		    "sandbox to check; name a profile with --profile", p->name,
-		    p->provenance ? p->provenance : "chosen");
+		    "project", "profile %s%s%s%s is not sandboxed: there is no "
+		    "sandbox to check; name a sandboxed profile", p->name,
+		    p->provenance ? " (" : "", p->provenance ? p->provenance :
+		    "", p->provenance ? ")" : "");
 		profile_free(p);
 		return -1;
 	}
