@@ -617,14 +617,19 @@ def test_channel_agent_asks_but_cannot_decide(ctx):
                                     "env": {"PATH": "/usr/bin:/bin"}})
     sid = sid["session"]
     marker = os.path.join(ctx.tmp, "made-outside")
-    asker = d.client()
     try:
-        rid = asker.send("command.exec", {
-            "session": sid, "channel": True, "argv": [
-                "sh", "-c", "./sbox session outside %s --reason 'needs the "
-                "host' -- touch %s; echo rc=$?" % (sid, marker)]})
+        probe = c.call("command.exec", {"session": sid, "channel": True,
+                                        "argv": ["./sbox", "version"]})
     except RpcError as e:
         raise Skip("no session channel: %s" % e.message)
+    if "Sanitizer" in base64.b64decode(probe["stderr"]).decode(errors="replace"):
+        # An ASan build needs more address space than the sandbox allows.
+        raise Skip("this sbox build cannot run inside the sandbox")
+    asker = d.client()
+    rid = asker.send("command.exec", {
+        "session": sid, "channel": True, "argv": [
+            "sh", "-c", "./sbox session outside %s --reason 'needs the "
+            "host' -- touch %s; echo rc=$?" % (sid, marker)]})
     req = next_request(a)
     assert req["session"] == sid and req["reason"] == "needs the host", req
     aid = req["approval"]
