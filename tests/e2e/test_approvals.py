@@ -75,9 +75,7 @@ def out(result):
 
 
 class Cli:
-    """sbox running in the background, its output in files (sboxd keeps a
-    passed stderr pipe open until the command is forgotten, so pipes would
-    not reach EOF when sbox exits)."""
+    """sbox running in the background, its output in files."""
 
     def __init__(self, ctx, d, *args):
         self.out = os.path.join(ctx.tmp, "cli-%d.out" % time.monotonic_ns())
