@@ -324,9 +324,8 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 	s = session_find(id, NULL);
 	if (inside && (own == NULL || (strcmp(own->id, id) != 0 &&
 	    (s == NULL || s->parent == NULL || strcmp(s->parent, own->id) != 0))))
-		return error_set_field(err, E_PERMISSION, "session", "from "
-		    "inside a sandbox only its own session and the sessions it "
-		    "created can be shown");
+		return error_set_field(err, E_SESSION_NOT_FOUND, "session",
+		    "no session %s", id);	/* others are not visible inside */
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
 		return -1;
 	if ((refused = store_refusal_recent(sboxd.store, id, limit, err)) ==
