@@ -67,6 +67,11 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		chmod 755 "$stage"
 		mkdir -p "$stage/tests"
 		cp -a "$BIN" "$stage/$BIN"
+		# a sanitizer build cannot run inside a sandbox: tests use the
+		# plain sbox beside it for commands inside
+		if [ "$BIN" != bin ] && [ -x bin/sbox ]; then
+			mkdir -p "$stage/bin" && cp -a bin/sbox "$stage/bin/sbox"
+		fi
 		cp -a tests/e2e "$stage/tests/e2e"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"

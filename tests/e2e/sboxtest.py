@@ -31,6 +31,22 @@ class RpcError(Exception):
         super().__init__("%s %s: %s" % (self.code, self.name, self.message))
 
 
+def sbox_for_sandbox():
+    """An sbox binary that can run inside a sandbox: a sanitizer build
+    reserves more address space than a sandbox allows, so prefer the plain
+    build beside it (bin/ next to bin-san/). Skip when there is none."""
+    for cand in (os.path.join(BIN, "sbox"),
+                 os.path.join(os.path.dirname(BIN), "bin", "sbox")):
+        try:
+            with open(cand, "rb") as f:
+                if b"__asan_init" not in f.read():
+                    return cand
+        except OSError:
+            pass
+    raise Skip("no sbox build that can run inside a sandbox (only a "
+               "sanitizer build)")
+
+
 def is_root():
     return os.geteuid() == 0
 

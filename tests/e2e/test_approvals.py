@@ -610,7 +610,7 @@ def test_channel_agent_asks_but_cannot_decide(ctx):
     c = d.client()
     a = approver(d)
     proj = project(ctx)
-    shutil.copy(os.path.join(sboxtest.BIN, "sbox"), os.path.join(proj, "sbox"))
+    shutil.copy(sboxtest.sbox_for_sandbox(), os.path.join(proj, "sbox"))
     sid = c.call("session.create", {"project": proj, "sandbox": "workspace",
                                     "env": {"PATH": "/usr/bin:/bin"}})
     sid = sid["session"]

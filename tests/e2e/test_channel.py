@@ -18,7 +18,7 @@ def _setup(ctx):
     d = ctx.daemon()
     proj = os.path.join(ctx.tmp, "proj")
     os.makedirs(proj)
-    shutil.copy(os.path.join(sboxtest.BIN, "sbox"), os.path.join(proj, "sbox"))
+    shutil.copy(sboxtest.sbox_for_sandbox(), os.path.join(proj, "sbox"))
     c = d.client()
     sid = c.call("session.create", {"project": proj, "sandbox": "workspace",
                                     "env": {"PATH": "/usr/bin:/bin"}})["session"]
