@@ -457,10 +457,8 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_usage("%s", CMD_SANDBOX_USAGE);
 	}
-	if (!mo.json) {
-		printf("checking a test sandbox...\n");
-		fflush(stdout);
-	}
+	if (!mo.json)
+		fprintf(stderr, "starting a test sandbox...\n");
 	if ((r = cmd_sandbox_call(&mo, "sandbox.check", params, &rc)) == NULL)
 		return rc;
 	json_array_foreach(json_object_get(r, "steps"), i, st) {

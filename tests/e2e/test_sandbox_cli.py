@@ -542,4 +542,58 @@ def test_check_reports_failure(ctx):
     out = text(r)
     assert r.returncode == 1, out
     assert re.search(r"FAILED\s+bwrap", out), out
-    assert "FAILED" in out.splitlines()[-1], out
+    assert "FAILED" in r.stdout.decode().splitlines()[-1], out
+
+
+# ------------------------------------------------------------ from inside
+
+def test_inside_sees_its_own_sandbox_only(ctx):
+    """An agent inside a sandbox (a command with a channel) reads its own
+    profile and its own session's status, nothing else."""
+    import shutil
+    import sboxtest
+    d = ctx.daemon(start=False)
+    d.write_config(company_config(d.home))
+    d.start()
+    c = d.client()
+    proj = project(ctx)
+    shutil.copy(os.path.join(sboxtest.BIN, "sbox"), os.path.join(proj, "sbox"))
+    sid = c.call("session.create", {"project": proj, "sandbox": "company",
+                                    "env": {"PATH": "/usr/bin:/bin"}})
+    sid = sid["session"]
+    other = c.call("session.create", {"project": proj, "sandbox": "strict"})
+    try:
+        probe = c.call("command.exec", {"session": sid, "channel": True,
+                                        "argv": ["./sbox", "version"]})
+    except RpcError as e:
+        raise Skip("no session channel: %s" % e.message)
+    if "Sanitizer" in base64.b64decode(probe["stderr"]).decode(
+            errors="replace"):
+        raise Skip("this sbox build cannot run inside the sandbox")
+
+    def inside(script):
+        r = c.call("command.exec", {"session": sid, "channel": True,
+                                    "argv": ["sh", "-c", script],
+                                    "timeout": 60})
+        return (base64.b64decode(r["stdout"]).decode(errors="replace"),
+                base64.b64decode(r["stderr"]).decode(errors="replace"))
+
+    so, se = inside("./sbox --json sandbox list")
+    names = [p["name"] for p in json.loads(so)["profiles"]]
+    assert names == ["company"], (so, se)
+    assert "config" not in json.loads(so), so
+    so, se = inside("./sbox --json sandbox show company")
+    j = json.loads(so)
+    assert j["hosts"] == ["pkgs.dev.example.com", "*.company.example"], j
+    assert j["provenance"] == "company, from session", j
+    so, se = inside("./sbox sandbox show strict; echo rc=$?")
+    assert "rc=1" in so and "own profile" in se, (so, se)
+    so, se = inside("./sbox --json sandbox status --session %s" % sid)
+    assert json.loads(so)["profile"] == "company", (so, se)
+    so, se = inside("./sbox sandbox status --session %s; echo rc=$?"
+                    % other["session"])
+    assert "rc=1" in so and other["session"] in se, (so, se)
+    so, se = inside("./sbox sandbox resolve; echo rc=$?; "
+                    "./sbox sandbox check; echo rc=$?")
+    assert so.split() == ["rc=1", "rc=1"], (so, se)
+    assert se.count("not available from inside a sandbox") == 2, se
