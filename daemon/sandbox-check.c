@@ -284,8 +284,12 @@ sandbox_check_finish(struct sandbox_check *chk)
 	sandbox_check_rm_tree(chk->root);
 	if (chk->home_probe != NULL)
 		unlink(chk->home_probe);
-	if (chk->cancelled) {
-		error_set(&err, E_CANCELLED, "sandbox.check was cancelled");
+	if (chk->cancelled || sboxd.stopping) {
+		if (chk->cancelled)
+			error_set(&err, E_CANCELLED, "sandbox.check was cancelled");
+		else
+			error_set(&err, E_SHUTTING_DOWN, "sboxd is shutting down");
+		rpc_call_on_cancel(chk->call, NULL, NULL);
 		rpc_call_fail(chk->call, &err);
 		sandbox_check_free(chk);
 		return;
@@ -468,7 +472,7 @@ sandbox_check_tick(evutil_socket_t fd, short what, void *arg)
 	char *out;
 
 	(void)fd; (void)what;
-	if (chk->cancelled) {
+	if (chk->cancelled || sboxd.stopping) {
 		sandbox_check_finish(chk);
 		return;
 	}
