@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -236,8 +238,12 @@ proxy_conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct proxy_conn *c = arg;
 
-	(void)bev;
 	if (what & BEV_EVENT_CONNECTED) {
+		int one = 1;
+
+		/* relayed bytes go on at once (ssh, small requests) */
+		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof one);
 		c->up_ready = 1;
 		snprintf(c->up_host, sizeof c->up_host, "%s", c->host);
 		c->up_port = c->port;

@@ -1,6 +1,6 @@
 /* proxy-int.h: the proxy's internal state, shared by proxy.c (life cycle,
  * listeners, answers), proxy-connect.c (decision, resolving, connecting) and
- * proxy-relay.c (protocols and byte relay).
+ * proxy-relay.c (protocols and byte relay), proxy-tunnel.c (tunnels).
  * Nothing outside daemon/proxy*.c includes this. */
 #ifndef SBOX_PROXY_INT_H
 #define SBOX_PROXY_INT_H
@@ -83,6 +83,8 @@ struct proxy_conn {
 	size_t                 resp_head_len; /* response head bytes parsed, still in up's input */
 	int                    cli_eof, up_eof;
 	int                    up_shut;   /* write side of up shut down (client EOF) */
+	struct event          *tun_ev[2]; /* tunnel: our reads of cli (0) and up (1) */
+	int                    tun_paused[2]; /* the other side's output is full */
 	int                    lingering; /* answer sent, our side shut down */
 	size_t                 linger_bytes; /* client bytes discarded while lingering */
 };
@@ -124,6 +126,12 @@ void proxy_conn_fail(struct proxy_conn *c, int status, int socks_code, const cha
 int proxy_conn_allowed(struct proxy_conn *c);
 void proxy_conn_resolve_connect(struct proxy_conn *c);
 void proxy_conn_try_connect(struct proxy_conn *c);
+
+/* proxy-tunnel.c */
+int proxy_tunnel_start(struct proxy_conn *c);
+void proxy_tunnel_write_now(struct bufferevent *bev, const void *data, size_t len);
+void proxy_tunnel_pump(struct proxy_conn *c);
+void proxy_tunnel_stop(struct proxy_conn *c);
 
 /* proxy-relay.c */
 void proxy_conn_cli_read_cb(struct bufferevent *bev, void *arg);

@@ -4,9 +4,10 @@
  * forwards) moves bytes both ways; an absolute-form HTTP request is rewritten
  * to origin-form, its body forwarded by its framing, and the response head
  * parsed to find the response's end, so the next request on a kept-alive
- * connection is parsed and checked again. Bytes move from one side to the
- * other only while the other side's output has room (buffer_bytes); the
- * bufferevent read watermark stops reading a side whose input is full. */
+ * connection is parsed and checked again (tunnels: proxy-tunnel.c). Bytes
+ * move from one side to the other only while the other side's output has
+ * room (buffer_bytes); the bufferevent read watermark stops reading a side
+ * whose input is full. */
 #include "daemon/proxy-int.h"
 
 #include <stdio.h>
@@ -58,29 +59,11 @@ proxy_relay_start_tunnel(struct proxy_conn *c)
 	}
 	proxy_conn_touch(c);
 	proxy_conn_timer(c, c->px->lim.idle_timeout_ms);
-	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
-	proxy_relay_pump(c);
-}
-
-/* Move tunnel bytes; pass a client EOF on as a half-close, and close once
- * the upstream has ended and its bytes are delivered. */
-static void
-proxy_relay_tunnel(struct proxy_conn *c)
-{
-	struct evbuffer *ci = bufferevent_get_input(c->cli);
-	struct evbuffer *co = bufferevent_get_output(c->cli);
-	struct evbuffer *ui = bufferevent_get_input(c->up);
-	struct evbuffer *uo = bufferevent_get_output(c->up);
-
-	proxy_relay_move(c, ci, uo, UINT64_MAX);
-	proxy_relay_move(c, ui, co, UINT64_MAX);
-	if (c->cli_eof && !c->up_shut && evbuffer_get_length(ci) == 0 &&
-	    evbuffer_get_length(uo) == 0) {
-		c->up_shut = 1;
-		shutdown(bufferevent_getfd(c->up), SHUT_WR);
+	if (proxy_tunnel_start(c) < 0) {
+		proxy_conn_close(c);
+		return;
 	}
-	if (c->up_eof && evbuffer_get_length(ui) == 0)
-		proxy_conn_close_after_flush(c);
+	proxy_tunnel_pump(c);
 }
 
 /* Send the rewritten request head upstream and start relaying the request. */
@@ -95,7 +78,7 @@ proxy_relay_http_send(struct proxy_conn *c)
 		proxy_conn_fail(c, 503, 0, "out of memory");
 		return;
 	}
-	bufferevent_write(c->up, head, len);
+	proxy_tunnel_write_now(c->up, head, len);
 	free(head);
 	c->req_keep = m->keep_alive;
 	c->req_body = m->body;
@@ -341,7 +324,7 @@ proxy_relay_pump(struct proxy_conn *c)
 	if (c->dead || c->up == NULL)
 		return;
 	if (c->state == PC_TUNNEL) {
-		proxy_relay_tunnel(c);
+		proxy_tunnel_pump(c);
 		return;
 	}
 	if (c->state != PC_HTTP)
@@ -551,7 +534,7 @@ proxy_conn_connected(struct proxy_conn *c)
 	c->up_shut = 0;
 	switch (c->kind) {
 	case PK_SOCKS:
-		bufferevent_write(c->cli, r, proxy_socks_reply(r, PROXY_SOCKS_OK));
+		proxy_tunnel_write_now(c->cli, r, proxy_socks_reply(r, PROXY_SOCKS_OK));
 		proxy_relay_start_tunnel(c);
 		return;
 	case PK_LOCAL:
@@ -559,7 +542,8 @@ proxy_conn_connected(struct proxy_conn *c)
 		return;
 	case PK_HTTP:
 		if (c->connect_method) {
-			bufferevent_write(c->cli, established, sizeof established - 1);
+			proxy_tunnel_write_now(c->cli, established,
+			    sizeof established - 1);
 			proxy_relay_start_tunnel(c);
 			return;
 		}

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -50,6 +52,7 @@ proxy_conn_destroy(struct proxy_conn *c)
 	if (c->dns_req != NULL)
 		evdns_getaddrinfo_cancel(c->dns_req);
 	c->dns_req = NULL;
+	proxy_tunnel_stop(c);
 	if (c->cli != NULL)
 		bufferevent_free(c->cli);
 	if (c->up != NULL)
@@ -85,6 +88,7 @@ proxy_conn_free_cb(evutil_socket_t fd, short what, void *arg)
 void
 proxy_conn_drop_upstream(struct proxy_conn *c)
 {
+	proxy_tunnel_stop(c);   /* a tunnel needs both sides */
 	if (c->up != NULL)
 		bufferevent_free(c->up);
 	c->up = NULL;
@@ -344,6 +348,7 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct proxy_listener *pl = arg;
 	struct proxy *px = pl->px;
 	struct proxy_conn *c;
+	int one = 1;
 
 	(void)l;
 	(void)sa;
@@ -365,6 +370,7 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		return;
 	}
 	c->px = px;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	c->timer = evtimer_new(px->base, proxy_conn_timer_cb, c);
 	c->free_ev = event_new(px->base, -1, 0, proxy_conn_free_cb, c);
@@ -398,6 +404,10 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	c->state = PC_DETECT;
 	proxy_conn_timer(c, px->lim.head_timeout_ms);
 	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	/* the request often came with the connection: read it now rather
+	 * than after another trip through the loop */
+	if (evbuffer_read(bufferevent_get_input(c->cli), fd, 4096) > 0)
+		proxy_conn_cli_read_cb(c->cli, c);
 }
 
 /* Re-enable a listener paused after an accept error. */

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# bench-proxy: a session proxy's CONNECT tunnel against a direct connection,
+# tinyproxy and squid (same allowlist, same upstream in this run's own
+# network namespace): bulk throughput, the added latency of a new tunnel,
+# and sboxd's memory with 5,000 open tunnels. Needs root (the namespace);
+# skipped otherwise. Knobs: BENCH_PROXY_BYTES (200 MiB),
+# BENCH_PROXY_LATENCY_N (500), BENCH_PROXY_TUNNELS (5000).
+set -u
+cd "$(dirname "$0")/../.."
+# 5,000 tunnels hold 10,000 descriptors of sboxd: raise the limit for it
+# (and the proxies and clients started from here).
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+exec python3 tests/bench/proxy_bench.py run

@@ -1,0 +1,512 @@
+"""proxy_bench: the figures of bench-proxy.sh: a session proxy's CONNECT
+tunnel against a direct connection, tinyproxy and squid (Debian's packages),
+all with the same allowlist (one host, bulk.bench) and the same upstream.
+
+The upstream is this run's own host: a network namespace (sboxb-PID) joined
+by a veth pair on 192.168.232.X/30, with a bulk source (port 9000: send the
+number of bytes asked for) and an echo (port 9001, one thread for thousands
+of connections). A session's proxy refuses loopback, so the upstream cannot
+be on this computer's loopback; the name is listed in private_hosts. tinyproxy
+and squid listen on 127.0.0.1 and are pointed at the same name through a
+private hosts file. No traffic leaves the veth pair and loopback.
+
+Modes: `run` (the whole benchmark; root), `upstream` (inside the
+namespace), `client ...` (the measuring side, run inside the sandbox for
+sboxd and on this computer for the others). Figures are reported, never
+judged."""
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NAME = "bulk.bench"
+BULK, ECHO = 9000, 9001
+BULK_BYTES = int(os.environ.get("BENCH_PROXY_BYTES", 200 * 1024 * 1024))
+LAT_N = int(os.environ.get("BENCH_PROXY_LATENCY_N", 500))
+HOLD_N = int(os.environ.get("BENCH_PROXY_TUNNELS", 5000))
+ROUNDS = 3
+
+
+def raise_nofile(n=65536):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = max(n, soft)
+    if hard != resource.RLIM_INFINITY and want > hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+            return
+        except (ValueError, OSError):
+            want = hard
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
+# ------------------------------------------------------------ upstream
+
+def upstream_main():
+    raise_nofile()
+    chunk = memoryview(b"\0" * (1 << 20))
+
+    def bulk(c):
+        with c:
+            f = c.makefile("rb")
+            n = int(f.readline().strip() or 0)
+            while n > 0:
+                k = min(n, len(chunk))
+                c.sendall(chunk[:k])
+                n -= k
+
+    def bulk_loop(s):
+        while True:
+            c, _ = s.accept()
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=bulk, args=(c,), daemon=True).start()
+
+    sb = socket.socket()
+    sb.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sb.bind(("0.0.0.0", BULK))
+    sb.listen(128)
+    threading.Thread(target=bulk_loop, args=(sb,), daemon=True).start()
+
+    sel = selectors.DefaultSelector()
+    se = socket.socket()
+    se.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    se.bind(("0.0.0.0", ECHO))
+    se.listen(4096)
+    se.setblocking(False)
+    sel.register(se, selectors.EVENT_READ)
+    while True:
+        for key, _ in sel.select():
+            s = key.fileobj
+            if s is se:
+                try:
+                    c, _ = se.accept()
+                except OSError:
+                    continue
+                c.setblocking(False)
+                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sel.register(c, selectors.EVENT_READ)
+                continue
+            try:
+                d = s.recv(65536)
+            except OSError:
+                d = b""
+            if not d:
+                sel.unregister(s)
+                s.close()
+                continue
+            try:
+                s.sendall(d)
+            except OSError:
+                pass
+
+
+# ------------------------------------------------------------ client
+
+def dial(proxy, host, addr, port):
+    """A connection to host:port, through proxy (HOST:PORT) or to addr
+    directly when proxy is "-"; returns the socket, ready for bytes."""
+    if proxy == "-":
+        s = socket.create_connection((addr, port), timeout=30)
+    else:
+        ph, pp = proxy.rsplit(":", 1)
+        s = socket.create_connection((ph, int(pp)), timeout=30)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(b"CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n" %
+                  (host.encode(), port, host.encode(), port))
+        head = b""
+        while b"\r\n\r\n" not in head:
+            d = s.recv(4096)
+            if not d:
+                raise OSError("proxy closed: %r" % head)
+            head += d
+        if not head.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")):
+            raise OSError("proxy refused: %r" % head[:200])
+        rest = head.split(b"\r\n\r\n", 1)[1]
+        assert rest == b"", rest
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def client_bulk(proxy, host, addr, nbytes):
+    best = []
+    buf = bytearray(1 << 20)
+    mv = memoryview(buf)
+    for _ in range(1):
+        t0 = time.perf_counter()
+        s = dial(proxy, host, addr, BULK)
+        s.sendall(b"%d\n" % nbytes)
+        got = 0
+        while got < nbytes:
+            n = s.recv_into(mv)
+            if n == 0:
+                break
+            got += n
+        s.close()
+        dt = time.perf_counter() - t0
+        if got != nbytes:
+            raise OSError("short read: %d of %d" % (got, nbytes))
+        best.append(nbytes / dt / 1e6)
+    return {"mb_s": best[0]}
+
+
+def client_latency(proxy, host, addr, n):
+    times = []
+    for i in range(n + 20):
+        t0 = time.perf_counter_ns()
+        s = dial(proxy, host, addr, ECHO)
+        s.sendall(b"x")
+        if s.recv(1) != b"x":
+            raise OSError("no echo")
+        t1 = time.perf_counter_ns()
+        s.close()
+        if i >= 20:                       # the first ones warm up
+            times.append((t1 - t0) / 1000)
+    return {"us": times}
+
+
+def client_hold(proxy, host, addr, n, ready, done):
+    raise_nofile(n + 256)
+    held = []
+    t0 = time.perf_counter()
+    for _ in range(n):
+        held.append(dial(proxy, host, addr, ECHO))
+    secs = time.perf_counter() - t0
+    # each tunnel works
+    for s in held[:: max(1, n // 50)]:
+        s.sendall(b"y")
+        assert s.recv(1) == b"y"
+    with open(ready, "w") as f:
+        json.dump({"open": len(held), "open_s": secs}, f)
+    end = time.time() + 600
+    while not os.path.exists(done) and time.time() < end:
+        time.sleep(0.05)
+    for s in held:
+        s.close()
+    return {"open": len(held)}
+
+
+def client_main(args):
+    mode, proxy, host, addr = args[:4]
+    rest = args[4:]
+    if mode == "bulk":
+        out = client_bulk(proxy, host, addr, int(rest[0]))
+    elif mode == "latency":
+        out = client_latency(proxy, host, addr, int(rest[0]))
+    else:
+        out = client_hold(proxy, host, addr, int(rest[0]), rest[1], rest[2])
+    print(json.dumps(out))
+
+
+# ------------------------------------------------------------ the run
+
+def ip(*args, check=True):
+    return subprocess.run(["ip"] + list(args), capture_output=True,
+                          check=check, timeout=30)
+
+
+class Setup:
+    """The namespace, the proxies and a session; cleaned up in close()."""
+
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="sbox-bench-proxy-")
+        os.chmod(self.tmp, 0o777)
+        self.ns = "sboxb-%d" % os.getpid()
+        self.veth = "sbb%da" % (os.getpid() % 1000000)
+        self.procs = []
+        self.daemon = None
+
+    def netns(self):
+        used = ip("-4", "-o", "addr", "show").stdout.decode()
+        for k in range(64):
+            if "192.168.232.%d/" % (4 * k + 1) not in used:
+                break
+        else:
+            raise RuntimeError("no free 192.168.232.0/24 slot")
+        self.here = "192.168.232.%d" % (4 * k + 1)
+        self.addr = "192.168.232.%d" % (4 * k + 2)
+        peer = self.veth[:-1] + "b"
+        ip("netns", "add", self.ns)
+        ip("link", "add", self.veth, "type", "veth", "peer", "name", peer)
+        ip("link", "set", peer, "netns", self.ns)
+        ip("addr", "add", self.here + "/30", "dev", self.veth)
+        ip("link", "set", self.veth, "up")
+        ip("-n", self.ns, "addr", "add", self.addr + "/30", "dev", peer)
+        ip("-n", self.ns, "link", "set", peer, "up")
+        ip("-n", self.ns, "link", "set", "lo", "up")
+        self.spawn(["ip", "netns", "exec", self.ns, sys.executable,
+                    os.path.abspath(__file__), "upstream"], "upstream")
+        self.wait_port(self.addr, ECHO)
+        self.wait_port(self.addr, BULK)
+        with open(os.path.join(self.tmp, "hosts"), "w") as f:
+            f.write("127.0.0.1 localhost\n%s %s\n" % (self.addr, NAME))
+
+    def spawn(self, argv, name, env=None):
+        log = open(os.path.join(self.tmp, name + ".log"), "ab")
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                             stderr=log, env=env, start_new_session=True)
+        log.close()
+        self.procs.append(p)
+        return p
+
+    def wait_port(self, host, port, timeout=30, proc=None):
+        end = time.time() + timeout
+        while time.time() < end:
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+                return
+            except OSError:
+                if proc is not None and proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+        raise RuntimeError("nothing listens on %s:%d" % (host, port))
+
+    def with_hosts(self, argv):
+        """argv in a private mount namespace whose /etc/hosts names
+        bulk.bench (tinyproxy resolves with the C library)."""
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                'mount --bind "$0" /etc/hosts && exec "$@"',
+                os.path.join(self.tmp, "hosts")] + argv
+
+    def tinyproxy(self, port):
+        d = os.path.join(self.tmp, "tinyproxy")
+        os.makedirs(d, mode=0o777)
+        os.chmod(d, 0o777)
+        with open(os.path.join(d, "filter"), "w") as f:
+            f.write(NAME + "\n")
+        conf = os.path.join(d, "tinyproxy.conf")
+        with open(conf, "w") as f:
+            f.write("\n".join([
+                "User tinyproxy", "Group tinyproxy",
+                "Port %d" % port, "Listen 127.0.0.1", "Timeout 600",
+                "MaxClients 512", "Allow 127.0.0.1",
+                "ConnectPort %d" % BULK, "ConnectPort %d" % ECHO,
+                "Filter \"%s/filter\"" % d, "FilterType fnmatch",
+                "FilterDefaultDeny Yes", "LogLevel Error",
+                "LogFile \"%s/tinyproxy.log\"" % d,
+                "PidFile \"%s/tinyproxy.pid\"" % d, ""]))
+        p = self.spawn(self.with_hosts(["tinyproxy", "-d", "-c", conf]),
+                       "tinyproxy")
+        self.wait_port("127.0.0.1", port, proc=p)
+
+    def squid(self, port):
+        d = os.path.join(self.tmp, "squid")
+        os.makedirs(d, mode=0o777)
+        os.chmod(d, 0o777)
+        conf = os.path.join(d, "squid.conf")
+        with open(conf, "w") as f:
+            f.write("\n".join([
+                "http_port 127.0.0.1:%d" % port,
+                "acl allowed dstdomain %s" % NAME,
+                "acl bench_ports port %d %d" % (BULK, ECHO),
+                "acl CONNECT method CONNECT",
+                "http_access deny CONNECT !bench_ports",
+                "http_access allow allowed", "http_access deny all",
+                "hosts_file %s/hosts" % self.tmp,
+                "dns_nameservers 127.0.0.1",
+                "cache deny all", "cache_mem 8 MB",
+                "access_log none", "cache_store_log none",
+                "cache_log %s/cache.log" % d,
+                "pid_filename %s/squid.pid" % d,
+                "coredump_dir %s" % d, "shutdown_lifetime 1 seconds",
+                "max_filedescriptors 16384", ""]))
+        p = self.spawn(["squid", "-N", "-f", conf], "squid")
+        self.wait_port("127.0.0.1", port, timeout=60, proc=p)
+
+    def sboxd(self):
+        sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+        import sboxtest
+        sboxtest.BIN = os.environ.get("BIN", "bin")
+        cfg = {"sandbox": {"profiles": {"bench": {
+            "extends": "workspace", "network": "registries",
+            "hosts": [NAME], "private_hosts": [NAME],
+            "limits": {"nofile": HOLD_N + 1024}}}},
+            "resolve": {NAME: [self.addr]}}
+        self.daemon = sboxtest.Daemon(cfg, name="bench")
+        self.daemon.start(extra=["--proxy-max-conns", str(HOLD_N + 100),
+                                 "--log-level", "warn"])
+        self.c = self.daemon.client()
+        self.project = os.path.join(self.tmp, "project")
+        os.makedirs(self.project)
+        os.chmod(self.project, 0o777)
+        self.script = os.path.join(self.project, "proxy_bench.py")
+        shutil.copy(os.path.abspath(__file__), self.script)
+        os.chmod(self.script, 0o644)
+        self.sid = self.c.call("session.create", {
+            "project": self.project, "sandbox": "bench"})["session"]
+
+    def inside(self, args, detach=False):
+        """The client inside the session's sandbox."""
+        argv = ["python3", self.script, "client"] + args
+        r = self.c.call("command.exec", {"session": self.sid, "argv": argv,
+                                         "detach": detach, "timeout": 900})
+        if detach:
+            return r
+        import base64
+        out = base64.b64decode(r.get("stdout") or "").decode()
+        if r.get("exit_code") != 0:
+            raise RuntimeError("inside: %s %s" % (r, base64.b64decode(
+                r.get("stderr") or "").decode()))
+        return json.loads(out)
+
+    def netns_pid(self):
+        """A process of the session's container in its network namespace."""
+        me = os.readlink("/proc/self/ns/net")
+        todo = [self.c.call("session.info", {"session": self.sid})[
+            "container_pid"]]
+        while todo:
+            p = todo.pop(0)
+            try:
+                if os.readlink("/proc/%d/ns/net" % p) != me:
+                    return p
+                for f in os.listdir("/proc/%d/task" % p):
+                    with open("/proc/%d/task/%s/children" % (p, f)) as fh:
+                        todo += [int(x) for x in fh.read().split()]
+            except OSError:
+                continue
+        raise RuntimeError("no process in the sandbox's network namespace")
+
+    def outside(self, args, netns_of=None):
+        pre = ["nsenter", "-t", str(netns_of), "-n"] if netns_of else []
+        r = subprocess.run(pre + [sys.executable, os.path.abspath(__file__),
+                                  "client"] + args, capture_output=True,
+                           timeout=900)
+        if r.returncode != 0:
+            raise RuntimeError("client: %s" % r.stderr.decode())
+        return json.loads(r.stdout)
+
+    def close(self):
+        if self.daemon is not None:
+            try:
+                self.daemon.stop()
+            except Exception:
+                pass
+            self.daemon.cleanup()
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                    p.wait(10)
+                except (OSError, subprocess.TimeoutExpired):
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+        ip("netns", "del", self.ns, check=False)
+        ip("link", "del", self.veth, check=False)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def run_main():
+    if os.geteuid() != 0:
+        print("   skipped: needs root (the upstream lives in a network "
+              "namespace; a session's proxy refuses loopback)")
+        return 0
+    for tool in ("tinyproxy", "squid", "unshare"):
+        if shutil.which(tool) is None:
+            print("   %s is not installed (make deps)" % tool)
+            return 1
+    raise_nofile()
+    st = Setup()
+    try:
+        st.netns()
+        st.tinyproxy(3129)
+        st.squid(3130)
+        st.sboxd()
+        nspid = st.netns_pid()
+        # sboxd: the client runs inside the session's sandbox (seccomp,
+        # cgroup and all); sboxd-ns: the same proxy, the client only in the
+        # sandbox's network namespace (nsenter), like the other proxies'
+        # clients: the difference is the sandbox's own cost.
+        cols = [("direct", None), ("sboxd", "127.0.0.1:3128"),
+                ("sboxd-ns", "127.0.0.1:3128"),
+                ("tinyproxy", "127.0.0.1:3129"), ("squid", "127.0.0.1:3130")]
+
+        def client(name, args):
+            if name == "sboxd":
+                return st.inside(args)
+            return st.outside(args, nspid if name == "sboxd-ns" else None)
+        bulk = {c: [] for c, _ in cols}
+        lat = {c: [] for c, _ in cols}
+        # interleaved rounds, so a busy moment of the machine is shared
+        for r in range(ROUNDS):
+            for name, proxy in cols:
+                args = [proxy or "-", NAME, st.addr]
+                bulk[name].append(client(name, ["bulk"] + args +
+                                         [str(BULK_BYTES)])["mb_s"])
+                lat[name] += client(name, ["latency"] + args +
+                                    [str(LAT_N // ROUNDS)])["us"]
+
+        def med(v, q=0.5):
+            v = sorted(v)
+            return v[min(len(v) - 1, int(len(v) * q))]
+        mb = {c: med(bulk[c]) for c, _ in cols}
+        us = {c: med(lat[c]) for c, _ in cols}
+        p90 = {c: med(lat[c], 0.9) for c, _ in cols}
+        names = [c for c, _ in cols]
+        row = "   %-30s" + " %10s" * len(cols)
+        num = "   %-30s" + " %10.0f" * len(cols)
+        rat = "   %-30s" + " %10.2f" * len(cols)
+        print("   upstream %s (own network namespace), %d CPUs; median of %d "
+              "transfers of %d MB and of %d new tunnels each" % (
+                  st.addr, os.cpu_count(), ROUNDS, BULK_BYTES >> 20,
+                  LAT_N // ROUNDS * ROUNDS))
+        print(row % ("", *names))
+        print(num % ("bulk throughput MB/s", *[mb[c] for c in names]))
+        print(rat % ("  x direct", *[mb[c] / mb["direct"] for c in names]))
+        print(num % ("new tunnel + 1st byte, us", *[us[c] for c in names]))
+        print(num % ("  p90 us", *[p90[c] for c in names]))
+        print(rat % ("  x direct", *[us[c] / us["direct"] for c in names]))
+        for c in ("sboxd", "sboxd-ns"):
+            print("   %-9s throughput %.2fx direct (target >= 0.4), %.2fx "
+                  "squid (target >= 1.5), %.2fx tinyproxy; new tunnel %.2fx "
+                  "direct (target <= 2.5)" % (
+                      c, mb[c] / mb["direct"], mb[c] / mb["squid"],
+                      mb[c] / mb["tinyproxy"], us[c] / us["direct"]))
+        # memory with HOLD_N open tunnels
+        pid = st.daemon.proc.pid
+        before = rss_kb(pid)
+        ready = os.path.join(st.project, "hold.ready")
+        done = os.path.join(st.project, "hold.done")
+        st.inside(["hold", "127.0.0.1:3128", NAME, st.addr, str(HOLD_N),
+                   ready, done], detach=True)
+        end = time.time() + 300
+        while not os.path.exists(ready) and time.time() < end:
+            time.sleep(0.1)
+        if not os.path.exists(ready):
+            raise RuntimeError("the tunnels did not open")
+        time.sleep(0.5)
+        with open(ready) as f:
+            held = json.load(f)
+        during = rss_kb(pid)
+        with open(done, "w"):
+            pass
+        print("   sboxd RSS: %.1f MB idle, %.1f MB with %d open tunnels "
+              "(%.1f KB per tunnel; opened in %.2f s)" % (
+                  before / 1024, during / 1024, held["open"],
+                  (during - before) / max(1, held["open"]), held["open_s"]))
+        return 0
+    finally:
+        st.close()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "upstream":
+        upstream_main()
+    elif sys.argv[1] == "client":
+        client_main(sys.argv[2:])
+    else:
+        sys.exit(run_main())
