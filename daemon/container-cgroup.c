@@ -87,9 +87,17 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 
 	if (cg->n >= 2)
 		return -1;
-	snprintf(dir, sizeof dir, "%s/sbox-%ld-%u", base, (long)getpid(),
-	    ++counter);
-	if (mkdir(dir, 0755) < 0)
+	for (e = 0; e < 16; e++) {
+		snprintf(dir, sizeof dir, "%s/sbox-%ld-%u", base, (long)getpid(),
+		    ++counter);
+		if (mkdir(dir, 0755) == 0)
+			break;
+		/* Left by an earlier sboxd with our pid that was killed: an
+		 * empty one goes; one still in use is skipped. */
+		if (errno != EEXIST || (rmdir(dir) == 0 && mkdir(dir, 0755) == 0))
+			break;
+	}
+	if (access(dir, F_OK) < 0 || e == 16)
 		return -1;
 	snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
 	if (container_cgroup_write(dir, file, value) < 0 ||

@@ -206,6 +206,12 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		return; /* init_spawn owns the fds */
 	}
 	ctl_close_fds(fds, nfds);
+	if (nfds > 0) {
+		/* Only spawn carries descriptors. */
+		init_send_error(json_object_get(msg, "req"), EINVAL,
+		    "%s takes no descriptors", t);
+		return;
+	}
 	if (strcmp(t, "kill") == 0)
 		init_spawn_kill(msg);
 	else if (strcmp(t, "open") == 0)
