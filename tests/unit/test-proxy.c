@@ -38,6 +38,52 @@ START_TEST(test_connect_allowed)
 }
 END_TEST
 
+/* 8 MiB through a CONNECT tunnel to the echo, both ways at once, with a
+ * small buffer limit: every byte comes back in order, then the half-close
+ * ends the tunnel. */
+START_TEST(test_tunnel_bulk)
+{
+	struct proxy_limits lim = { .buffer_bytes = 16384 };
+	static char out[8 << 20], in[8 << 20];
+	size_t sent = 0, got = 0, i;
+	char head[64];
+	int fd;
+
+	NEED_NETNS();
+	for (i = 0; i < sizeof out; i++)
+		out[i] = (char)(i * 7 + i / 4096);
+	start(PLAN_NET_REGISTRIES, &lim);
+	fd = dial(proxy_port);
+	send_str(fd, "CONNECT upstream.test:7000 HTTP/1.1\r\n\r\n");
+	ck_assert_int_eq(read(fd, head, 39), 39);
+	ck_assert_int_eq(memcmp(head, "HTTP/1.1 200 ", 13), 0);
+	while (got < sizeof in) {
+		struct pollfd pf = { fd, POLLIN | (sent < sizeof out ? POLLOUT : 0), 0 };
+		ssize_t n;
+
+		ck_assert_int_gt(poll(&pf, 1, 10000), 0);
+		if ((pf.revents & POLLOUT) && sent < sizeof out) {
+			n = send(fd, out + sent, sizeof out - sent > 65536 ? 65536 :
+			    sizeof out - sent, MSG_DONTWAIT);
+			if (n > 0)
+				sent += (size_t)n;
+			if (sent == sizeof out)
+				shutdown(fd, SHUT_WR);
+		}
+		if (pf.revents & POLLIN) {
+			n = recv(fd, in + got, sizeof in - got, MSG_DONTWAIT);
+			ck_assert_int_ne(n, 0);
+			if (n > 0)
+				got += (size_t)n;
+		}
+	}
+	ck_assert_int_eq(memcmp(in, out, sizeof out), 0);
+	ck_assert(closed(fd));
+	close(fd);
+	stop();
+}
+END_TEST
+
 /* Absolute-form HTTP on one kept-alive connection: rewrite, bodies, a
  * second host, then a refused host: every request is checked again. */
 START_TEST(test_http_keepalive)
@@ -507,6 +553,7 @@ proxy_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_connect_allowed);
+	tcase_add_test(tc, test_tunnel_bulk);
 	tcase_add_test(tc, test_http_keepalive);
 	tcase_add_test(tc, test_keepalive_then_bad_head);
 	tcase_add_test(tc, test_socks);
