@@ -67,8 +67,6 @@ int exec_status(const json_t *result);
 /* Print what the sandbox refused during the command. */
 void exec_print_blocked(const json_t *result);
 
-/* The default socket path (same rule as sboxd). Caller frees. */
-char *client_default_socket(void);
 
 /* errors.c: the one place errors become text and an exit code. */
 int client_fail(const sbox_error *err);

@@ -15,6 +15,7 @@
 
 #include "protocol/envelope.h"
 #include "protocol/framer.h"
+#include "protocol/paths.h"
 
 #define CLIENT_MAX_LINE (256 * 1024 * 1024)
 
@@ -33,22 +34,6 @@ struct client {
 	int                  stop;     /* callback asked to stop waiting */
 	struct client_reply *replies;  /* replies that came for other ids */
 };
-
-/* The default socket path (same rule as sboxd). */
-char *
-client_default_socket(void)
-{
-	const char *run = getenv("XDG_RUNTIME_DIR");
-	char *out;
-
-	if (run != NULL && run[0] == '/') {
-		if (asprintf(&out, "%s/sbox/sboxd.sock", run) == -1)
-			return NULL;
-	} else if (asprintf(&out, "/tmp/sbox-%u/sboxd.sock",
-	    (unsigned)geteuid()) == -1)
-		return NULL;
-	return out;
-}
 
 /* Connect to a Unix socket; -1 with errno. */
 static int
@@ -150,7 +135,7 @@ client_connect(const struct client_opts *o, sbox_error *err)
 	if (path == NULL)
 		path = getenv("SBOX_SOCKET");
 	if (path == NULL || path[0] == '\0') {
-		path = def = client_default_socket();
+		path = def = paths_default_socket();
 		is_default = 1;
 	}
 	fd = client_dial(path);

@@ -24,6 +24,7 @@
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "policy/config.h"
+#include "protocol/paths.h"
 #include "store/store.h"
 
 struct sboxd sboxd;
@@ -72,22 +73,6 @@ main_path(const char *env, const char *home_tail, const char *tail)
 	if (home == NULL || home[0] != '/')
 		home = "/";
 	if (asprintf(&out, "%s/%s/%s", home, home_tail, tail) == -1)
-		return NULL;
-	return out;
-}
-
-/* The default socket: $XDG_RUNTIME_DIR/sbox/sboxd.sock or /tmp/sbox-UID/. */
-static char *
-main_default_socket(void)
-{
-	const char *run = getenv("XDG_RUNTIME_DIR");
-	char *out;
-
-	if (run != NULL && run[0] == '/') {
-		if (asprintf(&out, "%s/sbox/sboxd.sock", run) == -1)
-			return NULL;
-	} else if (asprintf(&out, "/tmp/sbox-%u/sboxd.sock",
-	    (unsigned)geteuid()) == -1)
 		return NULL;
 	return out;
 }
@@ -344,7 +329,7 @@ static void
 main_defaults(void)
 {
 	if (sboxd.socket_path == NULL)
-		sboxd.socket_path = main_default_socket();
+		sboxd.socket_path = paths_default_socket();
 	if (sboxd.state_dir == NULL)
 		sboxd.state_dir = main_path("XDG_STATE_HOME", ".local/state", "sbox");
 	if (sboxd.config_path == NULL)

@@ -20,6 +20,7 @@
 #include "daemon/container.h"
 #include "daemon/log.h"
 #include "daemon/rpc.h"
+#include "daemon/rmtree.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "policy/profile.h"
@@ -173,39 +174,6 @@ sandbox_check_step(struct sandbox_check *chk, const char *id,
 	    "id", id, "step", name, "ok", ok, "detail", detail));
 }
 
-/* nftw: make folders writable so that their contents can be removed. */
-static int
-sandbox_check_rm_chmod(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)ftw;
-	if (type == FTW_D || type == FTW_DNR)
-		chmod(path, (st->st_mode & 07777) | 0700);
-	return 0;
-}
-
-/* nftw: remove one entry, depth first, never following links. */
-static int
-sandbox_check_rm_one(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st; (void)type; (void)ftw;
-	if (remove(path) == -1 && errno != ENOENT)
-		log_warn("sandbox.check: cannot remove %s: %s", path,
-		    strerror(errno));
-	return 0;
-}
-
-/* Remove the check's folder tree. */
-static void
-sandbox_check_rm_tree(const char *path)
-{
-	if (path == NULL || access(path, F_OK) == -1)
-		return;
-	nftw(path, sandbox_check_rm_chmod, 16, FTW_PHYS | FTW_MOUNT);
-	nftw(path, sandbox_check_rm_one, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
-}
-
 /* Free a check (its session and folder are gone already). */
 static void
 sandbox_check_free(struct sandbox_check *chk)
@@ -281,7 +249,7 @@ sandbox_check_finish(struct sandbox_check *chk)
 
 	if (s != NULL)
 		session_close(s, "sandbox check finished");
-	sandbox_check_rm_tree(chk->root);
+	rmtree(chk->root);
 	if (chk->home_probe != NULL)
 		unlink(chk->home_probe);
 	if (chk->cancelled || sboxd.stopping) {
@@ -562,7 +530,7 @@ sandbox_check_start(const char *profile, struct rpc_call *call,
 	    "%s is not installed: apt install bubblewrap (or dnf install "
 	    "bubblewrap)", bwrap);
 	if (sandbox_check_folder(chk, err) == -1) {
-		sandbox_check_rm_tree(chk->root);
+		rmtree(chk->root);
 		sandbox_check_free(chk);
 		return -1;
 	}
@@ -597,7 +565,7 @@ sandbox_check_start(const char *profile, struct rpc_call *call,
 			if (s != NULL)
 				session_close(s, "sandbox check finished");
 		}
-		sandbox_check_rm_tree(chk->root);
+		rmtree(chk->root);
 		*result = json_pack("{s:s, s:b, s:O}", "profile", profile,
 		    "ok", 0, "steps", chk->steps);
 		sandbox_check_free(chk);
@@ -612,7 +580,7 @@ sandbox_check_start(const char *profile, struct rpc_call *call,
 		struct session *s = session_find(chk->session, NULL);
 		if (s != NULL)
 			session_close(s, "sandbox check failed");
-		sandbox_check_rm_tree(chk->root);
+		rmtree(chk->root);
 		sandbox_check_free(chk);
 		return error_set(err, E_INTERNAL, "cannot start a timer");
 	}

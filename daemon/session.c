@@ -24,6 +24,7 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
+#include "daemon/rmtree.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "policy/policy.h"
@@ -137,43 +138,6 @@ session_path(const char *kind, const char *id)
 	    id ? id : "", id ? ".json" : "") == -1)
 		return NULL;
 	return out;
-}
-
-/* nftw: make folders writable so that their contents can be removed. */
-static int
-session_rm_chmod(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)ftw;
-	if (type == FTW_D || type == FTW_DNR)
-		chmod(path, (st->st_mode & 07777) | 0700);
-	return 0;
-}
-
-/* nftw: remove one entry, depth first, never following links. */
-static int
-session_rm_one(const char *path, const struct stat *st, int type,
-    struct FTW *ftw)
-{
-	(void)st; (void)type; (void)ftw;
-	if (remove(path) == -1 && errno != ENOENT)
-		log_warn("cannot remove %s: %s", path, strerror(errno));
-	return 0;
-}
-
-/* Remove a folder tree the sandbox may have filled with anything. */
-static void
-session_rm_tree(const char *path)
-{
-	struct stat st;
-
-	if (path == NULL || lstat(path, &st) == -1)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		nftw(path, session_rm_chmod, 16, FTW_PHYS | FTW_MOUNT);
-		nftw(path, session_rm_one, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
-	} else
-		unlink(path);
 }
 
 /* Write the note that lets the next start clean up after a crash. */
@@ -307,7 +271,7 @@ session_close_now(struct session *s, const char *reason, int sync)
 			container_close(s->ct, NULL, NULL);
 		s->ct = NULL;
 	}
-	session_rm_tree(s->scratch);
+	rmtree(s->scratch);
 	if ((note = session_path("notes", s->id)) != NULL) {
 		unlink(note);
 		free(note);
@@ -452,7 +416,7 @@ fail:
 	}
 	container_close(ct, NULL, NULL);
 	s->ct = NULL;
-	session_rm_tree(s->scratch);
+	rmtree(s->scratch);
 	TAILQ_REMOVE(&session_list, s, entry);
 	session_live--;
 	session_free(s);
@@ -751,7 +715,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	s->waiters = w;
 	return RPC_LATER;
 fail_rm:
-	session_rm_tree(s->scratch);
+	rmtree(s->scratch);
 fail:
 	session_free(s);
 	return -1;
@@ -780,7 +744,7 @@ session_recover(sbox_error *err)
 		if ((note = json_load_file(path, 0, NULL)) != NULL) {
 			container_placeholders_remove(json_object_get(note,
 			    "placeholders"));
-			session_rm_tree(json_string_value(json_object_get(note,
+			rmtree(json_string_value(json_object_get(note,
 			    "scratch")));
 			json_decref(note);
 		}
