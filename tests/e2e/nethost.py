@@ -292,6 +292,8 @@ def probe_main(args):
     socks HOST PORT DATA  SOCKS5 with a domain name, then DATA
     direct ADDR PORT      a plain connection (ignoring the proxy)
     tcp PORT DATA         a plain connection to 127.0.0.1:PORT, echo DATA
+    flood N HOST          N requests for HOST, each on a new connection;
+                          the count of 403 answers and the seconds taken
     cap N                 hold N idle connections to the proxy; is one more
                           closed at once? and after one is freed?
     """
@@ -367,6 +369,15 @@ def probe_main(args):
                 out["connected"] = False
                 out["errno"] = e.errno
                 out["error"] = os.strerror(e.errno) if e.errno else str(e)
+        elif mode == "flood":
+            req = ("GET http://%s/ HTTP/1.1\r\n\r\n" % rest[1]).encode()
+            t0, refused = time.time(), 0
+            for _ in range(int(rest[0])):
+                s = socket.create_connection(PROXY, timeout=10)
+                s.sendall(req)
+                refused += _recv_response(s).startswith(b"HTTP/1.1 403 ")
+                s.close()
+            out = {"refused": refused, "seconds": time.time() - t0}
         elif mode == "cap":
             held = [socket.create_connection(PROXY, timeout=5)
                     for _ in range(int(rest[0]))]

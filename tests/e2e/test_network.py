@@ -609,3 +609,19 @@ def test_proxy_connection_cap(ctx):
     # the session still works once they are gone
     p = n.http(get("secret.test"))
     assert_refused(p["responses"][0], "network allowlist")
+
+
+def test_refusal_flood(ctx):
+    """A flood of refusals is answered, counted exactly (the records are
+    batched) and does not stall the daemon."""
+    n = Net(ctx)
+    r = n.run(["python3", n.probe_path, "probe", "flood", "2000",
+               "flood.test"])
+    p = json.loads(r["stdout"])
+    assert p["refused"] == 2000, p
+    assert r["blocked"]["hosts"] == [{"host": "flood.test", "port": 80}], r
+    assert n.c.call("rpc.ping")["pong"] is True
+    log = n.c.call("session.log", {"session": n.sid})
+    cmd = [x for x in log["commands"] if x["command_id"] == r["command"]][0]
+    assert [(x["host"], x["count"]) for x in cmd["refused"]] == \
+        [("flood.test", 2000)], cmd["refused"]
