@@ -6,9 +6,9 @@
  *             ARGS_OUT SECCOMP_OUT
  * In the arguments, the seccomp program is read from fd 9; the caller
  * runs: bwrap --args 8 -- PROGRAM 8<ARGS_OUT 9<SECCOMP_OUT (one-digit fds,
- * as any sh can redirect them). The
- * placeholders the plan needs must already exist (a live session on the
- * same project has made them). */
+ * as any sh can redirect them). Render before a session starts on the same
+ * project: while it lives, it keeps the placeholders this plan needs (a plan
+ * made later would see them as existing files and differ). */
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
