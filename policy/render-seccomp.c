@@ -13,11 +13,13 @@
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef CLONE_NEWCGROUP
@@ -270,6 +272,65 @@ render_seccomp_export(scmp_filter_ctx ctx, int *fd_out, sbox_error *err)
 	return 0;
 }
 
+/* The last program built, kept so that each session does not compile the
+ * same filter again (about 2 ms each). */
+static struct {
+	int            valid;
+	unsigned       flags;
+	unsigned char *bpf;
+	size_t         len;
+} render_seccomp_cache;
+
+/* Remember the program in fd (positioned at 0) for these flags. */
+static void
+render_seccomp_keep(unsigned flags, int fd)
+{
+	struct stat st;
+	unsigned char *buf;
+
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size > (1 << 20) ||
+	    (buf = malloc((size_t)st.st_size)) == NULL)
+		return;
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		free(buf);
+		return;
+	}
+	free(render_seccomp_cache.bpf);
+	render_seccomp_cache.bpf = buf;
+	render_seccomp_cache.len = (size_t)st.st_size;
+	render_seccomp_cache.flags = flags;
+	render_seccomp_cache.valid = 1;
+}
+
+/* A fresh memfd holding the kept program; -1 when there is none. */
+static int
+render_seccomp_from_cache(unsigned flags, int *fd_out)
+{
+	size_t off = 0;
+	ssize_t n;
+	int fd;
+
+	if (!render_seccomp_cache.valid || render_seccomp_cache.flags != flags ||
+	    (fd = memfd_create("sbox-seccomp", MFD_CLOEXEC)) < 0)
+		return -1;
+	while (off < render_seccomp_cache.len) {
+		n = write(fd, render_seccomp_cache.bpf + off,
+		    render_seccomp_cache.len - off);
+		if (n <= 0 && errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+		if (n > 0)
+			off += (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return -1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 /* Build the filter for plan_syscalls and export it into a memfd. */
 int
 render_seccomp(unsigned plan_syscalls, int *fd_out, sbox_error *err)
@@ -279,6 +340,8 @@ render_seccomp(unsigned plan_syscalls, int *fd_out, sbox_error *err)
 	int rc = -1;
 
 	*fd_out = -1;
+	if (render_seccomp_from_cache(plan_syscalls, fd_out) == 0)
+		return 0;
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (ctx == NULL)
 		return error_set(err, E_INTERNAL, "seccomp: cannot initialise");
@@ -298,6 +361,8 @@ render_seccomp(unsigned plan_syscalls, int *fd_out, sbox_error *err)
 	    render_seccomp_add_sockets(ctx, err) < 0)
 		goto out;
 	rc = render_seccomp_export(ctx, fd_out, err);
+	if (rc == 0)
+		render_seccomp_keep(plan_syscalls, *fd_out);
 out:
 	seccomp_release(ctx);
 	return rc;
