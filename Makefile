@@ -25,6 +25,11 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# sbox and sbox-init start often (every CLI call, every session): link
+# jansson statically when its archive is there, to spare the loader's work.
+JANSSON_STATIC := -Wl,-Bstatic -ljansson -Wl,-Bdynamic
+JANSSON_A      := $(wildcard $(shell pkg-config --variable=libdir jansson 2>/dev/null)/libjansson.a)
+JANSSON_LIBS   := $(if $(JANSSON_A),$(JANSSON_STATIC),$(shell pkg-config --libs jansson 2>/dev/null))
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(PKG_CFLAGS) \
@@ -97,11 +102,11 @@ $(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
 
 $(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC)) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
 $(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
 $(BIN)/tests/%: $(OUT)/tests/unit/%.o $(LIBCLIENT) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
