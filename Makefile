@@ -141,6 +141,7 @@ install: all
 	install -m 0755 $(BIN)/sbox-init $(DESTDIR)$(PREFIX)/libexec/sbox/
 	sed 's|@PREFIX@|$(PREFIX)|g' systemd/sboxd.service.in > $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service
 	install -m 0644 systemd/sboxd.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
+	install -m 0644 policy/registries.default $(DESTDIR)$(PREFIX)/share/sbox/registries
 	sed 's|@PREFIX@|$(PREFIX)|g' launchd/dev.sbox.sboxd.plist.in > $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
 
 uninstall:
@@ -148,7 +149,8 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/libexec/sbox/sbox-init \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.socket \
-	  $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
+	  $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist \
+	  $(DESTDIR)$(PREFIX)/share/sbox/registries
 
 clean:
 	rm -rf build build-san bin bin-san

@@ -23,6 +23,7 @@
 #include "daemon/proxy.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/toolconf.h"
 #include "policy/config.h"
 #include "protocol/paths.h"
 #include "store/store.h"
@@ -407,6 +408,7 @@ main(int argc, char **argv)
 		log_error("%s", err.message);
 		return 1;
 	}
+	toolconf_start();
 	if (session_recover(&err) == -1)
 		log_error("recovering sessions of a previous run: %s", err.message);
 	if (listener_open(sboxd.socket_path, &err) == -1) {

@@ -14,6 +14,7 @@
 #include "daemon/sandbox-check.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/toolconf.h"
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "policy/profile.h"
@@ -165,16 +166,14 @@ rpc_sandbox_list(struct rpc_call *call, json_t *params, json_t **result,
 static void
 rpc_sandbox_registries(json_t *o)
 {
-	const char *fallback = getenv("SBOX_REGISTRIES_FILE");
-	const char *file = registries_defaults_file(fallback);
+	const char *file = registries_defaults_file(toolconf_defaults_file());
 	char **hosts = NULL;
 	json_t *a = json_array();
 	sbox_error err;
 	size_t i;
 
 	error_clear(&err);
-	if (registries_collect(getenv("HOME"), NULL, fallback, &hosts,
-	    &err) == -1)
+	if (toolconf_registries(getenv("HOME"), NULL, &hosts, &err) == -1)
 		json_object_set_new(o, "registries_error",
 		    json_string(err.message));
 	for (i = 0; hosts != NULL && hosts[i] != NULL; i++)

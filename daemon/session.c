@@ -25,6 +25,7 @@
 #include "daemon/log.h"
 #include "daemon/proxy.h"
 #include "daemon/rmtree.h"
+#include "daemon/toolconf.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "policy/policy.h"
@@ -558,6 +559,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct plan_context ctx;
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
+	char **registries = NULL;
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
@@ -582,9 +584,15 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.sbox_paths = sbox_paths;
 	ctx.xdg_runtime_dir = xdg ? xdg : getenv("XDG_RUNTIME_DIR");
 	ctx.env = client_env;
-	ctx.registries_file = getenv("SBOX_REGISTRIES_FILE");
+	if (toolconf_registries(home, client_env, &registries, err) == -1) {
+		strv_free(client_env);
+		free(sockdir);
+		return error_context(err, "registry hosts");
+	}
+	ctx.registry_hosts = registries;
 	ctx.hostname = "sbox";
 	s->plan = policy_plan(s->profile, &ctx, err);
+	strv_free(registries);
 	strv_free(client_env);
 	free(sockdir);
 	return s->plan ? 0 : -1;

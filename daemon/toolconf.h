@@ -1,0 +1,21 @@
+/* toolconf.h: the registry hosts of network "registries" as this computer's
+ * tools see them: the user's tool configuration and the defaults file
+ * (policy/registries.h), plus what npm and Yarn themselves answer for their
+ * registry (asked once, in the background, when sboxd starts). */
+#ifndef SBOX_TOOLCONF_H
+#define SBOX_TOOLCONF_H
+
+#include "protocol/error.h"
+
+/* Ask npm and Yarn (when on PATH) for their registry, without blocking. */
+void toolconf_start(void);
+/* The defaults file sboxd uses when neither $SBOX_REGISTRIES_FILE nor
+ * /etc/sbox/registries exists: PREFIX/share/sbox/registries beside the
+ * installed sboxd, or policy/registries.default in a build tree. */
+const char *toolconf_defaults_file(void);
+/* Every registry host for a client (home and env as registries_collect):
+ * a new NULL-terminated list, or -1 with err. */
+int toolconf_registries(const char *home, char *const *env, char ***out,
+    sbox_error *err);
+
+#endif
