@@ -134,15 +134,20 @@ main_lock(sbox_error *err)
 	return 0;
 }
 
-/* Flush batched store writes every so often. */
+/* Flush batched store writes every so often; now and then drop events
+ * older than a week (the audit and timelines are kept). */
 static void
 main_flush_cb(evutil_socket_t fd, short what, void *arg)
 {
+	static unsigned ticks;
 	sbox_error err;
 
 	(void)fd; (void)what; (void)arg;
 	if (store_flush(sboxd.store, &err) == -1)
 		log_error("store: %s", err.message);
+	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,
+	    store_now_ms() - 7LL * 24 * 3600 * 1000, &err) < 0)
+		log_error("store: pruning events: %s", err.message);
 }
 
 /* Exit the loop once every client is gone, or when time is up. */
