@@ -43,6 +43,32 @@ static TAILQ_HEAD(, command) command_all = TAILQ_HEAD_INITIALIZER(command_all);
 
 static void command_finish(struct command *c);
 
+/* The stdio mode and timeout a command request (command.exec,
+ * command.run_outside) names: "stdio" ("pipes" by default, "fds", "none")
+ * and "timeout" in seconds (0 to a week). */
+int
+command_parse_request(json_t *params, enum command_stdio *stdio,
+    long long *timeout_ms, sbox_error *err)
+{
+	const char *s = json_string_value(json_object_get(params, "stdio"));
+	json_int_t t = json_integer_value(json_object_get(params, "timeout"));
+
+	if (s == NULL || strcmp(s, "pipes") == 0)
+		*stdio = COMMAND_STDIO_PIPES;
+	else if (strcmp(s, "fds") == 0)
+		*stdio = COMMAND_STDIO_FDS;
+	else if (strcmp(s, "none") == 0)
+		*stdio = COMMAND_STDIO_NONE;
+	else
+		return error_set_field(err, E_INVALID_PARAMS, "stdio",
+		    "stdio must be \"fds\", \"pipes\" or \"none\"");
+	if (t < 0 || t > 7 * 24 * 3600)
+		return error_set_field(err, E_INVALID_PARAMS, "timeout",
+		    "timeout must be between 0 and 604800 seconds");
+	*timeout_ms = (long long)t * 1000;
+	return 0;
+}
+
 /* Find a command by id. */
 struct command *
 command_find(long long id, sbox_error *err)

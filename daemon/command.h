@@ -93,6 +93,9 @@ struct command_params {
  * is answered with the result when the command ends. */
 int command_start(const struct command_params *p, struct rpc_call *call,
     json_t **result, sbox_error *err);
+/* The stdio mode and timeout (ms) a command request names. */
+int command_parse_request(json_t *params, enum command_stdio *stdio,
+    long long *timeout_ms, sbox_error *err);
 /* Find a command by id (E_COMMAND_NOT_FOUND). */
 struct command *command_find(long long id, sbox_error *err);
 /* command.wait: *result now if done, else RPC_LATER. */

@@ -19,24 +19,6 @@ rpc_approval_str(json_t *params, const char *name)
 	return json_string_value(json_object_get(params, name));
 }
 
-/* The stdio mode named by a request ("fds", "pipes" (default) or "none"). */
-static int
-rpc_approval_stdio(json_t *params, enum command_stdio *out, sbox_error *err)
-{
-	const char *s = rpc_approval_str(params, "stdio");
-
-	if (s == NULL || strcmp(s, "pipes") == 0)
-		*out = COMMAND_STDIO_PIPES;
-	else if (strcmp(s, "fds") == 0)
-		*out = COMMAND_STDIO_FDS;
-	else if (strcmp(s, "none") == 0)
-		*out = COMMAND_STDIO_NONE;
-	else
-		return error_set_field(err, E_INVALID_PARAMS, "stdio",
-		    "stdio must be \"fds\", \"pipes\" or \"none\"");
-	return 0;
-}
-
 /* command.run_outside {session, argv, cwd?, reason, stdio?, env?, stdin?,
  * timeout?}: ask a person, then run on the host. */
 static int
@@ -46,7 +28,6 @@ rpc_approval_run_outside(struct rpc_call *call, json_t *params,
 	struct approval_params p;
 	struct conn *c = rpc_call_conn(call);
 	const char *in = c != NULL ? conn_sandbox_session(c) : NULL;
-	json_int_t timeout;
 
 	memset(&p, 0, sizeof p);
 	if ((p.s = session_lookup(call, rpc_approval_str(params, "session"),
@@ -58,18 +39,13 @@ rpc_approval_run_outside(struct rpc_call *call, json_t *params,
 	if (p.s->state != SESSION_READY)
 		return error_set_field(err, E_SESSION_CLOSED, "session",
 		    "session %s is not ready", p.s->id);
-	if (rpc_approval_stdio(params, &p.stdio, err) == -1)
+	if (command_parse_request(params, &p.stdio, &p.timeout_ms, err) == -1)
 		return -1;
-	timeout = json_integer_value(json_object_get(params, "timeout"));
-	if (timeout < 0 || timeout > 7 * 24 * 3600)
-		return error_set_field(err, E_INVALID_PARAMS, "timeout",
-		    "timeout must be between 0 and 604800 seconds");
 	p.argv = json_object_get(params, "argv");
 	p.cwd = rpc_approval_str(params, "cwd");
 	p.reason = rpc_approval_str(params, "reason");
 	p.env = json_object_get(params, "env");
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
-	p.timeout_ms = (long long)timeout * 1000;
 	return approval_request(&p, call, result, err);
 }
 

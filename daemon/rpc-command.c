@@ -13,24 +13,6 @@
 #include "policy/profile.h"
 #include "store/store.h"
 
-/* The stdio mode named by a request ("fds", "pipes" or "none"). */
-static int
-rpc_command_stdio(json_t *params, enum command_stdio *out, sbox_error *err)
-{
-	const char *s = json_string_value(json_object_get(params, "stdio"));
-
-	if (s == NULL || strcmp(s, "pipes") == 0)
-		*out = COMMAND_STDIO_PIPES;
-	else if (strcmp(s, "fds") == 0)
-		*out = COMMAND_STDIO_FDS;
-	else if (strcmp(s, "none") == 0)
-		*out = COMMAND_STDIO_NONE;
-	else
-		return error_set_field(err, E_INVALID_PARAMS, "stdio",
-		    "stdio must be \"fds\", \"pipes\" or \"none\"");
-	return 0;
-}
-
 /* Does argv match one of the profile's `exclude` patterns (then it runs
  * outside the sandbox, through approval)? */
 static int
@@ -57,7 +39,6 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
 	struct command_params p;
-	json_int_t timeout;
 
 	memset(&p, 0, sizeof p);
 	if ((p.s = session_lookup(call, json_string_value(json_object_get(params,
@@ -66,19 +47,14 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	if (p.s->state != SESSION_READY)
 		return error_set_field(err, E_SESSION_CLOSED, "session",
 		    "session %s is not ready", p.s->id);
-	if (rpc_command_stdio(params, &p.stdio, err) == -1)
+	if (command_parse_request(params, &p.stdio, &p.timeout_ms, err) == -1)
 		return -1;
-	timeout = json_integer_value(json_object_get(params, "timeout"));
-	if (timeout < 0 || timeout > 7 * 24 * 3600)
-		return error_set_field(err, E_INVALID_PARAMS, "timeout",
-		    "timeout must be between 0 and 604800 seconds");
 	p.argv = json_object_get(params, "argv");
 	p.cwd = json_string_value(json_object_get(params, "cwd"));
 	p.env = json_object_get(params, "env");
 	p.detach = json_is_true(json_object_get(params, "detach"));
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
 	p.channel = json_is_true(json_object_get(params, "channel"));
-	p.timeout_ms = (long long)timeout * 1000;
 	if (rpc_command_excluded(p.s, p.argv)) {
 		struct approval_params ap = {
 			.s = p.s, .argv = p.argv, .cwd = p.cwd,

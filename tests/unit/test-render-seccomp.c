@@ -1,6 +1,6 @@
 /* test-render-seccomp.c: the exported program is a BPF program, and loaded
  * into a child process it refuses what it should and lets the rest through.
- * (The sandbox-level checks are in test-container.) */
+ * (The sandbox-level checks are in test-confine.) */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
