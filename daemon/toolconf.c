@@ -95,11 +95,13 @@ toolconf_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	kill(-a->pid, SIGKILL);
 }
 
-/* Ask one tool for its registry, in the background. */
+/* Ask one tool for its registry, in the background (argv[0] is the tool;
+ * npm is told to write no log file: its logs would land in ~/.npm, a cache
+ * that sandboxes may read, with whatever sboxd's environment holds). */
 static void
-toolconf_ask(const char *tool)
+toolconf_ask(char *const *argv)
 {
-	char *argv[] = { (char *)tool, "config", "get", "registry", NULL };
+	const char *tool = argv[0];
 	struct timeval tv = { TOOLCONF_TIMEOUT_S, 0 };
 	struct toolconf_ask *a;
 	sbox_error err;
@@ -116,7 +118,7 @@ toolconf_ask(const char *tool)
 	fds[1] = p[1];
 	fds[2] = -1;
 	/* From "/", so that no project's own .npmrc is read. */
-	if (hostexec_spawn(argv, environ, "/", fds, NULL, NULL, &a->pid,
+	if (hostexec_spawn((char **)argv, environ, "/", fds, NULL, NULL, &a->pid,
 	    &err) == -1) {
 		log_debug("asking %s for its registry: %s", tool, err.message);
 		close(p[0]);
@@ -146,8 +148,13 @@ toolconf_ask(const char *tool)
 void
 toolconf_start(void)
 {
-	toolconf_ask("npm");
-	toolconf_ask("yarn");
+	static char *const npm[] = { "npm", "config", "get", "registry",
+	    "--logs-max=0", "--no-update-notifier", NULL };
+	static char *const yarn[] = { "yarn", "config", "get", "registry",
+	    "--silent", "--no-progress", NULL };
+
+	toolconf_ask(npm);
+	toolconf_ask(yarn);
 }
 
 /* The defaults file beside sboxd (installed, or in a build tree). */

@@ -73,7 +73,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 			mkdir -p "$stage/bin" && cp -a bin/sbox "$stage/bin/sbox"
 		fi
 		cp -a tests/e2e "$stage/tests/e2e"
-		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md "$stage/protocol/"
+		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md protocol/error.h "$stage/protocol/"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"
 		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN'" </dev/null 2>&1 | tee "$out"
