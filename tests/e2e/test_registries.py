@@ -12,8 +12,10 @@ def _daemon_with_tools(ctx, npm_url, defaults=None):
     os.makedirs(tools, exist_ok=True)
     npm = os.path.join(tools, "npm")
     with open(npm, "w") as f:
-        f.write("#!/bin/sh\n[ \"$*\" = \"config get registry\" ] && "
-                "echo '%s'\n" % npm_url)
+        # npm must be asked to write no log file (it would land in ~/.npm)
+        f.write("#!/bin/sh\n[ \"$1 $2 $3\" = \"config get registry\" ] && "
+                "case \" $* \" in *' --logs-max=0 '*) echo '%s';; esac\n"
+                % npm_url)
     os.chmod(npm, 0o755)
     d = ctx.daemon(start=False)
     base = d.env
