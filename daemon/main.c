@@ -439,6 +439,7 @@ main(int argc, char **argv)
 
 	sboxd.stopping = 1;
 	session_close_all("daemon shutdown");
+	toolconf_stop();
 	listener_close();
 	event_free(main_flush_timer);
 	event_free(main_sig_term);

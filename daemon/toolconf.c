@@ -26,6 +26,7 @@
 extern char **environ;
 
 struct toolconf_ask {
+	struct toolconf_ask *next;
 	const char         *tool;
 	pid_t               pid;
 	struct bufferevent *bev;
@@ -33,6 +34,7 @@ struct toolconf_ask {
 };
 
 static char **toolconf_hosts;   /* answers so far */
+static struct toolconf_ask *toolconf_asks; /* questions still open */
 static char  *toolconf_default; /* the defaults file beside sboxd */
 
 /* Is an executable named tool on PATH? */
@@ -54,10 +56,18 @@ toolconf_on_path(const char *tool)
 	return found;
 }
 
-/* Free one question. */
+/* Free one question (and forget it). */
 static void
 toolconf_ask_free(struct toolconf_ask *a)
 {
+	struct toolconf_ask **pp;
+
+	for (pp = &toolconf_asks; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	}
 	if (a->bev)
 		bufferevent_free(a->bev);
 	if (a->timer)
@@ -137,6 +147,8 @@ toolconf_ask(char *const *argv)
 		toolconf_ask_free(a);
 		return;
 	}
+	a->next = toolconf_asks;
+	toolconf_asks = a;
 	bufferevent_setcb(a->bev, NULL, NULL, toolconf_event_cb, a);
 	bufferevent_setwatermark(a->bev, EV_READ, TOOLCONF_OUT_MAX + 1,
 	    TOOLCONF_OUT_MAX + 1);
@@ -155,6 +167,20 @@ toolconf_start(void)
 
 	toolconf_ask(npm);
 	toolconf_ask(yarn);
+}
+
+/* Stop the questions still open (daemon shutdown) and forget the answers. */
+void
+toolconf_stop(void)
+{
+	while (toolconf_asks != NULL) {
+		kill(-toolconf_asks->pid, SIGKILL);
+		toolconf_ask_free(toolconf_asks);
+	}
+	strv_free(toolconf_hosts);
+	toolconf_hosts = NULL;
+	free(toolconf_default);
+	toolconf_default = NULL;
 }
 
 /* The defaults file beside sboxd (installed, or in a build tree). */

@@ -9,6 +9,8 @@
 
 /* Ask npm and Yarn (when on PATH) for their registry, without blocking. */
 void toolconf_start(void);
+/* Stop the questions still open (daemon shutdown). */
+void toolconf_stop(void);
 /* The defaults file sboxd uses when neither $SBOX_REGISTRIES_FILE nor
  * /etc/sbox/registries exists: PREFIX/share/sbox/registries beside the
  * installed sboxd, or policy/registries.default in a build tree. */
