@@ -5,7 +5,8 @@
 PKGS     := libevent jansson sqlite3 libseccomp
 DEB_PKGS := build-essential pkg-config bubblewrap libevent-dev libjansson-dev \
             libsqlite3-dev libseccomp-dev check python3 iproute2 util-linux \
-            procps passwd clang libclang-rt-14-dev tinyproxy squid curl hyperfine
+            procps passwd clang libclang-rt-14-dev tinyproxy squid curl hyperfine \
+            git coreutils
 
 CC       ?= cc
 PREFIX   ?= /usr/local
