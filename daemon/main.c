@@ -350,6 +350,8 @@ main_defaults(void)
 	sboxd.lim.max_conns_per_uid = 512;
 	sboxd.lim.max_inflight = 64;
 	sboxd.lim.max_output_queue = 16 * 1024 * 1024;
+	sboxd.lim.max_sessions = 256;
+	sboxd.lim.max_children = 16;
 	if (sboxd.lim.proxy_max_conns == 0)
 		sboxd.lim.proxy_max_conns = 1024;
 	/* all proxies together: 16384, or one session's cap if that is more */

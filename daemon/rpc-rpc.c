@@ -30,7 +30,8 @@ rpc_rpc_hello(struct rpc_call *call, json_t *params, json_t **result,
 		    PROTOCOL_VERSION);
 	methods = json_array();
 	dispatch_each(rpc_rpc_list_one, methods);
-	*result = json_pack("{s:i, s:s, s:s, s:o, s:{s:I, s:i, s:i, s:i, s:I, s:i}}",
+	*result = json_pack("{s:i, s:s, s:s, s:o, s:{s:I, s:i, s:i, s:i, s:I, s:i, s:i, "
+	    "s:i}}",
 	    "protocol", PROTOCOL_VERSION, "server", "sboxd",
 	    "version", SBOX_VERSION, "methods", methods, "limits",
 	    "max_line_bytes", (json_int_t)sboxd.lim.max_line,
@@ -38,7 +39,9 @@ rpc_rpc_hello(struct rpc_call *call, json_t *params, json_t **result,
 	    "max_connections_per_uid", sboxd.lim.max_conns_per_uid,
 	    "max_inflight_per_connection", sboxd.lim.max_inflight,
 	    "max_output_queue_bytes", (json_int_t)sboxd.lim.max_output_queue,
-	    "proxy_max_connections", sboxd.lim.proxy_max_conns);
+	    "proxy_max_connections", sboxd.lim.proxy_max_conns,
+	    "max_sessions", sboxd.lim.max_sessions,
+	    "max_sessions_per_session", sboxd.lim.max_children);
 	return 0;
 }
 

@@ -16,6 +16,8 @@ struct sboxd_limits {
 	int    max_conns_per_uid; /* connections per peer uid */
 	int    max_inflight;      /* requests in flight per connection */
 	size_t max_output_queue;  /* bytes queued for a client before it is dropped */
+	int    max_sessions;      /* live sessions in total */
+	int    max_children;      /* live sessions created from inside one session */
 	int    proxy_max_conns;   /* client connections of one session's proxy (1024) */
 };
 

@@ -75,3 +75,20 @@ def test_channel_cannot_approve(ctx):
     code, out, err = _run(c, sid, "./sbox approve 1")
     assert code != 0
     assert "not available from inside a sandbox" in err or "usage" in err, err
+
+
+def test_channel_child_sessions_limited(ctx):
+    d, c, proj, sid, other = _setup(ctx)
+    limit = c.call("rpc.hello", {"protocol": 1})["limits"]["max_sessions_per_session"]
+    code, out, err = _run(c, sid, "i=0; while [ $i -lt %d ]; do "
+                          "./sbox session create --project . --sandbox strict "
+                          ">/dev/null || exit 9; i=$((i+1)); done; "
+                          "./sbox session create --project . --sandbox strict"
+                          % limit)
+    assert code == 1 and "at most %d sessions" % limit in err, (code, err)
+    kids = [s for s in c.call("session.list")["sessions"] if s.get("parent") == sid]
+    assert len(kids) == limit
+    c.call("session.close", {"session": sid})
+    sboxtest.wait_for(lambda: not [s for s in c.call("session.list")["sessions"]
+                                   if s.get("parent") == sid],
+                      what="the children to close with their parent")
