@@ -692,6 +692,22 @@ command_session_closed(struct session *s)
 	s->ncommands = 0;
 }
 
+/* A file was refused for a session: note it on its running commands. */
+void
+command_note_file(struct session *s, const char *path, const char *rule,
+    const char *message)
+{
+	struct command *c;
+
+	TAILQ_FOREACH(c, &s->commands, entry) {
+		if (c->state == COMMAND_RUNNING &&
+		    json_array_size(c->blocked.files) < BLOCKED_MAX_FILES)
+			json_array_append_new(c->blocked.files, json_pack(
+			    "{s:s, s:s, s:s, s:s}", "path", path, "op", "write",
+			    "rule", rule, "message", message));
+	}
+}
+
 /* A host was refused for a session: note it on its running commands. */
 long long
 command_note_refusal(struct session *s, const char *host, int port)

@@ -24,6 +24,7 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
+#include "daemon/gitwatch.h"
 #include "daemon/rmtree.h"
 #include "daemon/toolconf.h"
 #include "daemon/rpc.h"
@@ -261,6 +262,8 @@ session_close_now(struct session *s, const char *reason, int sync)
 	approval_session_closed(s);
 	command_session_closed(s);
 	conn_close_session(s->id);
+	gitwatch_stop(s->gitwatch);
+	s->gitwatch = NULL;
 	if (s->proxy != NULL) {
 		proxy_free(s->proxy);
 		s->proxy = NULL;
@@ -396,6 +399,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 		}
 	}
 	s->placeholders = container_placeholders(ct);
+	s->gitwatch = gitwatch_start(s);
 	session_write_note(s);
 	s->state = SESSION_READY;
 	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)

@@ -39,6 +39,7 @@ struct session {
 	struct plan         *plan;
 	struct container    *ct;          /* NULL when not sandboxed */
 	struct proxy        *proxy;
+	struct gitwatch     *gitwatch;    /* removes a new .git/commondir */
 	enum session_state   state;
 	char               **env;         /* base environment of its commands */
 	struct session_waiter *waiters;   /* session.create calls waiting for ready */

@@ -418,7 +418,12 @@ static void
 plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 {
 	const struct plan_mount *eff = plan_effective(b, gitdir);
-	static const char *const inside[] = { "config", "hooks/", NULL };
+	/* config and hooks run programs; a linked worktree's commondir (under
+	 * worktrees/) says where git reads them from. A missing commondir
+	 * cannot have a placeholder (git dies on an empty one): an existing
+	 * one is kept read-only here, a new one is removed by the daemon. */
+	static const char *const inside[] = { "config", "hooks/", "worktrees/",
+	    NULL };
 	struct plan_mount *m;
 	char **mods, *dir;
 	size_t i;
@@ -429,6 +434,15 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 			m->is_dir = 1;
 	}
 	plan_each(b, gitdir, inside, plan_protect, PLAN_RULE_RUNS_LATER);
+	if ((dir = path_join(gitdir, "commondir")) == NULL) {
+		b->oom = 1;
+		return;
+	}
+	if (plan_exists(b, dir, NULL, NULL))
+		plan_protect(b, dir, 0, PLAN_RULE_RUNS_LATER);
+	else
+		plan_add_rule(b, dir, PLAN_ACCESS_RO, PLAN_RULE_RUNS_LATER);
+	free(dir);
 	/* submodules keep their own config and hooks in modules/NAME */
 	if ((dir = path_join(gitdir, "modules")) == NULL) {
 		b->oom = 1;
