@@ -204,8 +204,12 @@ def test_disconnect_kills_command(ctx):
     c1.close()
     wait_for(lambda: not sbox_processes("sleep\0" + marker), 5,
              what="the command to be killed")
-    cmds = c.call("command.list", {"session": s})["commands"]
-    last = [x for x in cmds if x["argv"] == ["sleep", marker]][0]
+    # the end is recorded once sbox-init has reported it: wait for that
+    def ended():
+        cmds = c.call("command.list", {"session": s})["commands"]
+        last = [x for x in cmds if x["argv"] == ["sleep", marker]][0]
+        return last if last["state"] != "running" else None
+    last = wait_for(ended, 5, what="the end to be recorded")
     assert last["state"] == "killed" and last["signal"] == 9, last
 
 
