@@ -30,7 +30,7 @@ rpc_approval_run_outside(struct rpc_call *call, json_t *params,
 	const char *in = c != NULL ? conn_sandbox_session(c) : NULL;
 
 	memset(&p, 0, sizeof p);
-	if ((p.s = session_lookup(call, rpc_approval_str(params, "session"),
+	if ((p.s = session_access_lookup(call, rpc_approval_str(params, "session"),
 	    err)) == NULL)
 		return -1;
 	if (in != NULL && strcmp(in, p.s->id) != 0)

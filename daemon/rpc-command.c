@@ -41,7 +41,7 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	struct command_params p;
 
 	memset(&p, 0, sizeof p);
-	if ((p.s = session_lookup(call, json_string_value(json_object_get(params,
+	if ((p.s = session_access_lookup(call, json_string_value(json_object_get(params,
 	    "session")), err)) == NULL)
 		return -1;
 	if (p.s->state != SESSION_READY)
@@ -77,7 +77,7 @@ rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
 	json_t *l;
 
 	if (conn != NULL && conn_sandbox_session(conn) != NULL &&
-	    session_lookup(call, id, err) == NULL)
+	    session_access_lookup(call, id, err) == NULL)
 		return -1;
 	l = store_command_list(sboxd.store, id, err);
 	if (l == NULL)
@@ -96,7 +96,7 @@ rpc_command_get(struct rpc_call *call, json_t *params, sbox_error *err)
 	c = command_find(json_integer_value(json_object_get(params, "command")),
 	    err);
 	if (c != NULL && conn != NULL &&
-	    !session_visible(c->s, conn_sandbox_session(conn))) {
+	    !session_access_visible(c->s, conn_sandbox_session(conn))) {
 		error_set_field(err, E_COMMAND_NOT_FOUND, "command",
 		    "no command %lld in a live session", c->id);
 		return NULL;

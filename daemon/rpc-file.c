@@ -300,7 +300,7 @@ file_request(struct rpc_call *call, json_t *params, enum file_op op,
 	json_t *m = json_object_get(params, "mode");
 	int rc;
 
-	if ((s = session_lookup(call, json_string_value(json_object_get(params,
+	if ((s = session_access_lookup(call, json_string_value(json_object_get(params,
 	    "session")), err)) == NULL)
 		return -1;
 	if (s->state != SESSION_READY)
@@ -397,7 +397,7 @@ rpc_file_stat(struct rpc_call *call, json_t *params, json_t **result,
 	struct stat st;
 	int nofollow = json_is_true(json_object_get(params, "nofollow"));
 
-	if ((s = session_lookup(call, json_string_value(json_object_get(params,
+	if ((s = session_access_lookup(call, json_string_value(json_object_get(params,
 	    "session")), err)) == NULL)
 		return -1;
 	if ((r = calloc(1, sizeof *r)) == NULL)

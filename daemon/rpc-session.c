@@ -68,7 +68,7 @@ rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
 	json_array_foreach(l, i, rec) {
 		s = session_find(json_string_value(json_object_get(rec, "id")),
 		    NULL);
-		if (s != NULL && session_visible(s, viewer))
+		if (s != NULL && session_access_visible(s, viewer))
 			json_array_append(out, rec);
 	}
 	json_decref(l);
@@ -85,7 +85,7 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 	struct session *s;
 	json_t *rec;
 
-	if (rpc_session_viewer(call) != NULL && session_lookup(call, id,
+	if (rpc_session_viewer(call) != NULL && session_access_lookup(call, id,
 	    err) == NULL)
 		return -1;
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
@@ -104,7 +104,7 @@ static int
 rpc_session_close(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct session *s = session_lookup(call, rpc_session_str(params,
+	struct session *s = session_access_lookup(call, rpc_session_str(params,
 	    "session"), err);
 	const char *in = rpc_call_conn(call) ?
 	    conn_sandbox_session(rpc_call_conn(call)) : NULL;
@@ -125,7 +125,7 @@ static int
 rpc_session_allow_host(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct session *s = session_lookup(call, rpc_session_str(params,
+	struct session *s = session_access_lookup(call, rpc_session_str(params,
 	    "session"), err);
 	const char *host = rpc_session_str(params, "host");
 
@@ -139,7 +139,7 @@ rpc_session_allow_host(struct rpc_call *call, json_t *params, json_t **result,
 		snprintf(why, sizeof why, "%s", err->message);
 		return error_set_field(err, E_INVALID_PARAMS, "host", "%s", why);
 	}
-	if (session_allow_host(s, host, err) == -1)
+	if (session_access_allow_host(s, host, err) == -1)
 		return -1;
 	if (json_is_true(json_object_get(params, "save")) &&
 	    config_save_host(sboxd.config_path, s->profile->name, host, err) == -1)
@@ -156,7 +156,7 @@ rpc_session_log(struct rpc_call *call, json_t *params, json_t **result,
 {
 	json_t *log;
 
-	if (rpc_session_viewer(call) != NULL && session_lookup(call,
+	if (rpc_session_viewer(call) != NULL && session_access_lookup(call,
 	    rpc_session_str(params, "session"), err) == NULL)
 		return -1;
 	log = store_session_log(sboxd.store, rpc_session_str(params, "session"),

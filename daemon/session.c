@@ -64,43 +64,6 @@ session_find(const char *id, sbox_error *err)
 	return NULL;
 }
 
-/* May a client inside session viewer (NULL: a host client) use s? */
-int
-session_visible(const struct session *s, const char *viewer)
-{
-	int depth = 0;
-
-	if (viewer == NULL)
-		return 1;
-	while (s != NULL && depth++ < 64) {
-		if (strcmp(s->id, viewer) == 0)
-			return 1;
-		s = s->parent ? session_find(s->parent, NULL) : NULL;
-	}
-	return 0;
-}
-
-/* Find a live session the client of a call may use. */
-struct session *
-session_lookup(struct rpc_call *call, const char *id, sbox_error *err)
-{
-	struct conn *c = call ? rpc_call_conn(call) : NULL;
-	struct session *s;
-
-	if (id == NULL || (s = session_find(id, err)) == NULL) {
-		if (id == NULL)
-			error_set_field(err, E_SESSION_NOT_FOUND, "session",
-			    "no session given");
-		return NULL;
-	}
-	if (!session_visible(s, c ? conn_sandbox_session(c) : NULL)) {
-		error_set_field(err, E_SESSION_NOT_FOUND, "session",
-		    "no live session %s", id);
-		return NULL;
-	}
-	return s;
-}
-
 /* A new random session id: 16 hex characters. */
 static void
 session_new_id(char out[17])
@@ -383,7 +346,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	pc.session = s->id;
 	pc.profile = s->profile->name;
 	pc.net = &s->plan->net;
-	pc.on_refusal = session_host_refused;
+	pc.on_refusal = session_access_host_refused;
 	pc.arg = s;
 	pc.limits.max_conns = sboxd.lim.proxy_max_conns;
 	if ((s->proxy = proxy_new(&pc, &err)) == NULL) {
@@ -791,35 +754,5 @@ session_recover(sbox_error *err)
 		return -1;
 	if (store_approval_mark_crashed(sboxd.store, err) < 0)
 		return -1;
-	return 0;
-}
-
-/* Called by the proxy for each refused host of a session. */
-void
-session_host_refused(const char *session, const char *host, int port,
-    const char *reason, const char *rule, void *arg)
-{
-	struct session *s = arg;
-	long long cmd;
-
-	cmd = command_note_refusal(s, host, port);
-	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
-	    NULL);
-	events_publish("host.refused", session, json_pack("{s:s, s:i, s:s, s:s, "
-	    "s:o}", "host", host, "port", port, "reason", reason, "rule", rule,
-	    "command", cmd > 0 ? json_integer(cmd) : json_null()));
-}
-
-/* session.allow_host: let one more host through a live session's proxy. */
-int
-session_allow_host(struct session *s, const char *host, sbox_error *err)
-{
-	if (s->proxy == NULL)
-		return error_set_field(err, E_INVALID_PARAMS, "session",
-		    "session %s has no network proxy (profile %s is not "
-		    "sandboxed)", s->id, s->profile->name);
-	if (proxy_allow_host(s->proxy, host, err) == -1)
-		return -1;
-	events_publish("host.allowed", s->id, json_pack("{s:s}", "host", host));
 	return 0;
 }

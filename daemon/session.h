@@ -70,10 +70,10 @@ int session_count(void);
 struct session *session_find(const char *id, sbox_error *err);
 /* May a client inside session viewer (NULL: a host client) use s? Only its
  * own session and the sessions created from it, and theirs. */
-int session_visible(const struct session *s, const char *viewer);
+int session_access_visible(const struct session *s, const char *viewer);
 /* Find a live session the client of a call may use (else
  * E_SESSION_NOT_FOUND, revealing nothing about other sessions). */
-struct session *session_lookup(struct rpc_call *call, const char *id,
+struct session *session_access_lookup(struct rpc_call *call, const char *id,
     sbox_error *err);
 /* Create a session; the call is answered when its container is ready
  * (RPC_LATER), or -1 with err at once. With call NULL nobody is answered:
@@ -92,9 +92,9 @@ void session_close_all(const char *reason);
  * remove its leftovers (scratch folders, placeholders). */
 int session_recover(sbox_error *err);
 /* Called by the proxy for each refused host of a session. */
-void session_host_refused(const char *session, const char *host, int port,
+void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
 /* session.allow_host: let one more host through a live session's proxy. */
-int session_allow_host(struct session *s, const char *host, sbox_error *err);
+int session_access_allow_host(struct session *s, const char *host, sbox_error *err);
 
 #endif

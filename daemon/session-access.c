@@ -1,0 +1,80 @@
+/* session-access.c: who may use a session (clients inside a sandbox see
+ * only their own session and the ones created through it), and what passes
+ * a session's proxy (refusals recorded, hosts allowed at run time). */
+#include <string.h>
+
+#include "daemon/command.h"
+#include "daemon/events.h"
+#include "daemon/proxy.h"
+#include "daemon/rpc.h"
+#include "daemon/sboxd.h"
+#include "daemon/session.h"
+#include "policy/profile.h"
+#include "store/store.h"
+
+/* May a client inside session viewer (NULL: a host client) use s? */
+int
+session_access_visible(const struct session *s, const char *viewer)
+{
+	int depth = 0;
+
+	if (viewer == NULL)
+		return 1;
+	while (s != NULL && depth++ < 64) {
+		if (strcmp(s->id, viewer) == 0)
+			return 1;
+		s = s->parent ? session_find(s->parent, NULL) : NULL;
+	}
+	return 0;
+}
+
+/* Find a live session the client of a call may use. */
+struct session *
+session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
+{
+	struct conn *c = call ? rpc_call_conn(call) : NULL;
+	struct session *s;
+
+	if (id == NULL || (s = session_find(id, err)) == NULL) {
+		if (id == NULL)
+			error_set_field(err, E_SESSION_NOT_FOUND, "session",
+			    "no session given");
+		return NULL;
+	}
+	if (!session_access_visible(s, c ? conn_sandbox_session(c) : NULL)) {
+		error_set_field(err, E_SESSION_NOT_FOUND, "session",
+		    "no live session %s", id);
+		return NULL;
+	}
+	return s;
+}
+
+/* Called by the proxy for each refused host of a session. */
+void
+session_access_host_refused(const char *session, const char *host, int port,
+    const char *reason, const char *rule, void *arg)
+{
+	struct session *s = arg;
+	long long cmd;
+
+	cmd = command_note_refusal(s, host, port);
+	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
+	    NULL);
+	events_publish("host.refused", session, json_pack("{s:s, s:i, s:s, s:s, "
+	    "s:o}", "host", host, "port", port, "reason", reason, "rule", rule,
+	    "command", cmd > 0 ? json_integer(cmd) : json_null()));
+}
+
+/* session.allow_host: let one more host through a live session's proxy. */
+int
+session_access_allow_host(struct session *s, const char *host, sbox_error *err)
+{
+	if (s->proxy == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "session",
+		    "session %s has no network proxy (profile %s is not "
+		    "sandboxed)", s->id, s->profile->name);
+	if (proxy_allow_host(s->proxy, host, err) == -1)
+		return -1;
+	events_publish("host.allowed", s->id, json_pack("{s:s}", "host", host));
+	return 0;
+}
