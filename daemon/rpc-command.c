@@ -74,7 +74,8 @@ rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
 {
 	const char *id = json_string_value(json_object_get(params, "session"));
 	struct conn *conn = rpc_call_conn(call);
-	json_t *l;
+	json_t *l, *e;
+	size_t i;
 
 	if (conn != NULL && conn_sandbox_session(conn) != NULL &&
 	    session_access_lookup(call, id, err) == NULL)
@@ -82,6 +83,9 @@ rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
 	l = store_command_list(sboxd.store, id, err);
 	if (l == NULL)
 		return -1;
+	/* the same key for the id as command.exec's result */
+	json_array_foreach(l, i, e)
+		json_object_set(e, "command", json_object_get(e, "id"));
 	*result = json_pack("{s:o}", "commands", l);
 	return 0;
 }
