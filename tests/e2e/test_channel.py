@@ -93,15 +93,3 @@ def test_channel_child_sessions_limited(ctx):
                                    if s.get("parent") == sid],
                       what="the children to close with their parent")
 
-
-def test_command_list_names_commands_like_exec(ctx):
-    d = ctx.daemon()
-    c = d.client()
-    proj = os.path.join(ctx.tmp, "p")
-    os.makedirs(proj)
-    sid = c.call("session.create", {"project": proj, "sandbox": "strict",
-                                    "env": {"PATH": "/usr/bin:/bin"}})["session"]
-    r = c.call("command.exec", {"session": sid, "argv": ["true"]})
-    cmds = c.call("command.list", {"session": sid})["commands"]
-    assert [x["command"] for x in cmds] == [r["command"]], cmds
-    assert cmds[0]["state"] == "exited" and cmds[0]["exit_code"] == 0

@@ -382,3 +382,16 @@ def test_missing_bwrap_fails_closed(ctx):
     assert r.returncode != 0 and b"install" in r.stderr, r
     assert not os.path.exists(marker), "a command ran without its sandbox"
     assert c.call("rpc.ping")["pong"] is True
+
+
+def test_command_list_names_commands_like_exec(ctx):
+    d = ctx.daemon()
+    c = d.client()
+    proj = os.path.join(ctx.tmp, "p")
+    os.makedirs(proj)
+    sid = c.call("session.create", {"project": proj, "sandbox": "strict",
+                                    "env": {"PATH": "/usr/bin:/bin"}})["session"]
+    r = c.call("command.exec", {"session": sid, "argv": ["true"]})
+    cmds = c.call("command.list", {"session": sid})["commands"]
+    assert [x["command"] for x in cmds] == [r["command"]], cmds
+    assert cmds[0]["state"] == "exited" and cmds[0]["exit_code"] == 0
