@@ -163,7 +163,7 @@ client_connect(const struct client_opts *o, sbox_error *err)
 connected:
 	if ((cl = calloc(1, sizeof *cl)) == NULL) {
 		close(fd);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	cl->fd = fd;
@@ -308,7 +308,7 @@ client_handle_line(struct client *cl, char *line, size_t len, sbox_error *err)
 	}
 	if ((r = calloc(1, sizeof *r)) == NULL) {
 		envelope_free(&env);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	r->id = json_is_integer(env.id) ? json_integer_value(env.id) : -1;
 	r->msg = json_incref(env.root);

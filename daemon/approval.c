@@ -91,7 +91,7 @@ approval_cwd(const struct session *s, const char *cwd, sbox_error *err)
 	else if (asprintf(&want, "%s/%s", s->project, cwd) == -1)
 		want = NULL;
 	if (want == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	if ((real = realpath(want, NULL)) == NULL) {
@@ -303,7 +303,7 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 	}
 	if ((a = calloc(1, sizeof *a)) == NULL) {
 		free(cwd);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	a->s = p->s;
 	a->cwd = cwd;

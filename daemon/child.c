@@ -77,7 +77,7 @@ child_watch(pid_t pid, child_cb cb, void *arg, sbox_error *err)
 	if (child_ev == NULL)
 		return error_set(err, E_INTERNAL, "child_init was not called");
 	if ((w = calloc(1, sizeof *w)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	w->pid = pid;
 	w->cb = cb;
 	w->arg = arg;

@@ -416,7 +416,7 @@ command_env(const struct command_params *p, sbox_error *err)
 oom:
 	strv_free(env);
 	strv_free(extra);
-	error_set(err, E_INTERNAL, "out of memory");
+	error_nomem(err);
 	return NULL;
 }
 
@@ -433,7 +433,7 @@ command_cwd(const struct command_params *p, sbox_error *err)
 	if (p->cwd[0] == '/')
 		return strdup(p->cwd);
 	if (asprintf(&out, "%s/%s", p->s->project, p->cwd) == -1) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	return out;
@@ -478,11 +478,11 @@ command_channel(struct command *c, char ***env, sbox_error *err)
 	if (conn_new(sv[0], getuid(), getgid(), 0, c->s->id) == NULL) {
 		close(sv[0]);
 		close(sv[1]);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	if (strv_append(env, "SBOX_CHANNEL_FD=3") == -1) {
 		close(sv[1]);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	return sv[1];
 }
@@ -526,7 +526,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
 		return error_set_field(err, E_INVALID_PARAMS, "argv",
 		    "argv must name a program");
 	if ((c = calloc(1, sizeof *c)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	c->s = p->s;
 	c->outside = p->outside;
 	c->approval_id = p->approval_id;
@@ -595,7 +595,7 @@ fail_started:
 	rpc_call_on_cancel(call, command_cancel_cb, c);
 	return RPC_LATER;
 fail_oom:
-	error_set(err, E_INTERNAL, "out of memory");
+	error_nomem(err);
 fail:
 	command_io_close_child_fds(fds);
 	strv_free(env);
@@ -635,7 +635,7 @@ command_wait(struct command *c, struct rpc_call *call, json_t **result,
 		return 0;
 	}
 	if ((w = calloc(1, sizeof *w)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	w->call = call;
 	w->c = c;
 	w->next = c->waiters;

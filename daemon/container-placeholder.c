@@ -225,7 +225,7 @@ oom:
 	container_ph_release(*held, *nheld);
 	*held = NULL;
 	*nheld = 0;
-	return error_set(err, E_INTERNAL, "out of memory");
+	return error_nomem(err);
 }
 
 /* Drop references; the last one removes the placeholder if still empty. */

@@ -49,7 +49,7 @@ container_req_new(struct container *c, enum container_req_kind kind,
 		return NULL;
 	}
 	if ((r = calloc(1, sizeof *r)) == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	r->id = ++c->next_id;
@@ -299,7 +299,7 @@ container_req_send(struct container *c, struct container_req *r, json_t *m,
 
 	if (m == NULL) {
 		container_req_drop(c, r);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	rc = ctl_send(c->ctl, m, fds, nfds, err);
 	json_decref(m);
@@ -415,7 +415,7 @@ container_kill(struct container *c, uint64_t id, int sig, sbox_error *err)
 		return 0; /* it is being killed anyway */
 	if ((m = ctl_msg("kill", "{s:I,s:i}", "id", (json_int_t)id, "signal",
 	    sig)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	rc = ctl_send(c->ctl, m, NULL, 0, err);
 	json_decref(m);
 	return rc;

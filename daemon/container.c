@@ -438,7 +438,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL) {
 		free(bwrap);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	c->base = o->base;
@@ -454,7 +454,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	c->t_start = container_now_ms();
 	c->cwd = strdup(p->cwd && p->cwd[0] == '/' ? p->cwd : "/");
 	if (c->cwd == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		goto fail;
 	}
 	if (container_render(c, p, o, &args, &sec, &cmd, err) < 0)
@@ -494,7 +494,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 		/* Cannot watch it: end it now (on_exit will not run). */
 		child_reap_now(c->pid, 0);
 		c->reaped = 1;
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		container_teardown(c);
 		container_free(-1, 0, c);
 		free(bwrap);

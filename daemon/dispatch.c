@@ -222,7 +222,7 @@ dispatch_run(struct conn *c, const struct rpc_method *m, struct envelope *env,
 		free(call);
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
-		error_set(&err, E_INTERNAL, "out of memory");
+		error_nomem(&err);
 		if (env->id)
 			dispatch_send_error(c, env->id, &err);
 		return;

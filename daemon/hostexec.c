@@ -91,7 +91,7 @@ hostexec_spawn(char *const *argv, char *const *env, const char *cwd,
 	if ((w = calloc(1, sizeof *w)) == NULL) {
 		close(p[0]);
 		close(p[1]);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	if ((pid = fork()) == -1) {
 		close(p[0]);

@@ -33,7 +33,7 @@ listener_private_dir(const char *dir, sbox_error *err)
 		if (errno != ENOENT)
 			return error_set_errno(err, E_IO, errno, "%s", dir);
 		if ((copy = strdup(dir)) == NULL)
-			return error_set(err, E_INTERNAL, "out of memory");
+			return error_nomem(err);
 		for (p = copy + 1; *p; p++) {
 			if (*p != '/')
 				continue;
@@ -159,7 +159,7 @@ listener_bind(const char *path, sbox_error *err)
 		return error_set(err, E_INVALID_PARAMS, "socket path too long: %s",
 		    path);
 	if ((dir = strdup(path)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
 		if (listener_private_dir(dir, err) == -1) {

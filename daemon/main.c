@@ -109,7 +109,7 @@ main_lock(sbox_error *err)
 	ssize_t n;
 
 	if (asprintf(&path, "%s/sboxd.lock", sboxd.state_dir) == -1)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	main_lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (main_lock_fd == -1) {
 		error_set_errno(err, E_IO, errno, "cannot open %s", path);

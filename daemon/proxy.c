@@ -443,7 +443,7 @@ proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 	pl = calloc(1, sizeof *pl);
 	if (pl == NULL) {
 		close(fd);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	pl->px = px;
 	pl->local_port = port;
@@ -515,7 +515,7 @@ proxy_new(const struct proxy_config *cfg, sbox_error *err)
 	}
 	return px;
 oom:
-	error_set(err, E_INTERNAL, "out of memory");
+	error_nomem(err);
 fail:
 	for (i = 0; i < cfg->n_listen_fds; i++)
 		close(cfg->listen_fds[i]);
@@ -566,12 +566,12 @@ proxy_allow_host(struct proxy *px, const char *host, sbox_error *err)
 			return 0;
 	n = realloc(px->extra, (i + 2) * sizeof *n);
 	if (n == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	px->extra = n;
 	px->extra[i] = strdup(host);
 	px->extra[i + 1] = NULL;
 	if (px->extra[i] == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	return 0;
 }
 

@@ -83,7 +83,7 @@ rpc_approval_decide(struct rpc_call *call, json_t *params, json_t **result,
 		    "can never decide a run-outside request");
 	if ((who = rpc_approval_who(c, rpc_approval_str(params,
 	    "client"))) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	rc = approval_decide(json_integer_value(json_object_get(params, "id")),
 	    rpc_approval_str(params, "decision"), who, result, err);
 	free(who);

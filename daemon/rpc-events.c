@@ -11,7 +11,7 @@ rpc_events_subscribe(struct rpc_call *call, json_t *params, json_t **result,
 	long id;
 
 	if ((id = events_subscribe(rpc_call_conn(call), topics)) < 0)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	*result = json_pack("{s:I}", "subscription", (json_int_t)id);
 	return 0;
 }

@@ -109,7 +109,7 @@ file_do_read(struct file_req *r, int fd, struct stat *st, sbox_error *err)
 	if (want > FILE_READ_MAX)
 		want = FILE_READ_MAX;
 	if ((buf = malloc((size_t)want + 1)) == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	while ((long long)got < want) {
@@ -307,7 +307,7 @@ file_request(struct rpc_call *call, json_t *params, enum file_op op,
 		return error_set_field(err, E_SESSION_CLOSED, "session",
 		    "session %s is not ready", s->id);
 	if ((r = calloc(1, sizeof *r)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	r->call = call;
 	r->s = s;
 	r->op = op;
@@ -401,7 +401,7 @@ rpc_file_stat(struct rpc_call *call, json_t *params, json_t **result,
 	    "session")), err)) == NULL)
 		return -1;
 	if ((r = calloc(1, sizeof *r)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	r->call = call;
 	r->s = s;
 	if ((r->path = file_path(s, json_string_value(json_object_get(params,

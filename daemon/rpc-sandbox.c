@@ -134,7 +134,7 @@ rpc_sandbox_list(struct rpc_call *call, json_t *params, json_t **result,
 	(void)params;
 	own = rpc_sandbox_own(call, &inside);
 	if ((list = json_array()) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	if (inside) {
 		if (own != NULL)
 			json_array_append_new(list, rpc_sandbox_entry(own->profile,
@@ -144,7 +144,7 @@ rpc_sandbox_list(struct rpc_call *call, json_t *params, json_t **result,
 	}
 	if ((names = profile_list(sboxd.config)) == NULL) {
 		json_decref(list);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	for (i = 0; names[i] != NULL; i++) {
 		if ((p = profile_get(sboxd.config, names[i], err)) == NULL) {
@@ -213,7 +213,7 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	}
 	if ((o = profile_to_json_public(p)) == NULL) {
 		profile_free(p);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	rpc_sandbox_folders_summary(p, summary, sizeof summary);
 	json_object_set_new(o, "builtin", json_boolean(profile_is_builtin(p->name)));
@@ -248,7 +248,7 @@ rpc_sandbox_resolve(struct rpc_call *call, json_t *params, json_t **result,
 		return -1;
 	if ((pub = profile_to_json_public(p)) == NULL) {
 		profile_free(p);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	*result = json_pack("{s:s, s:s, s:b, s:s, s:s, s:o}",
 	    "profile", p->name, "provenance", p->provenance ? p->provenance : "",
@@ -256,7 +256,7 @@ rpc_sandbox_resolve(struct rpc_call *call, json_t *params, json_t **result,
 	    profile_network_name(p->network), "run_outside",
 	    profile_run_outside_name(p->run_outside), "resolved", pub);
 	profile_free(p);
-	return *result ? 0 : error_set(err, E_INTERNAL, "out of memory");
+	return *result ? 0 : error_nomem(err);
 }
 
 /* Is a process alive (not a zombie we have not reaped yet counts too)? */
@@ -354,7 +354,7 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 	    "refused", refused);
 	json_decref(rec);
 	if (o == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	*result = o;
 	return 0;
 }
@@ -398,7 +398,7 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
 	}
 	if ((chosen = strdup(p->name)) == NULL) {
 		profile_free(p);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	profile_free(p);
 	rc = sandbox_check_start(chosen, call, result, err);

@@ -202,7 +202,7 @@ sandbox_check_folder(struct sandbox_check *chk, sbox_error *err)
 		tmp = "/tmp";
 	if (asprintf(&chk->root, "%s/sbox-check-XXXXXX", tmp) == -1) {
 		chk->root = NULL;
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	if (mkdtemp(chk->root) == NULL) {
 		error_set_errno(err, E_IO, errno, "cannot create a test folder "
@@ -214,7 +214,7 @@ sandbox_check_folder(struct sandbox_check *chk, sbox_error *err)
 	if (asprintf(&chk->project, "%s/project", chk->root) == -1 ||
 	    asprintf(&chk->outside, "%s/outside", chk->root) == -1 ||
 	    asprintf(&path, "%s/secret", chk->outside) == -1)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	if (mkdir(chk->project, 0700) == -1 || mkdir(chk->outside, 0700) == -1 ||
 	    (f = fopen(path, "w")) == NULL) {
 		error_set_errno(err, E_IO, errno, "cannot make the test folders "
@@ -396,7 +396,7 @@ sandbox_check_run(struct sandbox_check *chk, struct session *s,
 	    sboxd.socket_path : "", port);
 	if (argv == NULL || chk->work == NULL) {
 		json_decref(argv);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	memset(&p, 0, sizeof p);
 	p.s = s;
@@ -521,7 +521,7 @@ sandbox_check_start(const char *profile, struct rpc_call *call,
 	    (chk->steps = json_array()) == NULL) {
 		if (chk != NULL)
 			sandbox_check_free(chk);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	chk->call = call;
 	chk->started_ms = sboxd_now_ms();

@@ -441,17 +441,17 @@ session_make_env(struct session *s, sbox_error *err)
 
 	s->env = strv_copy(s->plan->env, &ok);
 	if (!ok)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	if (!s->plan->sandboxed)
 		return 0;
 	snprintf(url, sizeof url, "http://127.0.0.1:%d", RENDER_BWRAP_PROXY_PORT);
 	for (i = 0; proxy_vars[i] != NULL; i++) {
 		if (session_setenv(&s->env, proxy_vars[i], url) == -1)
-			return error_set(err, E_INTERNAL, "out of memory");
+			return error_nomem(err);
 	}
 	if (session_setenv(&s->env, "NO_PROXY", "localhost,127.0.0.1,::1") == -1 ||
 	    session_setenv(&s->env, "no_proxy", "localhost,127.0.0.1,::1") == -1)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	return 0;
 }
 
@@ -645,7 +645,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		return error_set_field(err, E_INVALID_PARAMS, "project",
 		    "project folder %s does not exist", p->project);
 	if ((s = calloc(1, sizeof *s)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	TAILQ_INIT(&s->commands);
 	session_new_id(s->id);
 	s->project = strdup(real);
@@ -660,7 +660,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	s->scratch = session_path("scratch", s->id);
 	if (s->scratch == NULL || s->project == NULL) {
 		session_free(s);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	{
 		struct session_params rp = *p;
@@ -706,7 +706,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	struct session_waiter *w = calloc(1, sizeof *w);
 	if (w == NULL) {
 		session_close(s, "out of memory");
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	w->call = call;
 	s->waiters = w;

@@ -223,7 +223,7 @@ toolconf_registries(const char *home, char *const *env, char ***out,
 		if (strv_add_unique(out, *h) == -1) {
 			strv_free(*out);
 			*out = NULL;
-			return error_set(err, E_INTERNAL, "out of memory");
+			return error_nomem(err);
 		}
 	}
 	return 0;

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,28 +13,11 @@
 
 #include "policy/envfilter.h"
 #include "policy/hostpat.h"
+#include "policy/jsonpath.h"
 #include "policy/path.h"
 #include "policy/strv.h"
 
 #define CONFIG_FIELD_MAX 256
-
-/* Format a JSON path for an error message. */
-static void
-config_field(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/* Fill err with an out-of-memory error; returns -1. */
-static int
-config_enomem(sbox_error *err)
-{
-	return error_set(err, E_INTERNAL, "out of memory");
-}
 
 /* The home folder: home, else $HOME, else the password database. */
 static const char *
@@ -179,7 +161,7 @@ config_check_profile(const char *name, const json_t *obj, const char *home,
 	struct profile *tmp;
 	int rc;
 
-	config_field(f, sizeof f, "sandbox.profiles.%s", name);
+	jsonpath_format(f, sizeof f, "sandbox.profiles.%s", name);
 	if (!profile_name_valid(name))
 		return error_set_field(err, E_CONFIG, f,
 		    "\"%s\" is not a valid profile name (lower-case letters, digits, '-', '_', '.')",
@@ -216,7 +198,7 @@ config_build_profile(struct config *cfg, const json_t *profiles,
 	}
 	if (state[idx] == 2)
 		return 0;
-	config_field(f, sizeof f, "sandbox.profiles.%s.extends", name);
+	jsonpath_format(f, sizeof f, "sandbox.profiles.%s.extends", name);
 	if (state[idx] == 1)
 		return error_set_field(err, E_CONFIG, f, "extends cycle: %s", chain);
 	state[idx] = 1;
@@ -232,7 +214,7 @@ config_build_profile(struct config *cfg, const json_t *profiles,
 		    "unknown parent profile \"%s\"", parent);
 	else {
 		if (asprintf(&newchain, "%s -> %s", chain, parent) == -1)
-			return config_enomem(err);
+			return error_nomem(err);
 		rc = config_build_profile(cfg, profiles, parent, state, names, n,
 		    newchain, err);
 		free(newchain);
@@ -246,9 +228,9 @@ config_build_profile(struct config *cfg, const json_t *profiles,
 	free(base->name);
 	if ((base->name = strdup(name)) == NULL) {
 		profile_free(base);
-		return config_enomem(err);
+		return error_nomem(err);
 	}
-	config_field(f, sizeof f, "sandbox.profiles.%s", name);
+	jsonpath_format(f, sizeof f, "sandbox.profiles.%s", name);
 	if (profile_apply_json(base, obj, f, cfg->home, 0, err) == -1) {
 		profile_free(base);
 		return -1;
@@ -281,7 +263,7 @@ config_parse_profiles(struct config *cfg, const json_t *profiles,
 	if (names == NULL || state == NULL || cfg->profiles == NULL) {
 		free(names);
 		free(state);
-		return config_enomem(err);
+		return error_nomem(err);
 	}
 	json_object_foreach((json_t *)profiles, key, v) {
 		names[i++] = key;
@@ -307,7 +289,7 @@ config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
 	if (!json_is_object(obj))
 		return error_set_field(err, E_CONFIG, "sandbox", "must be an object");
 	json_object_foreach((json_t *)obj, key, v) {
-		config_field(f, sizeof f, "sandbox.%s", key);
+		jsonpath_format(f, sizeof f, "sandbox.%s", key);
 		if (strcmp(key, "profiles") != 0 && strcmp(key, "all_sessions") != 0)
 			return error_set_field(err, E_CONFIG, f,
 			    "unknown key (expected all_sessions or profiles)");
@@ -319,7 +301,7 @@ config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
 		if ((s = config_profile_ref(cfg, v, "sandbox.all_sessions", err)) == NULL)
 			return -1;
 		if ((cfg->all_sessions = strdup(s)) == NULL)
-			return config_enomem(err);
+			return error_nomem(err);
 	}
 	return 0;
 }
@@ -337,7 +319,7 @@ config_parse_provider_env(struct config_binding *b, const json_t *obj,
 		return error_set_field(err, E_CONFIG, field,
 		    "must be an object of NAME -> value");
 	json_object_foreach((json_t *)obj, key, v) {
-		config_field(f, sizeof f, "%s.%s", field, key);
+		jsonpath_format(f, sizeof f, "%s.%s", field, key);
 		if (!envfilter_name_valid(key) || strchr(key, '*') != NULL)
 			return error_set_field(err, E_CONFIG, f,
 			    "\"%s\" is not a variable name", key);
@@ -345,7 +327,7 @@ config_parse_provider_env(struct config_binding *b, const json_t *obj,
 			return error_set_field(err, E_CONFIG, f, "must be a string");
 		if (asprintf(&s, "%s=%s", key, json_string_value(v)) == -1 ||
 		    strv_push(&b->env_values, s) == -1)
-			return config_enomem(err);
+			return error_nomem(err);
 	}
 	return 0;
 }
@@ -364,30 +346,30 @@ config_parse_binding(struct config *cfg, struct config_binding *b,
 	if (!json_is_object(obj))
 		return error_set_field(err, E_CONFIG, field, "must be an object");
 	json_object_foreach((json_t *)obj, key, v) {
-		config_field(f, sizeof f, "%s.%s", field, key);
+		jsonpath_format(f, sizeof f, "%s.%s", field, key);
 		if (strcmp(key, "sandbox") == 0) {
 			if ((s = config_profile_ref(cfg, v, f, err)) == NULL)
 				return -1;
 			if ((b->sandbox = strdup(s)) == NULL)
-				return config_enomem(err);
+				return error_nomem(err);
 		} else if (provider && strcmp(key, "hosts") == 0) {
 			if (!json_is_array(v))
 				return error_set_field(err, E_CONFIG, f,
 				    "must be an array of host patterns");
 			json_array_foreach(v, i, e) {
-				config_field(g, sizeof g, "%s[%zu]", f, i);
+				jsonpath_format(g, sizeof g, "%s[%zu]", f, i);
 				if (!json_is_string(e))
 					return error_set_field(err, E_CONFIG, g,
 					    "must be a string");
 				if (hostpat_parse(json_string_value(e), &hp, err) == -1) {
 					if (err != NULL)
-						config_field(err->field,
+						jsonpath_format(err->field,
 						    sizeof err->field, "%s", g);
 					return -1;
 				}
 				hostpat_format(&hp, buf, sizeof buf);
 				if (strv_add_unique(&b->hosts, buf) == -1)
-					return config_enomem(err);
+					return error_nomem(err);
 			}
 		} else if (provider && strcmp(key, "env") == 0) {
 			if (config_parse_provider_env(b, v, f, err) == -1)
@@ -415,14 +397,14 @@ config_parse_bindings(struct config *cfg, const json_t *obj, const char *name,
 		return error_set_field(err, E_CONFIG, name, "must be an object");
 	*out = calloc(json_object_size(obj) + 1, sizeof **out);
 	if (*out == NULL)
-		return config_enomem(err);
+		return error_nomem(err);
 	json_object_foreach((json_t *)obj, key, v) {
-		config_field(f, sizeof f, "%s.%s", name, key);
+		jsonpath_format(f, sizeof f, "%s.%s", name, key);
 		if (key[0] == '\0')
 			return error_set_field(err, E_CONFIG, f, "empty name");
 		k = projects ? path_expand(key, cfg->home, f, err) : strdup(key);
 		if (k == NULL)
-			return error_isset(err) ? -1 : config_enomem(err);
+			return error_isset(err) ? -1 : error_nomem(err);
 		if (config_find_binding(*out, *n, k) != NULL) {
 			free(k);
 			return error_set_field(err, E_CONFIG, f,
@@ -449,7 +431,7 @@ config_parse_approvals(struct config *cfg, const json_t *obj, sbox_error *err)
 		if (strcmp(key, "timeout_s") != 0) {
 			char f[CONFIG_FIELD_MAX];
 
-			config_field(f, sizeof f, "approvals.%s", key);
+			jsonpath_format(f, sizeof f, "approvals.%s", key);
 			return error_set_field(err, E_CONFIG, f,
 			    "unknown key (expected timeout_s)");
 		}
@@ -517,7 +499,7 @@ config_parse(const json_t *root, const char *path, const char *home,
 		path = "(config)";
 	cfg = calloc(1, sizeof *cfg);
 	if (cfg == NULL) {
-		config_enomem(err);
+		error_nomem(err);
 		return NULL;
 	}
 	cfg->approvals_timeout_s = -1;
@@ -526,7 +508,7 @@ config_parse(const json_t *root, const char *path, const char *home,
 	cfg->home = home ? strdup(home) : NULL;
 	if (cfg->path == NULL || (home != NULL && cfg->home == NULL)) {
 		config_free(cfg);
-		config_enomem(err);
+		error_nomem(err);
 		return NULL;
 	}
 	if (config_parse_root(cfg, root, err) == -1) {
@@ -571,7 +553,7 @@ config_read(const char *path, int *missing, sbox_error *err)
 	buf = malloc((size_t)st.st_size + 1);
 	if (buf == NULL) {
 		fclose(f);
-		config_enomem(err);
+		error_nomem(err);
 		return NULL;
 	}
 	got = fread(buf, 1, (size_t)st.st_size, f);
@@ -606,7 +588,7 @@ config_load_home(const char *path, const char *home, sbox_error *err)
 		root = json_object();
 	cfg = root ? config_parse(root, path, home, err) : NULL;
 	if (root == NULL)
-		config_enomem(err);
+		error_nomem(err);
 	json_decref(root);
 	free(def);
 	return cfg;
@@ -665,7 +647,7 @@ config_write(const char *path, const json_t *root, sbox_error *err)
 	FILE *f;
 
 	if ((copy = strdup(path)) == NULL)
-		return config_enomem(err);
+		return error_nomem(err);
 	dir = dirname(copy);
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
 		error_set_errno(err, E_IO, errno, "%s: cannot create the folder", dir);
@@ -674,7 +656,7 @@ config_write(const char *path, const json_t *root, sbox_error *err)
 	}
 	free(copy);
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) == -1)
-		return config_enomem(err);
+		return error_nomem(err);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
 		error_set_errno(err, E_IO, errno, "%s: cannot create", tmp);
 		free(tmp);
@@ -754,11 +736,11 @@ config_save_host(const char *path, const char *profile, const char *host,
 	if (hosts == NULL) {
 		hosts = json_array();
 		if (hosts == NULL || json_object_set_new(prof, "hosts", hosts) == -1) {
-			config_enomem(err);
+			error_nomem(err);
 			goto out;
 		}
 	}
-	config_field(f, sizeof f, "sandbox.profiles.%s.hosts", profile);
+	jsonpath_format(f, sizeof f, "sandbox.profiles.%s.hosts", profile);
 	if (!json_is_array(hosts)) {
 		error_set_field(err, E_CONFIG, f, "%s: %s: must be an array", path, f);
 		goto out;
@@ -772,7 +754,7 @@ config_save_host(const char *path, const char *profile, const char *host,
 		}
 	}
 	if (json_array_append_new(hosts, json_string(buf)) == -1) {
-		config_enomem(err);
+		error_nomem(err);
 		goto out;
 	}
 	if ((check = config_parse(root, path, NULL, err)) == NULL)

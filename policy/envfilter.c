@@ -193,7 +193,7 @@ envfilter_apply(char *const *client_env, const struct profile *p,
 	}
 	if (rc != 0) {
 		strv_free(out);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	return out;
@@ -208,7 +208,7 @@ envfilter_command(char *const *env, const struct profile *p, sbox_error *err)
 
 	out = calloc(1, sizeof *out);
 	if (out == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	for (i = 0; env != NULL && env[i] != NULL; i++) {
@@ -221,7 +221,7 @@ envfilter_command(char *const *env, const struct profile *p, sbox_error *err)
 			continue;
 		if (envfilter_set(&out, name, env[i] + n + 1) == -1) {
 			strv_free(out);
-			error_set(err, E_INTERNAL, "out of memory");
+			error_nomem(err);
 			return NULL;
 		}
 	}

@@ -20,7 +20,7 @@ path_normalize(const char *path, const char *field, sbox_error *err)
 	}
 	out = malloc(strlen(path) + 2);
 	if (out == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	while (*p != '\0') {
@@ -72,7 +72,7 @@ path_expand(const char *path, const char *home, const char *field,
 		return NULL;
 	}
 	if (asprintf(&tmp, "%s/%s", home, path + 1) == -1) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	out = path_normalize(tmp, field, err);

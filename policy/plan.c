@@ -713,7 +713,7 @@ plan_net(struct plan_builder *b, const struct profile *pr, sbox_error *err)
 		}
 	}
 	if (!ok)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	return 0;
 }
 
@@ -744,7 +744,7 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		return NULL;
 	}
 	if ((p = calloc(1, sizeof *p)) == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	memset(&b, 0, sizeof b);
@@ -792,7 +792,7 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 	free(b.grants);
 	if (p != NULL && b.oom) {
 		plan_free(p);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	return p;

@@ -39,7 +39,7 @@ policy_add_provider(struct profile *p, const struct config_binding *b,
 
 	for (i = 0; b->hosts != NULL && b->hosts[i] != NULL; i++) {
 		if (strv_add_unique(&p->hosts, b->hosts[i]) == -1)
-			return error_set(err, E_INTERNAL, "out of memory");
+			return error_nomem(err);
 	}
 	for (i = 0; b->env_values != NULL && b->env_values[i] != NULL; i++) {
 		if ((eq = strchr(b->env_values[i], '=')) == NULL ||
@@ -48,7 +48,7 @@ policy_add_provider(struct profile *p, const struct config_binding *b,
 		memcpy(name, b->env_values[i], n);
 		name[n] = '\0';
 		if (profile_set_env_value(p, name, eq + 1) == -1)
-			return error_set(err, E_INTERNAL, "out of memory");
+			return error_nomem(err);
 	}
 	return 0;
 }
@@ -112,7 +112,7 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 	if (rc == -1) {
 		p->provenance = NULL;
 		profile_free(p);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	if ((provider != NULL && policy_add_provider(p, provider, err) == -1) ||
@@ -120,7 +120,7 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 	    &p->resolve) == -1)) {
 		profile_free(p);
 		if (!error_isset(err))
-			error_set(err, E_INTERNAL, "out of memory");
+			error_nomem(err);
 		return NULL;
 	}
 	if (p->resolve != NULL)
@@ -323,7 +323,7 @@ policy_narrow(const struct profile *parent, const struct profile *child,
 	return r;
 enomem:
 	profile_free(r);
-	error_set(err, E_INTERNAL, "out of memory");
+	error_nomem(err);
 	return NULL;
 }
 

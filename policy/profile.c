@@ -3,13 +3,13 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/envfilter.h"
 #include "policy/hostpat.h"
+#include "policy/jsonpath.h"
 #include "policy/path.h"
 #include "policy/strv.h"
 
@@ -18,24 +18,6 @@ const char *const profile_builtin_names[] = {
 };
 
 #define PROFILE_FIELD_MAX 256
-
-/* Format a JSON path for an error message (truncated quietly if huge). */
-static void
-profile_field(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/* Fill err with an out-of-memory error; returns -1. */
-static int
-profile_enomem(sbox_error *err)
-{
-	return error_set(err, E_INTERNAL, "out of memory");
-}
 
 /* True when name is a valid profile name. */
 int
@@ -65,7 +47,7 @@ profile_new(const char *name, sbox_error *err)
 	p = calloc(1, sizeof *p);
 	if (p == NULL || (p->name = strdup(name)) == NULL) {
 		free(p);
-		profile_enomem(err);
+		error_nomem(err);
 		return NULL;
 	}
 	p->sandboxed = 1;
@@ -206,7 +188,7 @@ profile_copy(const struct profile *p, sbox_error *err)
 
 	c = calloc(1, sizeof *c);
 	if (c == NULL) {
-		profile_enomem(err);
+		error_nomem(err);
 		return NULL;
 	}
 	*c = *p;
@@ -239,7 +221,7 @@ profile_copy(const struct profile *p, sbox_error *err)
 		if (c->local_ports == NULL)
 			c->n_local_ports = 0;
 		profile_free(c);
-		profile_enomem(err);
+		error_nomem(err);
 		return NULL;
 	}
 	return c;
@@ -304,7 +286,7 @@ profile_item(enum profile_item kind, const char *s, const char *field,
 	case ITEM_PRIVATE_HOST:
 		if (hostpat_parse(s, &hp, err) == -1) {
 			if (err != NULL)
-				profile_field(err->field, sizeof err->field, "%s", field);
+				jsonpath_format(err->field, sizeof err->field, "%s", field);
 			return NULL;
 		}
 		if (kind == ITEM_PRIVATE_HOST && (hp.wildcard || hp.port)) {
@@ -336,7 +318,7 @@ profile_item(enum profile_item kind, const char *s, const char *field,
 		break;
 	}
 	if (out == NULL)
-		profile_enomem(err);
+		error_nomem(err);
 	return out;
 }
 
@@ -352,7 +334,7 @@ profile_add_list(char ***list, const json_t *arr, enum profile_item kind,
 	if (!json_is_array(arr))
 		return error_set_field(err, E_CONFIG, field, "must be an array of strings");
 	json_array_foreach(arr, i, v) {
-		profile_field(f, sizeof f, "%s[%zu]", field, i);
+		jsonpath_format(f, sizeof f, "%s[%zu]", field, i);
 		if (!json_is_string(v))
 			return error_set_field(err, E_CONFIG, f, "must be a string");
 		if ((s = profile_item(kind, json_string_value(v), f, home, err)) == NULL)
@@ -362,7 +344,7 @@ profile_add_list(char ***list, const json_t *arr, enum profile_item kind,
 			continue;
 		}
 		if (strv_push(list, s) == -1)
-			return profile_enomem(err);
+			return error_nomem(err);
 	}
 	return 0;
 }
@@ -381,7 +363,7 @@ profile_add_ports(struct profile *p, const json_t *arr, const char *field,
 	if (!json_is_array(arr))
 		return error_set_field(err, E_CONFIG, field, "must be an array of port numbers");
 	json_array_foreach(arr, i, v) {
-		profile_field(f, sizeof f, "%s[%zu]", field, i);
+		jsonpath_format(f, sizeof f, "%s[%zu]", field, i);
 		if (!json_is_integer(v) || (port = json_integer_value(v)) < 1 ||
 		    port > 65535)
 			return error_set_field(err, E_CONFIG, f,
@@ -394,7 +376,7 @@ profile_add_ports(struct profile *p, const json_t *arr, const char *field,
 			continue;
 		np = realloc(p->local_ports, (p->n_local_ports + 1) * sizeof *np);
 		if (np == NULL)
-			return profile_enomem(err);
+			return error_nomem(err);
 		np[p->n_local_ports++] = (int)port;
 		p->local_ports = np;
 	}
@@ -415,7 +397,7 @@ profile_apply_folders(struct profile *p, const json_t *obj, const char *field,
 		return error_set_field(err, E_CONFIG, field,
 		    "must be an object with read_write, read_only and deny");
 	json_object_foreach((json_t *)obj, key, v) {
-		profile_field(f, sizeof f, "%s.%s", field, key);
+		jsonpath_format(f, sizeof f, "%s.%s", field, key);
 		if (strcmp(key, "read_write") == 0)
 			list = &p->folders_rw;
 		else if (strcmp(key, "read_only") == 0)
@@ -452,7 +434,7 @@ profile_apply_limits(struct profile *p, const json_t *obj, const char *field,
 	if (!json_is_object(obj))
 		return error_set_field(err, E_CONFIG, field, "must be an object");
 	json_object_foreach((json_t *)obj, key, v) {
-		profile_field(f, sizeof f, "%s.%s", field, key);
+		jsonpath_format(f, sizeof f, "%s.%s", field, key);
 		for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 			if (strcmp(keys[i].key, key) == 0)
 				break;
@@ -487,7 +469,7 @@ profile_parse_resolve(const json_t *obj, const char *path,
 		return error_set_field(err, E_CONFIG, path,
 		    "must be an object of host name -> [addresses]");
 	json_object_foreach((json_t *)obj, key, v) {
-		profile_field(f, sizeof f, "%s.%s", path, key);
+		jsonpath_format(f, sizeof f, "%s.%s", path, key);
 		if (hostpat_parse(key, &hp, err) == -1 || hp.wildcard || hp.port ||
 		    hp.is_ip) {
 			profile_resolve_free(r, count);
@@ -502,7 +484,7 @@ profile_parse_resolve(const json_t *obj, const char *path,
 		nr = realloc(r, (count + 1) * sizeof *r);
 		if (nr == NULL) {
 			profile_resolve_free(r, count);
-			return profile_enomem(err);
+			return error_nomem(err);
 		}
 		r = nr;
 		r[count].host = strdup(hp.name);
@@ -510,10 +492,10 @@ profile_parse_resolve(const json_t *obj, const char *path,
 		count++;
 		if (r[count - 1].host == NULL) {
 			profile_resolve_free(r, count);
-			return profile_enomem(err);
+			return error_nomem(err);
 		}
 		json_array_foreach(v, i, e) {
-			profile_field(g, sizeof g, "%s[%zu]", f, i);
+			jsonpath_format(g, sizeof g, "%s[%zu]", f, i);
 			a = json_string_value(e);
 			if (a == NULL || (inet_pton(AF_INET, a, addr) != 1 &&
 			    inet_pton(AF_INET6, a, addr) != 1)) {
@@ -523,7 +505,7 @@ profile_parse_resolve(const json_t *obj, const char *path,
 			}
 			if (strv_append(&r[count - 1].addrs, a) == -1) {
 				profile_resolve_free(r, count);
-				return profile_enomem(err);
+				return error_nomem(err);
 			}
 		}
 	}
@@ -545,14 +527,14 @@ profile_apply_env_values(struct profile *p, const json_t *obj,
 		return error_set_field(err, E_CONFIG, field,
 		    "must be an object of NAME -> value");
 	json_object_foreach((json_t *)obj, key, v) {
-		profile_field(f, sizeof f, "%s.%s", field, key);
+		jsonpath_format(f, sizeof f, "%s.%s", field, key);
 		if (!envfilter_name_valid(key) || strchr(key, '*') != NULL)
 			return error_set_field(err, E_CONFIG, f,
 			    "\"%s\" is not a variable name", key);
 		if (!json_is_string(v))
 			return error_set_field(err, E_CONFIG, f, "must be a string");
 		if (profile_set_env_value(p, key, json_string_value(v)) == -1)
-			return profile_enomem(err);
+			return error_nomem(err);
 	}
 	return 0;
 }
@@ -572,7 +554,7 @@ profile_set_string(char **dst, const json_t *v, int nullable,
 	if (!json_is_string(v))
 		return error_set_field(err, E_CONFIG, field, "must be a string");
 	if ((s = strdup(json_string_value(v))) == NULL)
-		return profile_enomem(err);
+		return error_nomem(err);
 	free(*dst);
 	*dst = s;
 	return 0;
@@ -620,7 +602,7 @@ profile_apply_json(struct profile *p, const json_t *obj, const char *path,
 	if (!json_is_object(obj))
 		return error_set_field(err, E_CONFIG, path, "must be an object");
 	json_object_foreach((json_t *)obj, key, v) {
-		profile_field(f, sizeof f, "%s.%s", path, key);
+		jsonpath_format(f, sizeof f, "%s.%s", path, key);
 		if (stored && (rc = profile_apply_stored(p, key, v, f, err)) != 1) {
 			if (rc == -1)
 				return -1;

@@ -247,7 +247,7 @@ registries_read_file(const char *path, char ***out, sbox_error *err)
 		hostpat_format(&hp, pat, sizeof pat);
 		if (strv_add_unique(out, pat) == -1) {
 			free(buf);
-			return error_set(err, E_INTERNAL, "out of memory");
+			return error_nomem(err);
 		}
 	}
 	free(buf);
@@ -315,7 +315,7 @@ registries_collect(const char *home, char *const *env,
 		rc = registries_scan_nuget(&list, home);
 	if (rc == -1) {
 		strv_free(list);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	if ((file = registries_defaults_file(fallback_file)) != NULL &&
 	    registries_read_file(file, &list, err) == -1) {

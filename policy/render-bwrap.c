@@ -328,7 +328,7 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		if (area == AREA_RW) {
 			if ((host = render_bwrap_host_path(&st->p->mounts[enc],
 			    m->dst)) == NULL)
-				return error_set(err, E_INTERNAL, "out of memory");
+				return error_nomem(err);
 			if (m->kind == PLAN_MOUNT_RO_BIND)
 				render_bwrap_add3(a, "--ro-bind", host, m->dst);
 			free(host);
@@ -476,7 +476,7 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 			render_bwrap_protect(&st, i, (size_t)enc);
 	}
 	if (st.oom) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		goto out;
 	}
 	render_bwrap_options(p, o, &a);
@@ -494,7 +494,7 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 	    o->proxy_port < 65536 ? o->proxy_port : RENDER_BWRAP_PROXY_PORT);
 	render_bwrap_add2(&c, "--proxy-port", buf);
 	if (a.oom || c.oom) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		goto out;
 	}
 	out->argv = a.v;
@@ -539,7 +539,7 @@ render_bwrap_blob(const struct render_bwrap_result *r, char **buf,
 	for (i = 0; i < r->argc; i++)
 		n += strlen(r->argv[i]) + 1;
 	if ((b = malloc(n ? n : 1)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	n = 0;
 	for (i = 0; i < r->argc; i++) {
 		l = strlen(r->argv[i]) + 1;

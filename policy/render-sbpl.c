@@ -54,7 +54,7 @@ render_sbpl(const struct plan *p, int proxy_port, sbox_error *err)
 		return NULL;
 	}
 	if ((f = open_memstream(&out, &len)) == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	fputs("(version 1)\n(deny default)\n", f);
@@ -125,7 +125,7 @@ render_sbpl(const struct plan *p, int proxy_port, sbox_error *err)
 	    " (global-name \"com.apple.coreservices.appleevents\"))\n", f);
 	if (fclose(f) != 0 || out == NULL) {
 		free(out);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	return out;

@@ -110,6 +110,13 @@ error_set_errno(sbox_error *err, const char *name, int errnum,
 	return -1;
 }
 
+/* Fill err with "out of memory" (E_INTERNAL); returns -1. */
+int
+error_nomem(sbox_error *err)
+{
+	return error_set(err, E_INTERNAL, "out of memory");
+}
+
 /* Prefix the message with context ("ctx: message"); returns -1. */
 int
 error_context(sbox_error *err, const char *fmt, ...)

@@ -57,6 +57,8 @@ int error_set_errno(sbox_error *err, const char *name, int errnum,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* va_list form of error_set. */
 int error_setv(sbox_error *err, const char *name, const char *fmt, va_list ap);
+/* Fill err with "out of memory" (E_INTERNAL); returns -1. */
+int error_nomem(sbox_error *err);
 /* Prefix the message with context ("ctx: message"); returns -1. */
 int error_context(sbox_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -36,7 +36,7 @@ store_mkparents(const char *path, sbox_error *err)
 	int e;
 
 	if ((dir = strdup(path)) == NULL)
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
 		free(dir);
 		return 0;
@@ -195,7 +195,7 @@ store_open_version(const char *path, int version, sbox_error *err)
 	if ((st = calloc(1, sizeof *st)) == NULL ||
 	    (st->path = strdup(path)) == NULL) {
 		free(st);
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE |

@@ -33,7 +33,7 @@ store_event_add(struct store *st, const char *topic, const char *session,
 		free(rec.topic);
 		free(rec.session);
 		free(rec.data);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	return store_batch_push(st, &rec, err);
 }

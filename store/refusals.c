@@ -48,7 +48,7 @@ store_refusal_add(struct store *st, const char *session, long long command_id,
 		free(rec.host);
 		free(rec.reason);
 		free(rec.rule);
-		return error_set(err, E_INTERNAL, "out of memory");
+		return error_nomem(err);
 	}
 	return store_batch_push(st, &rec, err);
 }

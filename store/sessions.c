@@ -199,7 +199,7 @@ store_session_mark_crashed(struct store *st, sbox_error *err)
 	if ((stmt = store_stmt_get(st, SQL_CRASHED, err)) == NULL)
 		return NULL;
 	if ((ids = json_array()) == NULL) {
-		error_set(err, E_INTERNAL, "out of memory");
+		error_nomem(err);
 		return NULL;
 	}
 	store_stmt_bind_int(stmt, 1, store_now_ms());
