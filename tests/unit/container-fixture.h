@@ -344,4 +344,22 @@ container_fixture_paths(void)
 	return 0;
 }
 
+/* Run a suite of the container tests: find the binaries, ignore SIGPIPE,
+ * run; the exit status says whether every test passed. */
+static inline int
+container_fixture_run(Suite *s)
+{
+	SRunner *sr;
+	int failed;
+
+	if (container_fixture_paths() < 0)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}
+
 #endif

@@ -325,21 +325,11 @@ suite(void)
 int
 main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
 	/* Probes exit with _exit: a sanitizer's exit-time leak check needs
 	 * ptrace, which the sandbox refuses. */
 	if (argc == 3 && strcmp(argv[1], "--probe") == 0)
 		_exit(probe_call(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "--connect") == 0)
 		_exit(probe_connect(atoi(argv[2])));
-	if (container_fixture_paths() < 0)
-		return 2;
-	signal(SIGPIPE, SIG_IGN);
-	sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
+	return container_fixture_run(suite());
 }

@@ -237,15 +237,5 @@ suite(void)
 int
 main(void)
 {
-	SRunner *sr;
-	int failed;
-
-	if (container_fixture_paths() < 0)
-		return 2;
-	signal(SIGPIPE, SIG_IGN);
-	sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
+	return container_fixture_run(suite());
 }
