@@ -46,7 +46,7 @@ void container_cgroup_cleanup(struct container_cg *cg);
 #define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */
 
 /* The fd numbers bwrap gets. */
-enum { CFD_CTL = 3, CFD_ARGS = 4, CFD_SECCOMP = 5 };
+enum { CFD_CTL = 3, CFD_ARGS = 4, CFD_SECCOMP = 5, CFD_BINDS = 6 };
 
 enum container_state { CS_STARTING, CS_READY, CS_CLOSING, CS_DEAD };
 enum container_req_kind { RQ_CMD, RQ_OPEN, RQ_MKDIR, RQ_STAT, RQ_LISTEN };

@@ -2,6 +2,7 @@
  * See container.h for the life cycle and the callbacks' contract. */
 #include "daemon/container.h"
 #include "daemon/container-internal.h"
+#include "daemon/container-bind.h"
 #include "daemon/child.h"
 #include "daemon/ctl.h"
 #include "policy/render-bwrap.h"
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -307,11 +309,12 @@ container_memfd(const char *name, const char *data, size_t len,
 static pid_t
 container_spawn_bwrap(struct container *c, const char *bwrap,
     char *const *cmd, int errw, int ctl, int args, int seccomp,
-    sbox_error *err)
+    const struct container_binds *b, sbox_error *err)
 {
 	char *argv[16] = { "bwrap", "--args", "4", "--" };
 	char *envp[] = { NULL };
-	int src[6], want[6], i, devnull, ok = 1;
+	int src[6], want[6], i, devnull, ok = 1, *held = NULL;
+	int nheld = b->staged ? 0 : (int)b->n;
 	sigset_t none;
 	pid_t pid;
 
@@ -332,14 +335,30 @@ container_spawn_bwrap(struct container *c, const char *bwrap,
 		if ((src[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10)) < 0)
 			ok = 0;
 	close(devnull);
+	/* held binds (user mode) go to CFD_BINDS + i: move them above too */
+	if (nheld > 0 && (held = calloc((size_t)nheld, sizeof *held)) == NULL)
+		ok = 0;
+	for (i = 0; held != NULL && i < nheld; i++)
+		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, CFD_BINDS +
+		    nheld + 10)) < 0)
+			ok = 0;
 	pid = ok ? fork() : -1;
 	if (pid == 0) {
 		container_cgroup_join(&c->cg);
+		if (container_bind_child(b) < 0) {
+			dprintf(errw, "sboxd: cannot prepare the sandbox's mounts "
+			    "and uid: %s\n", strerror(errno));
+			_exit(126);
+		}
 		for (i = 0; i < 6; i++)
 			if (dup2(src[i], i) < 0)
 				_exit(127);
-		if (syscall(SYS_close_range, 6u, ~0u, 0u) < 0)
-			for (i = 6; i < 65536; i++)
+		for (i = 0; i < nheld; i++)
+			if (dup2(held[i], CFD_BINDS + i) < 0)
+				_exit(127);
+		if (syscall(SYS_close_range, (unsigned)(CFD_BINDS + nheld), ~0u,
+		    0u) < 0)
+			for (i = CFD_BINDS + nheld; i < 65536; i++)
 				close(i);
 		for (i = 1; i < NSIG; i++)
 			signal(i, SIG_DFL);
@@ -353,6 +372,10 @@ container_spawn_bwrap(struct container *c, const char *bwrap,
 	for (i = 0; i < 6; i++)
 		if (src[i] >= 0)
 			close(src[i]);
+	for (i = 0; held != NULL && i < nheld; i++)
+		if (held[i] >= 0)
+			close(held[i]);
+	free(held);
 	return pid;
 }
 
@@ -367,11 +390,43 @@ container_free_strv(char **v)
 	free(v);
 }
 
+/* Hold every bind of the rendered arguments as a descriptor, as the uid
+ * the sandbox runs as (container-bind.c). */
+static int
+container_hold(struct container *c, const struct plan *p,
+    const struct container_opts *o, struct render_bwrap_result *rr,
+    struct container_binds *b, sbox_error *err)
+{
+	struct container_ids ids;
+	struct stat st;
+	int rc;
+
+	(void)c;
+	memset(&ids, 0, sizeof ids);
+	ids.run_uid = o->drop_ids ? o->run_uid : (uid_t)-1;
+	ids.run_gid = o->drop_ids ? o->run_gid : (gid_t)-1;
+	ids.held_path = o->held_path;
+	ids.held_fd = o->held_path != NULL ? o->held_fd : -1;
+	ids.fd_base = CFD_BINDS;
+	ids.owner = getuid();
+	ids.gowner = getgid();
+	if ((ids.held_fd >= 0 && fstat(ids.held_fd, &st) == 0) ||
+	    (p->project != NULL && stat(p->project, &st) == 0)) {
+		ids.owner = st.st_uid;
+		ids.gowner = st.st_gid;
+	}
+	if (container_bind_roots(p, &ids, err) < 0)
+		return -1;
+	rc = container_bind_hold(&rr->argv, &rr->argc, &ids, b, err);
+	container_bind_roots_free(&ids);
+	return rc;
+}
+
 /* Render the plan into the memfds bwrap reads; *cmd gets sbox-init's. */
 static int
 container_render(struct container *c, const struct plan *p,
     const struct container_opts *o, int *args_fd, int *seccomp_fd,
-    char ***cmd, sbox_error *err)
+    char ***cmd, struct container_binds *binds, sbox_error *err)
 {
 	struct render_bwrap_opts ro = { 0 };
 	struct render_bwrap_result rr = { 0 };
@@ -387,14 +442,17 @@ container_render(struct container *c, const struct plan *p,
 	ro.hide_file_src = o->hide_file_src;
 	if (render_bwrap(p, &ro, &rr, err) < 0)
 		return error_context(err, "rendering the sandbox");
+	/* placeholders first: the binds over them are held next */
+	if (container_ph_acquire(&rr, &c->ph, &c->n_ph, err) < 0)
+		goto out;
+	if (container_hold(c, p, o, &rr, binds, err) < 0)
+		goto out;
 	if (render_bwrap_blob(&rr, &blob, &len, err) < 0)
 		goto out;
 	if (render_seccomp(p->syscalls, seccomp_fd, err) < 0)
 		goto out;
 	if ((*args_fd = container_memfd("sbox-bwrap-args", blob, len,
 	    err)) < 0)
-		goto out;
-	if (container_ph_acquire(&rr, &c->ph, &c->n_ph, err) < 0)
 		goto out;
 	*cmd = rr.cmd;
 	rr.cmd = NULL;
@@ -421,6 +479,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	struct container *c;
 	int sp[2] = { -1, -1 }, ep[2] = { -1, -1 }, args = -1, sec = -1;
 	char *bwrap = NULL, **cmd = NULL;
+	struct container_binds binds = { 0 };
 
 	if (o->base == NULL || o->init_path == NULL) {
 		error_set(err, E_INTERNAL, "container: no event base or init");
@@ -457,7 +516,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 		error_nomem(err);
 		goto fail;
 	}
-	if (container_render(c, p, o, &args, &sec, &cmd, err) < 0)
+	if (container_render(c, p, o, &args, &sec, &cmd, &binds, err) < 0)
 		goto fail;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
 	    pipe2(ep, O_CLOEXEC) < 0) {
@@ -467,7 +526,8 @@ container_start(const struct plan *p, const struct container_opts *o,
 	if (container_cgroup_setup(&p->limits, &c->cg, err) < 0)
 		goto fail;
 	c->pid = container_spawn_bwrap(c, bwrap, cmd, ep[1], sp[1], args, sec,
-	    err);
+	    &binds, err);
+	container_bind_free(&binds);
 	container_free_strv(cmd);
 	cmd = NULL;
 	if (c->pid < 0)
@@ -521,6 +581,7 @@ fail:
 		close(sec);
 	container_ph_release(c->ph, c->n_ph);
 	container_cgroup_cleanup(&c->cg);
+	container_bind_free(&binds);
 	container_free_strv(cmd);
 	free(c->cwd);
 	free(c);

@@ -69,6 +69,13 @@ struct container_opts {
 	const char        *hide_file_src;   /* NULL: /dev/null */
 	int                proxy_port;      /* 0: RENDER_BWRAP_PROXY_PORT */
 	int                start_timeout_ms;/* 0: 10000 */
+	int                drop_ids;        /* sboxd is root: bwrap runs as
+	                                       run_uid/run_gid, never host uid 0 */
+	uid_t              run_uid;
+	gid_t              run_gid;
+	const char        *held_path;       /* a bind source held since it was */
+	int                held_fd;         /* checked (the project); used when
+	                                       held_path is set */
 	container_ready_cb on_ready;
 	container_dead_cb  on_dead;         /* may be NULL */
 	void              *arg;

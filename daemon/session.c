@@ -21,6 +21,7 @@
 #include "daemon/approval.h"
 #include "daemon/command.h"
 #include "daemon/container.h"
+#include "daemon/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
@@ -86,17 +87,12 @@ session_path(const char *kind, const char *id)
 	char *out;
 
 	if (strcmp(kind, "scratch") == 0) {
-		/* beside the state folder, which is hidden from every sandbox */
-		char *copy = strdup(sboxd.state_dir), *slash;
-		if (copy == NULL)
-			return NULL;
-		slash = strrchr(copy, '/');
-		if (slash != NULL && slash != copy)
-			*slash = '\0';
-		if (asprintf(&out, "%s/sbox-scratch%s%s", copy, id ? "/" : "",
-		    id ? id : "") == -1)
+		/* inside the state folder, which every sandbox has hidden: no
+		 * grant of another session can reach it (each session's own is
+		 * bound again over the hide) */
+		if (asprintf(&out, "%s/scratch%s%s", sboxd.state_dir, id ? "/" :
+		    "", id ? id : "") == -1)
 			out = NULL;
-		free(copy);
 		return out;
 	}
 	if (asprintf(&out, "%s/sessions%s%s%s", sboxd.state_dir, id ? "/" : "",
@@ -163,6 +159,8 @@ session_free(struct session *s)
 	free(s->model);
 	free(s->space);
 	free(s->parent);
+	if (s->project_fd >= 0)
+		close(s->project_fd);
 	profile_free(s->profile);
 	if (s->plan)
 		plan_free(s->plan);
@@ -455,68 +453,6 @@ session_make_env(struct session *s, sbox_error *err)
 	return 0;
 }
 
-/* Is path inside dir (or dir itself)? */
-static int
-session_path_under(const char *path, const char *dir)
-{
-	size_t n = dir ? strlen(dir) : 0;
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return n > 0 && strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/' || n == 1);
-}
-
-/* May a session created inside parent work in project? Only in a folder the
- * parent's sandbox may write: its project, its scratch, its read-write
- * folders. */
-static int
-session_within_parent(const struct session *parent, const char *project)
-{
-	char **f;
-
-	if (!parent->plan->sandboxed)
-		return 1;
-	if ((parent->profile->project_access &&
-	    session_path_under(project, parent->project)) ||
-	    session_path_under(project, parent->scratch))
-		return 1;
-	for (f = parent->profile->folders_rw; f && *f; f++) {
-		if (session_path_under(project, *f))
-			return 1;
-	}
-	return 0;
-}
-
-/* Resolve the profile for the request (narrowed under a parent sandbox). */
-static struct profile *
-session_resolve(const struct session_params *p, sbox_error *err)
-{
-	struct resolve_request req = { p->sandbox, p->model, p->provider,
-	    p->project, p->space };
-	struct profile *prof, *narrowed;
-	struct session *parent;
-
-	if ((prof = policy_resolve(sboxd.config, &req, err)) == NULL)
-		return NULL;
-	if (p->parent == NULL)
-		return prof;
-	if ((parent = session_find(p->parent, err)) == NULL) {
-		profile_free(prof);
-		return NULL;
-	}
-	if (!session_within_parent(parent, p->project)) {
-		profile_free(prof);
-		error_set_field(err, E_NARROWING, "project", "a session created "
-		    "inside a sandbox can only work in a folder its sandbox may "
-		    "write (%s is not)", p->project);
-		return NULL;
-	}
-	narrowed = policy_narrow(parent->profile, prof, err);
-	profile_free(prof);
-	return narrowed;
-}
-
 /* Build the plan of a new session. */
 static int
 session_make_plan(struct session *s, const struct session_params *p,
@@ -530,6 +466,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
+	struct session *parent;
 
 	if (home == NULL || home[0] != '/')
 		home = pw ? pw->pw_dir : "/";
@@ -558,6 +495,11 @@ session_make_plan(struct session *s, const struct session_params *p,
 	}
 	ctx.registry_hosts = registries;
 	ctx.hostname = "sbox";
+	if (s->parent != NULL && (parent = session_find(s->parent, NULL)) !=
+	    NULL && parent->plan->sandboxed) {
+		ctx.inherit = parent->plan->rules;
+		ctx.n_inherit = parent->plan->n_rules;
+	}
 	s->plan = policy_plan(s->profile, &ctx, err);
 	strv_free(registries);
 	strv_free(client_env);
@@ -601,6 +543,12 @@ session_start_container(struct session *s, sbox_error *err)
 	o.on_ready = session_ct_ready;
 	o.on_dead = session_ct_dead;
 	o.arg = s;
+	o.held_path = s->project;
+	o.held_fd = s->project_fd;
+	if (geteuid() == 0) {	/* never host uid 0 inside */
+		o.drop_ids = 1;
+		container_bind_sandbox_ids(&o.run_uid, &o.run_gid);
+	}
 	if ((s->ct = container_start(s->plan, &o, err)) == NULL)
 		return -1;
 	return 0;
@@ -646,6 +594,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		    "project folder %s does not exist", p->project);
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		return error_nomem(err);
+	s->project_fd = -1;
 	TAILQ_INIT(&s->commands);
 	session_new_id(s->id);
 	s->project = strdup(real);
@@ -662,12 +611,24 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		session_free(s);
 		return error_nomem(err);
 	}
+	/* resolve once, hold a descriptor: what is checked is what is bound */
+	if ((s->project_fd = container_bind_open(s->project, 0, NULL, err)) < 0) {
+		error_context(err, "project");
+		goto fail;
+	}
+	if (p->parent != NULL) {
+		struct session *parent = session_find(p->parent, err);
+		if (parent == NULL || session_narrow_project(parent, s->project,
+		    s->project_fd, err) < 0)
+			goto fail;
+	}
 	{
 		struct session_params rp = *p;
 		rp.project = s->project;
-		if ((s->profile = session_resolve(&rp, err)) == NULL)
+		if ((s->profile = session_narrow_resolve(&rp, err)) == NULL)
 			goto fail;
 	}
+
 	{
 		char *base = session_path("scratch", NULL);
 		mkdir(base, 0700);
@@ -676,6 +637,16 @@ session_create(const struct session_params *p, struct rpc_call *call,
 			error_set_errno(err, E_IO, errno, "cannot create the "
 			    "scratch folder %s", s->scratch);
 			goto fail;
+		}
+		if (geteuid() == 0) {	/* the sandbox's own uid writes it */
+			uid_t u;
+			gid_t g;
+			container_bind_sandbox_ids(&u, &g);
+			if (chown(s->scratch, u, g) == -1) {
+				error_set_errno(err, E_IO, errno, "cannot give the "
+				    "scratch folder %s to the sandbox", s->scratch);
+				goto fail_rm;
+			}
 		}
 	}
 	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||

@@ -30,6 +30,7 @@ struct session {
 	char                 id[17];
 	char                *title;
 	char                *project;
+	int                  project_fd;  /* the project, held since it was checked */
 	char                *scratch;
 	char                *provider;
 	char                *model;
@@ -91,6 +92,14 @@ void session_close_all(const char *reason);
 /* At start: mark what a previous run left live as ended by a crash and
  * remove its leftovers (scratch folders, placeholders). */
 int session_recover(sbox_error *err);
+/* May a session created inside parent work in project (held as fd)?
+ * (session-narrow.c) */
+int session_narrow_project(const struct session *parent, const char *project,
+    int fd, sbox_error *err);
+/* The profile for a request: a child's parent profile when it names none,
+ * else the named one narrowed to its parent's. */
+struct profile *session_narrow_resolve(const struct session_params *p,
+    sbox_error *err);
 /* Called by the proxy for each refused host of a session. */
 void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);

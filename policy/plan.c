@@ -29,11 +29,13 @@
 #include "policy/envfilter.h"
 #include "policy/path.h"
 #include "policy/plan-fs.h"
+#include "policy/plan-internal.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
 
 #define PLAN_GIB (1024ULL * 1024 * 1024)
 #define PLAN_MIB (1024ULL * 1024)
+#define PLAN_RUN_BYTES (4 * PLAN_MIB) /* /run: nothing of the host, small */
 
 static const char *const plan_system[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
@@ -293,12 +295,14 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 			return;
 		m->optional = g->optional;
 		m->is_dir = g->is_dir;
+		/* every writable tmpfs (and /dev/shm) has the profile's size */
 		if (g->kind == PLAN_MOUNT_TMPFS) {
 			m->mode = strcmp(g->path, "/tmp") == 0 ||
 			    strcmp(g->path, "/var/tmp") == 0 ? 01777 : 0755;
-			m->size_bytes = strcmp(g->path, "/tmp") == 0 ?
-			    b->plan->limits.tmp_bytes : 0;
-		}
+			m->size_bytes = strcmp(g->path, "/run") == 0 ?
+			    PLAN_RUN_BYTES : b->plan->limits.tmp_bytes;
+		} else if (g->kind == PLAN_MOUNT_DEV)
+			m->size_bytes = b->plan->limits.tmp_bytes;
 		plan_add_rule(b, g->path, g->access, g->rule);
 	}
 	b->first_protect = b->plan->n_mounts;
@@ -599,6 +603,23 @@ plan_rebind_scratch(struct plan_builder *b, size_t from)
 	}
 }
 
+/* A parent sandbox's read-only and hidden rules stay so in this plan
+ * (a session made from inside is at most what its parent's plan allows). */
+static void
+plan_inherit(struct plan_builder *b)
+{
+	const struct plan_path_rule *r;
+	size_t i;
+
+	for (i = 0; i < b->ctx->n_inherit; i++) {
+		r = &b->ctx->inherit[i];
+		if (r->access == PLAN_ACCESS_HIDDEN)
+			plan_hide(b, r->path, 1, r->rule);
+		else if (r->access == PLAN_ACCESS_RO)
+			plan_protect(b, r->path, 0, r->rule);
+	}
+}
+
 /* Phases 2 and 3: protections, then hides, then the profile's denies. */
 static void
 plan_protections(struct plan_builder *b, const struct profile *pr)
@@ -646,75 +667,36 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 	plan_rebind_scratch(b, hides);
 	for (i = 0; pr->folders_deny != NULL && pr->folders_deny[i] != NULL; i++)
 		plan_hide(b, pr->folders_deny[i], 1, PLAN_RULE_PROFILE_DENY);
+	plan_inherit(b);
 }
 
-/* Fill the plan's limits from the defaults and the profile. */
-static void
-plan_limits(struct plan_limits *l, const struct profile *pr)
-{
-	l->pids = pr->limits.pids >= 0 ? (uint64_t)pr->limits.pids : 512;
-	l->memory_bytes = pr->limits.memory_mb >= 0 ?
-	    (uint64_t)pr->limits.memory_mb * PLAN_MIB : 4 * PLAN_GIB;
-	l->tmp_bytes = pr->limits.tmp_mb >= 0 ?
-	    (uint64_t)pr->limits.tmp_mb * PLAN_MIB : PLAN_GIB;
-	l->output_bytes = pr->limits.output_mb >= 0 ?
-	    (uint64_t)pr->limits.output_mb * PLAN_MIB : 8 * PLAN_MIB;
-	l->timeout_ms = pr->limits.timeout_s >= 0 ?
-	    (uint64_t)pr->limits.timeout_s * 1000 : 0;
-	l->nofile = pr->limits.nofile >= 0 ? (uint64_t)pr->limits.nofile : 1024;
-	l->fsize_bytes = 4 * PLAN_GIB;
-}
-
-/* Fill the plan's network settings. */
+/* Refuse a project or read-write folder that is the home folder or holds
+ * it: its dotfiles, ~/.local/bin and tool settings run programs later. */
 static int
-plan_net(struct plan_builder *b, const struct profile *pr, sbox_error *err)
+plan_not_home(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err)
 {
-	struct plan_net *n = &b->plan->net;
-	char **reg = NULL;
+	const char *f = NULL, *field = NULL;
 	size_t i;
-	int ok = 1;
 
-	n->mode = pr->network == PROFILE_NET_INTERNET ? PLAN_NET_INTERNET :
-	    pr->network == PROFILE_NET_REGISTRIES ? PLAN_NET_REGISTRIES : PLAN_NET_NONE;
-	n->hosts = strv_copy(pr->hosts, &ok);
-	if (pr->network == PROFILE_NET_REGISTRIES) {
-		if (b->ctx->registry_hosts != NULL)
-			reg = strv_copy(b->ctx->registry_hosts, &ok);
-		else if (registries_collect(b->ctx->home, b->ctx->env,
-		    b->ctx->registries_file, &reg, err) == -1)
-			return -1;
-		for (i = 0; reg != NULL && reg[i] != NULL; i++) {
-			if (strv_add_unique(&n->hosts, reg[i]) == -1)
-				ok = 0;
-		}
-		strv_free(reg);
+	if (pr->project_access && ctx->project != NULL &&
+	    path_is_under(ctx->home, ctx->project)) {
+		f = ctx->project;
+		field = "project";
 	}
-	n->private_hosts = strv_copy(pr->private_hosts, &ok);
-	if (pr->n_local_ports > 0) {
-		n->local_ports = calloc(pr->n_local_ports, sizeof *n->local_ports);
-		if (n->local_ports == NULL)
-			ok = 0;
-		else {
-			memcpy(n->local_ports, pr->local_ports,
-			    pr->n_local_ports * sizeof *n->local_ports);
-			n->n_local_ports = pr->n_local_ports;
+	for (i = 0; f == NULL && pr->folders_rw && pr->folders_rw[i]; i++)
+		if (path_is_under(ctx->home, pr->folders_rw[i])) {
+			f = pr->folders_rw[i];
+			field = "folders.read_write";
 		}
-	}
-	if (pr->n_resolve > 0) {
-		n->resolve = calloc(pr->n_resolve, sizeof *n->resolve);
-		if (n->resolve == NULL)
-			ok = 0;
-		for (i = 0; n->resolve != NULL && i < pr->n_resolve; i++) {
-			n->resolve[i].host = strdup(pr->resolve[i].host);
-			n->resolve[i].addrs = strv_copy(pr->resolve[i].addrs, &ok);
-			n->n_resolve = i + 1;
-			if (n->resolve[i].host == NULL)
-				ok = 0;
-		}
-	}
-	if (!ok)
-		return error_nomem(err);
-	return 0;
+	if (f == NULL)
+		return 0;
+	return error_set_field(err, E_INVALID_PARAMS, field, "%s is %s: a "
+	    "sandbox cannot write there (dotfiles, ~/.local/bin and tool "
+	    "settings run programs later); use a project folder below it, "
+	    "e.g. %s/code/NAME", f, strcmp(f, ctx->home) == 0 ?
+	    "your home folder" : "a folder that holds your home folder",
+	    ctx->home);
 }
 
 /* Build the plan for a resolved profile. */
@@ -743,6 +725,8 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		    "the scratch folder must be an absolute path");
 		return NULL;
 	}
+	if (pr->sandboxed && plan_not_home(pr, ctx, err) == -1)
+		return NULL;
 	if ((p = calloc(1, sizeof *p)) == NULL) {
 		error_nomem(err);
 		return NULL;
@@ -782,7 +766,7 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		    err)) == NULL) {
 			plan_free(p);
 			p = NULL;
-		} else if (plan_net(&b, pr, err) == -1) {
+		} else if (plan_net(p, ctx, pr, err) == -1) {
 			plan_free(p);
 			p = NULL;
 		}

@@ -310,6 +310,36 @@ render_bwrap_emit_parents(struct render_bwrap_state *st,
 			    "--bind", st->par[i].host, st->par[i].dst);
 }
 
+/* A new /proc whose host-wide writers are read-only, whoever runs it:
+ * /proc/sys (sysctls: kernel.core_pattern runs a program as root; a new
+ * procfs of a pid namespace has no sysrq-trigger). The sandbox's uid, which
+ * owns none of them, stays the first layer. */
+static void
+render_bwrap_proc(struct render_bwrap_argv *a, const char *dst)
+{
+	char sys[4096];
+
+	snprintf(sys, sizeof sys, "%s/sys", dst);
+	render_bwrap_add2(a, "--proc", dst);
+	render_bwrap_add3(a, "--ro-bind", "/proc/sys", sys);
+}
+
+/* A minimal /dev, read-only, with a /dev/shm of the plan's size (bwrap's
+ * own /dev is a tmpfs sized at half the memory). */
+static void
+render_bwrap_dev(struct render_bwrap_argv *a, const struct plan_mount *m)
+{
+	char shm[4096];
+
+	snprintf(shm, sizeof shm, "%s/shm", m->dst);
+	render_bwrap_add2(a, "--dev", m->dst);
+	render_bwrap_add2(a, "--perms", "01777");
+	if (m->size_bytes)
+		render_bwrap_addn(a, "--size", m->size_bytes, 0);
+	render_bwrap_add2(a, "--tmpfs", shm);
+	render_bwrap_add2(a, "--remount-ro", m->dst);
+}
+
 /* Emit one mount of the plan. */
 static int
 render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
@@ -364,10 +394,10 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		render_bwrap_add2(a, "--tmpfs", m->dst);
 		break;
 	case PLAN_MOUNT_PROC:
-		render_bwrap_add2(a, "--proc", m->dst);
+		render_bwrap_proc(a, m->dst);
 		break;
 	case PLAN_MOUNT_DEV:
-		render_bwrap_add2(a, "--dev", m->dst);
+		render_bwrap_dev(a, m);
 		break;
 	case PLAN_MOUNT_DIR:
 		if (m->mode)
@@ -379,6 +409,7 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		break;
 	case PLAN_MOUNT_HIDE_DIR:
 		render_bwrap_add2(a, "--perms", "0555");
+		render_bwrap_add2(a, "--size", "4096");
 		render_bwrap_add2(a, "--tmpfs", m->dst);
 		render_bwrap_add2(a, "--remount-ro", m->dst);
 		break;

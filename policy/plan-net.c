@@ -1,0 +1,83 @@
+/* plan-net.c: the plan's limits and network settings from a profile. */
+#include "policy/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/plan-internal.h"
+#include "policy/registries.h"
+#include "policy/strv.h"
+
+#define PLAN_GIB (1024ULL * 1024 * 1024)
+#define PLAN_MIB (1024ULL * 1024)
+
+/* Fill the plan's limits from the defaults and the profile. */
+void
+plan_limits(struct plan_limits *l, const struct profile *pr)
+{
+	l->pids = pr->limits.pids >= 0 ? (uint64_t)pr->limits.pids : 512;
+	l->memory_bytes = pr->limits.memory_mb >= 0 ?
+	    (uint64_t)pr->limits.memory_mb * PLAN_MIB : 4 * PLAN_GIB;
+	l->tmp_bytes = pr->limits.tmp_mb >= 0 ?
+	    (uint64_t)pr->limits.tmp_mb * PLAN_MIB : PLAN_GIB;
+	l->output_bytes = pr->limits.output_mb >= 0 ?
+	    (uint64_t)pr->limits.output_mb * PLAN_MIB : 8 * PLAN_MIB;
+	l->timeout_ms = pr->limits.timeout_s >= 0 ?
+	    (uint64_t)pr->limits.timeout_s * 1000 : 0;
+	l->nofile = pr->limits.nofile >= 0 ? (uint64_t)pr->limits.nofile : 1024;
+	l->fsize_bytes = 4 * PLAN_GIB;
+}
+
+/* Fill the plan's network settings. */
+int
+plan_net(struct plan *plan, const struct plan_context *ctx,
+    const struct profile *pr, sbox_error *err)
+{
+	struct plan_net *n = &plan->net;
+	char **reg = NULL;
+	size_t i;
+	int ok = 1;
+
+	n->mode = pr->network == PROFILE_NET_INTERNET ? PLAN_NET_INTERNET :
+	    pr->network == PROFILE_NET_REGISTRIES ? PLAN_NET_REGISTRIES : PLAN_NET_NONE;
+	n->hosts = strv_copy(pr->hosts, &ok);
+	if (pr->network == PROFILE_NET_REGISTRIES) {
+		if (ctx->registry_hosts != NULL)
+			reg = strv_copy(ctx->registry_hosts, &ok);
+		else if (registries_collect(ctx->home, ctx->env,
+		    ctx->registries_file, &reg, err) == -1)
+			return -1;
+		for (i = 0; reg != NULL && reg[i] != NULL; i++) {
+			if (strv_add_unique(&n->hosts, reg[i]) == -1)
+				ok = 0;
+		}
+		strv_free(reg);
+	}
+	n->private_hosts = strv_copy(pr->private_hosts, &ok);
+	if (pr->n_local_ports > 0) {
+		n->local_ports = calloc(pr->n_local_ports, sizeof *n->local_ports);
+		if (n->local_ports == NULL)
+			ok = 0;
+		else {
+			memcpy(n->local_ports, pr->local_ports,
+			    pr->n_local_ports * sizeof *n->local_ports);
+			n->n_local_ports = pr->n_local_ports;
+		}
+	}
+	if (pr->n_resolve > 0) {
+		n->resolve = calloc(pr->n_resolve, sizeof *n->resolve);
+		if (n->resolve == NULL)
+			ok = 0;
+		for (i = 0; n->resolve != NULL && i < pr->n_resolve; i++) {
+			n->resolve[i].host = strdup(pr->resolve[i].host);
+			n->resolve[i].addrs = strv_copy(pr->resolve[i].addrs, &ok);
+			n->n_resolve = i + 1;
+			if (n->resolve[i].host == NULL)
+				ok = 0;
+		}
+	}
+	if (!ok)
+		return error_nomem(err);
+	return 0;
+}
+
