@@ -11,7 +11,8 @@
  *   - sboxd running as root: the sandbox runs as an unprivileged host uid
  *     that cannot even reach most sources by path, so sboxd clones each
  *     held folder into a detached mount (open_tree), maps the project's
- *     owner to the sandbox's uid on the project's binds (an idmapped mount:
+ *     owner to the sandbox's uid on the binds of the person's folders that
+ *     the owner owns (project, profile folders, caches: an idmapped mount:
  *     files the sandbox creates belong to the project's owner on disk), and
  *     bwrap's child attaches them under a private /tmp in a mount namespace
  *     of its own before it drops to that uid (container_bind_child). */
@@ -319,7 +320,8 @@ container_bind_one(const char *src, const char *dst, int try,
 	if (tree < 0)
 		return error_set_errno(err, E_SANDBOX_SETUP, errno, "cannot "
 		    "clone the mount of %s", src);
-	if (container_bind_in(dst, ids->idmap_roots) && ids->owner != ids->run_uid) {
+	if (container_bind_in(src, ids->idmap_roots) && st.st_uid == ids->owner &&
+	    ids->owner != ids->run_uid) {
 		struct mount_attr a;
 		int ns = container_bind_userns(ids->owner, ids->gowner,
 		    ids->run_uid, ids->run_gid, err);
@@ -487,7 +489,8 @@ container_bind_roots(const struct plan *p, struct container_ids *ids,
 			ok = 0;
 		user = m->rule != NULL && (strcmp(m->rule, PLAN_RULE_PROJECT) == 0 ||
 		    strcmp(m->rule, PLAN_RULE_PROFILE_RW) == 0 ||
-		    strcmp(m->rule, PLAN_RULE_PROFILE_RO) == 0);
+		    strcmp(m->rule, PLAN_RULE_PROFILE_RO) == 0 ||
+		    strcmp(m->rule, PLAN_RULE_CACHES) == 0);
 		if (user && strv_add_unique((char ***)&ids->idmap_roots,
 		    m->dst) < 0)
 			ok = 0;

@@ -19,7 +19,8 @@ struct event;
  * reference on every registered placeholder r's arguments name. *held gets
  * the list (release with container_ph_release). */
 int container_ph_acquire(const struct render_bwrap_result *r,
-    struct container_ph ***held, size_t *nheld, sbox_error *err);
+    const char *held_path, int held_fd, struct container_ph ***held,
+    size_t *nheld, sbox_error *err);
 /* Drop references; the last one removes the placeholder if still empty. */
 void container_ph_release(struct container_ph **held, size_t nheld);
 /* Append {root, path, dir} of those created by us to a JSON array. */

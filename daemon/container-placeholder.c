@@ -6,6 +6,7 @@
  * containers that use each one. */
 #include "daemon/container.h"
 #include "daemon/container-internal.h"
+#include "daemon/container-bind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,8 @@ struct container_ph {
 };
 
 static struct container_ph *container_ph_list;
+static const char *container_ph_held_path; /* during container_ph_acquire */
+static int container_ph_held_fd = -1;
 
 /* Open the folder holding path's last component, walking from root without
  * following symlinks; *name points at that component. -1 with errno. */
@@ -33,6 +36,7 @@ container_ph_parent(const char *root, const char *path, char *buf,
 {
 	size_t rl = strlen(root);
 	char *comp, *slash;
+	sbox_error ignored;
 	int fd, nfd;
 
 	if (strcmp(root, "/") == 0)
@@ -43,7 +47,14 @@ container_ph_parent(const char *root, const char *path, char *buf,
 		return -1;
 	}
 	strcpy(buf, path + rl + 1);
-	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	/* the root as it was checked: the held folder, else walked without
+	 * following any symlink (a sandbox may have swapped one in) */
+	if (container_ph_held_path != NULL &&
+	    strcmp(root, container_ph_held_path) == 0)
+		fd = fcntl(container_ph_held_fd, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = container_bind_open(root, 0, NULL, &ignored);
+	if (fd < 0)
 		return -1;
 	for (comp = buf; (slash = strchr(comp, '/')) != NULL;
 	    comp = slash + 1) {
@@ -162,9 +173,31 @@ container_ph_held(struct container_ph **held, size_t n,
 	return 0;
 }
 
-/* Create (or reference) the placeholders r needs. */
+static int container_ph_acquire_all(const struct render_bwrap_result *r,
+    struct container_ph ***held, size_t *nheld, sbox_error *err);
+
+/* Create (or reference) the placeholders r needs; below held_path they are
+ * made relative to held_fd, the folder that was checked. */
 int
 container_ph_acquire(const struct render_bwrap_result *r,
+    const char *held_path, int held_fd, struct container_ph ***held,
+    size_t *nheld, sbox_error *err)
+{
+	int rc;
+
+	*held = NULL;
+	*nheld = 0;
+	container_ph_held_path = held_path;
+	container_ph_held_fd = held_fd;
+	rc = container_ph_acquire_all(r, held, nheld, err);
+	container_ph_held_path = NULL;
+	container_ph_held_fd = -1;
+	return rc;
+}
+
+/* container_ph_acquire's work, with the held root set. */
+static int
+container_ph_acquire_all(const struct render_bwrap_result *r,
     struct container_ph ***held, size_t *nheld, sbox_error *err)
 {
 	const struct render_bwrap_placeholder *p;
@@ -172,8 +205,6 @@ container_ph_acquire(const struct render_bwrap_result *r,
 	size_t i;
 	int rc;
 
-	*held = NULL;
-	*nheld = 0;
 	for (i = 0; i < r->n_placeholders; i++) {
 		p = &r->placeholders[i];
 		if ((e = container_ph_find(p->path)) != NULL) {

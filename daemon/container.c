@@ -443,7 +443,8 @@ container_render(struct container *c, const struct plan *p,
 	if (render_bwrap(p, &ro, &rr, err) < 0)
 		return error_context(err, "rendering the sandbox");
 	/* placeholders first: the binds over them are held next */
-	if (container_ph_acquire(&rr, &c->ph, &c->n_ph, err) < 0)
+	if (container_ph_acquire(&rr, o->held_path, o->held_path ? o->held_fd :
+	    -1, &c->ph, &c->n_ph, err) < 0)
 		goto out;
 	if (container_hold(c, p, o, &rr, binds, err) < 0)
 		goto out;

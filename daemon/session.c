@@ -87,12 +87,19 @@ session_path(const char *kind, const char *id)
 	char *out;
 
 	if (strcmp(kind, "scratch") == 0) {
-		/* inside the state folder, which every sandbox has hidden: no
-		 * grant of another session can reach it (each session's own is
-		 * bound again over the hide) */
-		if (asprintf(&out, "%s/scratch%s%s", sboxd.state_dir, id ? "/" :
-		    "", id ? id : "") == -1)
+		/* beside the state folder; the whole folder is hidden from every
+		 * sandbox (each session's own scratch is bound again over the
+		 * hide), so no grant of another session reaches it */
+		char *copy = strdup(sboxd.state_dir), *slash;
+		if (copy == NULL)
+			return NULL;
+		slash = strrchr(copy, '/');
+		if (slash != NULL && slash != copy)
+			*slash = '\0';
+		if (asprintf(&out, "%s/sbox-scratch%s%s", copy, id ? "/" : "",
+		    id ? id : "") == -1)
 			out = NULL;
+		free(copy);
 		return out;
 	}
 	if (asprintf(&out, "%s/sessions%s%s%s", sboxd.state_dir, id ? "/" : "",
@@ -458,7 +465,8 @@ static int
 session_make_plan(struct session *s, const struct session_params *p,
     sbox_error *err)
 {
-	const char *sbox_paths[4];
+	const char *sbox_paths[5];
+	char *scratch_base;
 	struct plan_context ctx;
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
@@ -473,10 +481,12 @@ session_make_plan(struct session *s, const struct session_params *p,
 	sockdir = strdup(sboxd.socket_path);
 	if (sockdir && (slash = strrchr(sockdir, '/')) != NULL && slash != sockdir)
 		*slash = '\0';
+	scratch_base = session_path("scratch", NULL);
 	sbox_paths[0] = sboxd.config_path;
 	sbox_paths[1] = sboxd.state_dir;
 	sbox_paths[2] = sockdir;
-	sbox_paths[3] = NULL;
+	sbox_paths[3] = scratch_base;	/* every session's scratch */
+	sbox_paths[4] = NULL;
 	memset(&ctx, 0, sizeof ctx);
 	ctx.project = s->project;
 	ctx.scratch = s->scratch;
@@ -491,6 +501,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	if (toolconf_registries(home, client_env, &registries, err) == -1) {
 		strv_free(client_env);
 		free(sockdir);
+		free(scratch_base);
 		return error_context(err, "registry hosts");
 	}
 	ctx.registry_hosts = registries;
@@ -504,6 +515,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	strv_free(registries);
 	strv_free(client_env);
 	free(sockdir);
+	free(scratch_base);
 	return s->plan ? 0 : -1;
 }
 

@@ -408,10 +408,11 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		render_bwrap_add3(a, "--ro-bind", hide, m->dst);
 		break;
 	case PLAN_MOUNT_HIDE_DIR:
+		/* made read-only at the end (render_bwrap_seal): a later bind
+		 * inside it (a session's own scratch) needs its mount point */
 		render_bwrap_add2(a, "--perms", "0555");
 		render_bwrap_add2(a, "--size", "4096");
 		render_bwrap_add2(a, "--tmpfs", m->dst);
-		render_bwrap_add2(a, "--remount-ro", m->dst);
 		break;
 	case PLAN_MOUNT_SYMLINK:
 		if (m->src == NULL || m->src[0] == '\0')
@@ -427,6 +428,19 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		    (int)m->kind);
 	}
 	return 0;
+}
+
+/* Make every hiding tmpfs read-only, once all binds are in place. */
+static void
+render_bwrap_seal(const struct plan *p, struct render_bwrap_argv *a)
+{
+	long enc;
+	size_t i;
+
+	for (i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].kind == PLAN_MOUNT_HIDE_DIR && !(p->mounts[i].missing &&
+		    render_bwrap_area(p, i, &enc) == AREA_RO))
+			render_bwrap_add2(a, "--remount-ro", p->mounts[i].dst);
 }
 
 /* The namespace and process options (everything but mounts). */
@@ -516,6 +530,7 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 			goto out;
 		render_bwrap_emit_parents(&st, &a, i);
 	}
+	render_bwrap_seal(p, &a);
 	render_bwrap_add3(&a, "--ro-bind", o->init_path, RENDER_BWRAP_INIT_PATH);
 	render_bwrap_add2(&a, "--chdir", p->cwd && p->cwd[0] == '/' ? p->cwd :
 	    "/");

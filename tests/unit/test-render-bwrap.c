@@ -161,10 +161,19 @@ START_TEST(test_mount_kinds)
 	ck_assert_str_eq(res.argv[i - 1], "0700");
 	ck_assert_int_ge(find("--bind", "/proj", "/proj"), 0);
 	ck_assert_int_ge(find("--ro-bind", "/dev/null", "/proj/.env"), 0);
-	/* HIDE_DIR: an empty tmpfs made read-only. */
+	/* HIDE_DIR: an empty, small tmpfs made read-only once every bind is
+	 * in place (a bind inside it needs its mount point). */
 	i = find("--tmpfs", "/home/u/.ssh", NULL);
 	ck_assert_int_ge(i, 0);
-	ck_assert_int_eq(find("--remount-ro", "/home/u/.ssh", NULL), i + 2);
+	ck_assert_str_eq(res.argv[i - 2], "--size");
+	ck_assert_int_gt(find("--remount-ro", "/home/u/.ssh", NULL), i);
+	ck_assert_int_gt(find("--remount-ro", "/home/u/.ssh", NULL),
+	    find("--bind", "/proj", "/proj"));
+	/* /proc/sys read-only, /dev read-only with a sized /dev/shm */
+	ck_assert_int_eq(find("--ro-bind", "/proc/sys", "/proc/sys"),
+	    find("--proc", "/proc", NULL) + 2);
+	ck_assert_int_gt(find("--tmpfs", "/dev/shm", NULL), find("--dev", "/dev", NULL));
+	ck_assert_int_gt(find("--remount-ro", "/dev", NULL), find("--tmpfs", "/dev/shm", NULL));
 	ck_assert_int_ge(find("--remount-ro", "/", NULL), 0);
 	/* The plan's order is kept: /usr before /tmp before the project. */
 	ck_assert_int_lt(find("--ro-bind", "/usr", "/usr"),
