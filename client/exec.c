@@ -31,11 +31,17 @@ exec_print_blocked(const json_t *result)
 	json_array_foreach(json_object_get(blocked, "files"), i, v)
 		fprintf(stderr, "sbox: blocked: %s\n",
 		    json_string_value(json_object_get(v, "message")));
-	json_array_foreach(json_object_get(blocked, "hosts"), i, v)
-		fprintf(stderr, "sbox: blocked: connection to %s:%lld refused by "
-		    "the sandbox's network allowlist\n",
-		    json_string_value(json_object_get(v, "host")),
-		    (long long)json_integer_value(json_object_get(v, "port")));
+	json_array_foreach(json_object_get(blocked, "hosts"), i, v) {
+		const char *rule = json_string_value(json_object_get(v, "rule"));
+		const char *why = json_string_value(json_object_get(v, "reason"));
+
+		/* the rule and reason as the proxy gave them, nothing guessed */
+		fprintf(stderr, "sbox: blocked: connection to %s:%lld refused "
+		    "(%s)%s%s\n", json_string_value(json_object_get(v, "host")),
+		    (long long)json_integer_value(json_object_get(v, "port")),
+		    rule && *rule ? rule : "the sandbox's network rules",
+		    why && *why ? ": " : "", why && *why ? why : "");
+	}
 }
 
 /* The exit status for a command result: its code, or 128+signal. */

@@ -710,7 +710,8 @@ command_note_file(struct session *s, const char *path, const char *rule,
 
 /* A host was refused for a session: note it on its running commands. */
 long long
-command_note_refusal(struct session *s, const char *host, int port)
+command_note_refusal(struct session *s, const char *host, int port,
+    const char *rule, const char *reason)
 {
 	struct command *c, *only = NULL;
 	int running = 0;
@@ -729,8 +730,9 @@ command_note_refusal(struct session *s, const char *host, int port)
 				break;
 		}
 		if (i == json_array_size(c->hosts) && i < 64)
-			json_array_append_new(c->hosts, json_pack("{s:s, s:i}",
-			    "host", host, "port", port));
+			json_array_append_new(c->hosts, json_pack("{s:s, s:i, "
+			    "s:s, s:s}", "host", host, "port", port, "rule",
+			    rule ? rule : "", "reason", reason ? reason : ""));
 	}
 	return running == 1 ? only->id : 0;
 }

@@ -119,6 +119,7 @@ void command_note_file(struct session *s, const char *path, const char *rule,
     const char *message);
 /* A host was refused for a session: note it on its running commands;
  * returns the command id when exactly one was running, else 0. */
-long long command_note_refusal(struct session *s, const char *host, int port);
+long long command_note_refusal(struct session *s, const char *host,
+    int port, const char *rule, const char *reason);
 
 #endif

@@ -19,6 +19,7 @@
 #include "daemon/conn.h"
 #include "daemon/events.h"
 #include "daemon/listener.h"
+#include "daemon/config-reload.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
 #include "daemon/sboxd.h"
@@ -190,23 +191,11 @@ main_sig_stop_cb(evutil_socket_t sig, short what, void *arg)
 static void
 main_sig_hup_cb(evutil_socket_t sig, short what, void *arg)
 {
-	struct config *cfg;
 	sbox_error err;
 
 	(void)sig; (void)what; (void)arg;
 	error_clear(&err);
-	if ((cfg = config_load(sboxd.config_path, &err)) == NULL) {
-		log_error("config reload refused, keeping the old config: %s",
-		    err.message);
-		events_publish("config.rejected", NULL, json_pack("{s:s, s:s}",
-		    "path", sboxd.config_path, "error", err.message));
-		return;
-	}
-	config_free(sboxd.config);
-	sboxd.config = cfg;
-	log_info("config reloaded from %s", sboxd.config_path);
-	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
-	    sboxd.config_path));
+	config_reload("SIGHUP", &err);
 }
 
 /* Detach from the terminal; the parent exits once we are listening. */

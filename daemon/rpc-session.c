@@ -1,6 +1,7 @@
 /* rpc-session.c: session.create, list, info, close, allow_host, log. */
 #include <string.h>
 
+#include "daemon/config-reload.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
@@ -141,8 +142,10 @@ rpc_session_allow_host(struct rpc_call *call, json_t *params, json_t **result,
 	}
 	if (session_access_allow_host(s, host, err) == -1)
 		return -1;
+	/* saved means in force: new sessions get it at once */
 	if (json_is_true(json_object_get(params, "save")) &&
-	    config_save_host(sboxd.config_path, s->profile->name, host, err) == -1)
+	    (config_save_host(sboxd.config_path, s->profile->name, host,
+	    err) == -1 || config_reload("a host saved", err) == -1))
 		return error_context(err, "allowed for this session, but not saved");
 	*result = json_pack("{s:s, s:s, s:b}", "session", s->id, "host", host,
 	    "saved", json_is_true(json_object_get(params, "save")));

@@ -57,7 +57,7 @@ session_access_host_refused(const char *session, const char *host, int port,
 	struct session *s = arg;
 	long long cmd;
 
-	cmd = command_note_refusal(s, host, port);
+	cmd = command_note_refusal(s, host, port, rule, reason);
 	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
 	    NULL);
 	events_publish("host.refused", session, json_pack("{s:s, s:i, s:s, s:s, "

@@ -498,6 +498,10 @@ def test_allow_host(ctx):
             cfg = json.load(f)
         assert "up-b.test" in cfg["sandbox"]["profiles"]["net"]["hosts"], cfg
         assert "up-a.test" not in cfg["sandbox"]["profiles"]["net"]["hosts"]
+        # saved means in force: the daemon's config has it at once (new
+        # sessions of the profile get it without a SIGHUP)
+        shown = n.c.call("sandbox.show", {"profile": "net"})
+        assert "up-b.test" in json.dumps(shown), shown
         p = n.http(get("up-b.test"))
         assert p["responses"][0].startswith("HTTP/1.1 200" if remote else
                                             "HTTP/1.1 403"), p
@@ -516,6 +520,11 @@ def test_allow_host(ctx):
         body(None)
 
 
+def hp(hosts):
+    """blocked.hosts without their rule and reason."""
+    return [{"host": h["host"], "port": h["port"]} for h in hosts]
+
+
 def test_refusal_records_and_events(ctx):
     n = Net(ctx)
     ev = n.d.client()
@@ -525,7 +534,11 @@ def test_refusal_records_and_events(ctx):
              "curl -sS -m 10 -o /dev/null -p http://other.test:8443/; "
              "curl -sS -m 10 -o /dev/null http://meta.test/; true")
     assert r["exit_code"] == 0, r
-    hosts = r["blocked"]["hosts"]
+    rules = {h["host"]: (h["rule"], h["reason"]) for h in r["blocked"]["hosts"]}
+    assert rules["secret.test"][0] == "network allowlist", rules
+    assert rules["meta.test"][0] == "non-public addresses", rules
+    assert "metadata" in rules["meta.test"][1], rules
+    hosts = hp(r["blocked"]["hosts"])
     assert {"host": "secret.test", "port": 80} in hosts, hosts
     assert {"host": "other.test", "port": 8443} in hosts, hosts
     assert {"host": "meta.test", "port": 80} in hosts, hosts
@@ -554,12 +567,12 @@ def test_refusal_records_and_events(ctx):
     bg = n.c.call("command.exec", {"session": n.sid, "argv": ["sleep", "30"],
                                    "detach": True})["command"]
     r = n.sh("curl -sS -m 10 -o /dev/null http://both.test/; true")
-    assert r["blocked"]["hosts"] == [{"host": "both.test", "port": 80}], r
+    assert hp(r["blocked"]["hosts"]) == [{"host": "both.test", "port": 80}], r
     e = ev.wait_notification("events.event", timeout=10)
     assert e["data"]["host"] == "both.test", e
     assert e["data"]["command"] is None, e
     rb = n.c.call("command.read", {"command": bg})
-    assert {"host": "both.test", "port": 80} in rb["blocked"]["hosts"], rb
+    assert {"host": "both.test", "port": 80} in hp(rb["blocked"]["hosts"]), rb
     n.c.call("command.kill", {"command": bg, "signal": 9})
 
 
@@ -596,7 +609,14 @@ def test_network_none(ctx):
     p = n.probe("direct", "192.168.231.2", "80")
     assert p["connected"] is False, p
     r = n.run(["sh", "-c", "curl -sS -m 5 -o /dev/null http://x.test/; true"])
-    assert r["blocked"]["hosts"] == [{"host": "x.test", "port": 80}], r
+    assert hp(r["blocked"]["hosts"]) == [{"host": "x.test", "port": 80}], r
+    # the rule as the proxy gave it, in the result and on the CLI's stderr
+    h = r["blocked"]["hosts"][0]
+    assert h["rule"] != "network allowlist" and "off" in h["reason"], h
+    c = n.d.cli("session", "exec", n.sid, "--", "sh", "-c",
+                "curl -sS -m 5 -o /dev/null http://x.test/; true")
+    line = [x for x in c.stderr.decode().split("\n") if "x.test" in x]
+    assert line and h["rule"] in line[0] and "allowlist" not in line[0], c
 
 
 def test_proxy_connection_cap(ctx):
@@ -619,7 +639,7 @@ def test_refusal_flood(ctx):
                "flood.test"])
     p = json.loads(r["stdout"])
     assert p["refused"] == 2000, p
-    assert r["blocked"]["hosts"] == [{"host": "flood.test", "port": 80}], r
+    assert hp(r["blocked"]["hosts"]) == [{"host": "flood.test", "port": 80}], r
     assert n.c.call("rpc.ping")["pong"] is True
     log = n.c.call("session.log", {"session": n.sid})
     cmd = [x for x in log["commands"] if x["command_id"] == r["command"]][0]

@@ -1,0 +1,10 @@
+/* config-reload.h: load the config file again (SIGHUP, a saved host). */
+#ifndef SBOX_CONFIG_RELOAD_H
+#define SBOX_CONFIG_RELOAD_H
+
+#include "protocol/error.h"
+
+/* Replace the daemon's config with the file's; -1 with err (old kept). */
+int config_reload(const char *why, sbox_error *err);
+
+#endif
