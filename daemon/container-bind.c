@@ -490,7 +490,8 @@ container_bind_roots(const struct plan *p, struct container_ids *ids,
 		user = m->rule != NULL && (strcmp(m->rule, PLAN_RULE_PROJECT) == 0 ||
 		    strcmp(m->rule, PLAN_RULE_PROFILE_RW) == 0 ||
 		    strcmp(m->rule, PLAN_RULE_PROFILE_RO) == 0 ||
-		    strcmp(m->rule, PLAN_RULE_CACHES) == 0);
+		    strcmp(m->rule, PLAN_RULE_CACHES) == 0 ||
+		    strcmp(m->rule, PLAN_RULE_GITDIR) == 0);
 		if (user && strv_add_unique((char ***)&ids->idmap_roots,
 		    m->dst) < 0)
 			ok = 0;

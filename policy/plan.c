@@ -84,30 +84,10 @@ static const char *const plan_root_only[] = {
 	"/var/spool", "/var/lib/sudo", "/var/backups", NULL
 };
 
-/* One grant before sorting. */
-struct plan_grant {
-	enum plan_mount_kind kind;
-	char       *path;
-	const char *rule;
-	enum plan_access access;
-	uint64_t    size;
-	mode_t      mode;
-	int         optional;
-	int         is_dir;
-	size_t      seq;
-};
 
-struct plan_builder {
-	struct plan *plan;
-	const struct plan_context *ctx;
-	const struct plan_fs *fs;
-	struct plan_grant *grants;
-	size_t n_grants, cap_mounts, cap_rules, first_protect;
-	int oom;
-};
 
 /* Does path exist? Fills *is_dir and *mode when it does. */
-static int
+int
 plan_exists(struct plan_builder *b, const char *path, int *is_dir, mode_t *mode)
 {
 	struct stat st;
@@ -122,7 +102,7 @@ plan_exists(struct plan_builder *b, const char *path, int *is_dir, mode_t *mode)
 }
 
 /* Append a mount operation (paths copied). */
-static struct plan_mount *
+struct plan_mount *
 plan_add_mount(struct plan_builder *b, enum plan_mount_kind kind,
     const char *src, const char *dst, const char *rule)
 {
@@ -155,7 +135,7 @@ plan_add_mount(struct plan_builder *b, enum plan_mount_kind kind,
 }
 
 /* Append a path rule for plan_explain. */
-static void
+void
 plan_add_rule(struct plan_builder *b, const char *path, enum plan_access access,
     const char *rule)
 {
@@ -182,7 +162,7 @@ plan_add_rule(struct plan_builder *b, const char *path, enum plan_access access,
 }
 
 /* Record a grant (emitted later, sorted by depth). */
-static void
+void
 plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
     const char *rule, enum plan_access access, int optional)
 {
@@ -280,6 +260,8 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 	if (pr->project_access && ctx->project != NULL)
 		plan_grant(b, PLAN_MOUNT_RW_BIND, ctx->project, PLAN_RULE_PROJECT,
 		    PLAN_ACCESS_RW, 0);
+	if (pr->project_access && ctx->project != NULL)
+		plan_grant_worktree(b, ctx->project);
 	if (ctx->scratch != NULL)
 		plan_grant(b, PLAN_MOUNT_RW_BIND, ctx->scratch, PLAN_RULE_SCRATCH,
 		    PLAN_ACCESS_RW, 0);
@@ -339,7 +321,7 @@ plan_done(struct plan_builder *b, const char *dst, int hide)
 }
 
 /* Keep path read-only (or, missing, uncreatable) when a grant makes it writable. */
-static void
+void
 plan_protect(struct plan_builder *b, const char *path, int dir_hint,
     const char *rule)
 {
@@ -393,7 +375,7 @@ plan_hide(struct plan_builder *b, const char *path, int dir_hint,
 }
 
 /* Apply fn to base/rel for each entry of list (a trailing '/' marks folders). */
-static void
+void
 plan_each(struct plan_builder *b, const char *base, const char *const *list,
     void (*fn)(struct plan_builder *, const char *, int, const char *),
     const char *rule)
@@ -427,7 +409,9 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 	 * cannot have a placeholder (git dies on an empty one): an existing
 	 * one is kept read-only here, a new one is removed by the daemon. */
 	static const char *const inside[] = { "config", "hooks/", "worktrees/",
-	    NULL };
+	    "info/", "config.worktree", NULL };
+	int wt = b->wt_gitdir != NULL && path_is_under(b->wt_gitdir, gitdir) &&
+	    strcmp(b->wt_gitdir, gitdir) != 0;
 	struct plan_mount *m;
 	char **mods, *dir;
 	size_t i;
@@ -438,6 +422,8 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 			m->is_dir = 1;
 	}
 	plan_each(b, gitdir, inside, plan_protect, PLAN_RULE_RUNS_LATER);
+	if (wt)
+		plan_protect_worktrees(b, gitdir);
 	if ((dir = path_join(gitdir, "commondir")) == NULL) {
 		b->oom = 1;
 		return;
@@ -467,7 +453,7 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 
 /* The folder named by a "gitdir: X" (or "commondir" X) file, resolved
  * against base; NULL when the file says nothing usable. */
-static char *
+char *
 plan_read_gitdir(struct plan_builder *b, const char *file, const char *base,
     int prefixed)
 {
@@ -647,6 +633,7 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 		    PLAN_RULE_RUNS_LATER);
 	}
 	plan_sort_protections(b);
+	plan_rebind_worktree(b);
 	hides = b->plan->n_mounts;
 	plan_each(b, ctx->home, plan_credentials, plan_hide, PLAN_RULE_CREDENTIALS);
 	for (i = 0; ctx->sbox_paths != NULL && ctx->sbox_paths[i] != NULL; i++) {
@@ -777,6 +764,7 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 	for (i = 0; i < b.n_grants; i++)
 		free(b.grants[i].path);
 	free(b.grants);
+	free(b.wt_gitdir);
 	if (p != NULL && b.oom) {
 		plan_free(p);
 		error_nomem(err);

@@ -25,6 +25,7 @@
 #define PLAN_RULE_PROFILE_DENY "profile folders, denied"
 #define PLAN_RULE_SBOX        "sbox's own config, state and socket, hidden"
 #define PLAN_RULE_ROOT_ONLY   "readable by root only, hidden"
+#define PLAN_RULE_GITDIR      "the project's git folder (a linked worktree's)"
 
 /* One mount operation; applied in list order (later ones cover earlier). */
 enum plan_mount_kind {
