@@ -228,18 +228,26 @@ container_bind_userns(uid_t owner, gid_t gowner, uid_t run, gid_t grun,
 		return error_set(err, E_SANDBOX_SETUP, "cannot make the user "
 		    "namespace that maps uid %u to the sandbox's uid %u",
 		    (unsigned)owner, (unsigned)run);
-	if (container_bind_nsn < (int)(sizeof container_bind_nscache /
-	    sizeof container_bind_nscache[0])) {
-		struct container_bind_ns *c =
-		    &container_bind_nscache[container_bind_nsn++];
+	{
+		/* cache it; a full cache gives up its oldest entry */
+		struct container_bind_ns *c;
+		int n = (int)(sizeof container_bind_nscache /
+		    sizeof container_bind_nscache[0]);
+
+		if (container_bind_nsn == n) {
+			close(container_bind_nscache[0].fd);
+			memmove(container_bind_nscache, container_bind_nscache + 1,
+			    (size_t)(n - 1) * sizeof *c);
+			container_bind_nsn--;
+		}
+		c = &container_bind_nscache[container_bind_nsn++];
 		c->owner = owner;
 		c->gowner = gowner;
 		c->run = run;
 		c->grun = grun;
 		c->fd = fd;
-		return fd;
 	}
-	return fd; /* not cached: leaks one fd per call beyond 8 owners */
+	return fd;
 }
 
 /* Append a string (copied) to a growing argv; -1 on ENOMEM. */
