@@ -16,7 +16,7 @@ config_reload(const char *why, sbox_error *err)
 	struct config *cfg;
 
 	if ((cfg = config_load(sboxd.config_path, err)) == NULL) {
-		log_error("config reload (%s) refused, keeping the old config: %s",
+		log_error("config reload refused (%s), keeping the old config: %s",
 		    why, err->message);
 		events_publish("config.rejected", NULL, json_pack("{s:s, s:s}",
 		    "path", sboxd.config_path, "error", err->message));
