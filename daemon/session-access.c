@@ -28,6 +28,52 @@ session_access_visible(const struct session *s, const char *viewer)
 	return 0;
 }
 
+/* The top-level session of s (itself when it has no parent). */
+static const struct session *
+session_access_top(const struct session *s)
+{
+	const struct session *up;
+	int depth = 0;
+
+	while (s->parent != NULL && depth++ < 64 &&
+	    (up = session_find(s->parent, NULL)) != NULL)
+		s = up;
+	return s;
+}
+
+/* May a session be created now (under parent, or by a host client)? */
+int
+session_access_budget(const char *parent, sbox_error *err)
+{
+	const struct session *p, *top, *s;
+	int live = 0, tree = 0;
+
+	for (s = session_next(NULL); s != NULL; s = session_next(s))
+		if (s->state < SESSION_CLOSING)
+			live++;
+	if (parent == NULL)
+		return 0;   /* the table's own limit is checked by the caller */
+	if ((p = session_find(parent, err)) == NULL)
+		return -1;
+	if (live >= sboxd.lim.max_sessions - sboxd.lim.host_sessions)
+		return error_set(err, E_LIMIT, "sboxd keeps its last %d sessions "
+		    "for host clients (%d of %d are in use); a session may not "
+		    "create more now", sboxd.lim.host_sessions, live,
+		    sboxd.lim.max_sessions);
+	top = session_access_top(p);
+	for (s = session_next(NULL); s != NULL; s = session_next(s)) {
+		if (s != top && s->state < SESSION_CLOSING &&
+		    session_access_top(s) == top)
+			tree++;
+	}
+	if (tree >= sboxd.lim.max_children)
+		return error_set(err, E_LIMIT, "a session may run at most %d "
+		    "sessions of its own at once, counting the sessions they "
+		    "created (session %s and its descendants have %d)",
+		    sboxd.lim.max_children, top->id, tree);
+	return 0;
+}
+
 /* Find a live session the client of a call may use. */
 struct session *
 session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
