@@ -149,6 +149,7 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd; (void)what; (void)arg;
 	log_flush_repeats(0);
+	session_access_tick();
 	if (store_flush(sboxd.store, &err) == -1)
 		log_error("store: %s", err.message);
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,

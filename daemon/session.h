@@ -98,6 +98,9 @@ void session_close_all(const char *reason);
 /* At start: mark what a previous run left live as ended by a crash and
  * remove its leftovers (scratch folders, placeholders). */
 int session_recover(sbox_error *err);
+/* From a timer: publish the host.refused summaries of intervals that
+ * ended (session-access.c). */
+void session_access_tick(void);
 /* Called by the proxy for each refused host of a session. */
 void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
