@@ -84,6 +84,7 @@ cgroup_own(const char *ctrl, char *out, size_t size)
 		    (path = strchr(hier + 1, ':')) == NULL)
 			continue;
 		ctrls = hier + 1;
+		*hier = '\0';
 		*path++ = '\0';
 		if (path[0] != '/' || strstr(path, "/..") != NULL)
 			continue;
