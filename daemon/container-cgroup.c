@@ -86,6 +86,15 @@ container_cgroup_start(struct event_base *base)
 	int n = 0, got;
 
 	cgroup_timer(base);
+	/* first, while we are still where we started (a delegated sboxd
+	 * moves itself into a leaf below) */
+	for (i = 0; i < sizeof v1 / sizeof v1[0]; i++)
+		if (cgroup_own(v1[i], dir, sizeof dir) == 0)
+			n += cgroup_sweep(dir);
+	if (cgroup_own("", dir, sizeof dir) == 0)
+		n += cgroup_sweep(dir);
+	if (n > 0)
+		log_info("removing %d cgroup(s) of earlier sboxd processes", n);
 	error_clear(&err);
 	container_cgroup_deleg[0] = '\0';
 	if (geteuid() != 0) {
@@ -110,13 +119,6 @@ container_cgroup_start(struct event_base *base)
 		    "root: pids.max (v1 pids or v2), memory best effort; "
 		    "RLIMIT_AS per process");
 	}
-	for (i = 0; i < sizeof v1 / sizeof v1[0]; i++)
-		if (cgroup_own(v1[i], dir, sizeof dir) == 0)
-			n += cgroup_sweep(dir);
-	if (cgroup_own("", dir, sizeof dir) == 0)
-		n += cgroup_sweep(dir);
-	if (n > 0)
-		log_info("removing %d cgroup(s) of earlier sboxd processes", n);
 }
 
 /* Stop retrying removals (shutdown). */

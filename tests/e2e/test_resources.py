@@ -99,6 +99,35 @@ def test_held_proxy_connections(ctx):
     assert _status_ms(d) < 1000
 
 
+def test_listener_out_of_descriptors(ctx):
+    """With too few descriptors to accept, the main listener pauses instead
+    of spinning, the log says so a few times and then "N more like this",
+    and sboxd answers once descriptors are free again."""
+    d = ctx.daemon({}, start=False)
+    _with_nofile(d, 26)
+    d.start()
+    socks = []
+    for i in range(40):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(5)
+        s.connect(d.sock)
+        socks.append(s)
+    wait_for(lambda: "accept failed" in d.read_log(), 10,
+             what="an accept to fail")
+    time.sleep(1.5)
+    for s in socks:
+        s.close()
+    wait_for(lambda: _status_ms(d) < 1000, 10, step=0.2,
+             what="daemon.status to answer")
+    assert d.stop() == 0
+    with open(d.log) as f:
+        log = f.read()
+    fails = log.count("accept failed, pausing")
+    assert 0 < fails <= 30, fails
+    assert "more like this: accept failed" in log, log[-2000:]
+    assert len(log) < 64 << 10, len(log)
+
+
 CHANNEL = r"""
 import base64, json, os, socket, sys
 s = socket.socket(fileno=int(os.environ["SBOX_CHANNEL_FD"]))
