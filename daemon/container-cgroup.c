@@ -29,6 +29,7 @@
 #define CONTAINER_CGROUP_NONE "none: memory is limited per process " \
 	"(RLIMIT_AS), processes per sandbox (RLIMIT_NPROC)"
 
+static int container_cgroup_root = -1;         /* sboxd runs as root (-1: ask) */
 static char container_cgroup_deleg[PATH_MAX];  /* delegated parent, or "" */
 static int container_cgroup_ctrls;              /* CGROUP_* enabled there */
 static char container_cgroup_why[PATH_MAX + 1200] = CONTAINER_CGROUP_NONE;
@@ -58,7 +59,7 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 		return -1;
 	snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
 	if ((file != NULL && cgroup_write(dir, file, value) < 0) ||
-	    (fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) {
+	    (fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		e = errno;
 		rmdir(dir);
 		errno = e;
@@ -79,6 +80,13 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 void
 container_cgroup_start(struct event_base *base)
 {
+	container_cgroup_init(base, geteuid() == 0);
+}
+
+/* container_cgroup_start, with root given (tests use a fake tree). */
+void
+container_cgroup_init(struct event_base *base, int root)
+{
 	static const char *v1[] = { "pids", "memory" };
 	char dir[PATH_MAX];
 	sbox_error err;
@@ -97,7 +105,9 @@ container_cgroup_start(struct event_base *base)
 		log_info("removing %d cgroup(s) of earlier sboxd processes", n);
 	error_clear(&err);
 	container_cgroup_deleg[0] = '\0';
-	if (geteuid() != 0) {
+	container_cgroup_ctrls = 0;
+	container_cgroup_root = root;
+	if (!root) {
 		got = cgroup_delegate(dir, sizeof dir, &err);
 		if (got > 0) {
 			snprintf(container_cgroup_deleg, sizeof container_cgroup_deleg,
@@ -172,7 +182,9 @@ container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
 
 	memset(cg, 0, sizeof *cg);
 	cg->procs_fd[0] = cg->procs_fd[1] = -1;
-	if (geteuid() != 0 && container_cgroup_deleg[0] != '\0') {
+	if (container_cgroup_root < 0)
+		container_cgroup_root = geteuid() == 0;
+	if (!container_cgroup_root && container_cgroup_deleg[0] != '\0') {
 		if (container_cgroup_setup_delegated(l, cg) == 0)
 			return 0;
 		error_set_errno(err, E_SANDBOX_SETUP, errno, "cannot make the "
@@ -180,7 +192,7 @@ container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
 		container_cgroup_cleanup(cg);
 		return -1;
 	}
-	if (geteuid() != 0 || (l->pids == 0 && l->memory_bytes == 0))
+	if (!container_cgroup_root || (l->pids == 0 && l->memory_bytes == 0))
 		return 0;
 	have_v2 = cgroup_own("", v2, sizeof v2) == 0;
 	if (have_v2) {

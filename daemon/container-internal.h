@@ -42,6 +42,8 @@ void container_cgroup_join(const struct container_cg *cg);
 /* Close and remove them (once bwrap has been reaped; a busy one is
  * retried from the loop). */
 void container_cgroup_cleanup(struct container_cg *cg);
+/* container_cgroup_start with root given (tests, with cgroup_set_paths). */
+void container_cgroup_init(struct event_base *base, int root);
 /* The container's limits as JSON: {"cgroup": its folders, or why none}. */
 json_t *container_cgroup_describe(const struct container_cg *cg);
 

@@ -14,6 +14,7 @@
 #include <event2/event.h>
 
 #include "daemon/cgroup.h"
+#include "daemon/container-internal.h"
 
 static char root[PATH_MAX];
 static char self[PATH_MAX + 16];
@@ -205,6 +206,84 @@ START_TEST(test_sweep_leftovers)
 }
 END_TEST
 
+/* Read the first line of a file below the fake root. */
+static void
+get(const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	ck_assert_msg((f = fopen(path, "r")) != NULL, "%s", path);
+	if (fgets(buf, (int)size, f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+}
+
+/* Unprivileged with a delegated cgroup: each container gets a child of
+ * sboxd's cgroup with memory.max, pids.max and cpu.weight. */
+START_TEST(test_container_in_delegated_cgroup)
+{
+	struct event_base *base = event_base_new();
+	struct plan_limits l;
+	struct container_cg cg;
+	sbox_error err = {0};
+	char buf[256], rel[PATH_MAX], *slash;
+	json_t *j;
+
+	put("self", "0::/user.slice/u.service\n");
+	dir("user.slice/u.service");
+	put("user.slice/u.service/cgroup.subtree_control", "");
+	put("user.slice/u.service/cgroup.procs", "");
+	put("user.slice/u.service/cgroup.controllers", "cpu memory pids\n");
+	container_cgroup_init(base, 0);
+	ck_assert_msg(strncmp(container_cgroup_mode(), "v2 (delegated): ", 16) == 0,
+	    "%s", container_cgroup_mode());
+	ck_assert_ptr_nonnull(strstr(container_cgroup_mode(), "memory.max"));
+	memset(&l, 0, sizeof l);
+	l.pids = 50;
+	l.memory_bytes = 1 << 20;
+	ck_assert_int_eq(container_cgroup_setup(&l, &cg, &err), 0);
+	ck_assert_int_eq(cg.n, 1);
+	snprintf(rel, sizeof rel, "%s", cg.dirs[0] + strlen(root) + 1);
+	slash = strrchr(rel, '/');
+	ck_assert_ptr_nonnull(slash);
+	ck_assert_int_eq(strncmp(slash, "/sbox-", 6), 0);
+	*slash = '\0';
+	ck_assert_str_eq(rel, "user.slice/u.service");
+	snprintf(rel, sizeof rel, "%s/memory.max", cg.dirs[0] + strlen(root) + 1);
+	get(rel, buf, sizeof buf);
+	ck_assert_str_eq(buf, "1048576\n");
+	snprintf(rel, sizeof rel, "%s/pids.max", cg.dirs[0] + strlen(root) + 1);
+	get(rel, buf, sizeof buf);
+	ck_assert_str_eq(buf, "50\n");
+	snprintf(rel, sizeof rel, "%s/cpu.weight", cg.dirs[0] + strlen(root) + 1);
+	get(rel, buf, sizeof buf);
+	ck_assert_str_eq(buf, "100\n");
+	j = container_cgroup_describe(&cg);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "cgroup")),
+	    cg.dirs[0]);
+	json_decref(j);
+	container_cgroup_cleanup(&cg);
+	container_cgroup_stop();
+
+	/* not delegated: no cgroup, and the mode says why */
+	unlink(self);
+	put("self", "0::/\n");
+	container_cgroup_init(base, 0);
+	ck_assert_int_eq(strncmp(container_cgroup_mode(), "none: memory is "
+	    "limited per process (RLIMIT_AS)", 47), 0);
+	ck_assert_int_eq(container_cgroup_setup(&l, &cg, &err), 0);
+	ck_assert_int_eq(cg.n, 0);
+	j = container_cgroup_describe(&cg);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "cgroup")),
+	    container_cgroup_mode());
+	json_decref(j);
+	container_cgroup_stop();
+	event_base_free(base);
+}
+END_TEST
+
 START_TEST(test_owner_gone)
 {
 	ck_assert(cgroup_owner_gone(dead_pid()));
@@ -227,6 +306,7 @@ cgroup_suite(void)
 	tcase_add_test(tc, test_delegate);
 	tcase_add_test(tc, test_sweep_leftovers);
 	tcase_add_test(tc, test_owner_gone);
+	tcase_add_test(tc, test_container_in_delegated_cgroup);
 	suite_add_tcase(s, tc);
 	return s;
 }
