@@ -362,6 +362,9 @@ cmd_sandbox_print_status(const json_t *r)
 	else
 		snprintf(line, sizeof line, "%s", cmd_sandbox_s(r, "network", "?"));
 	cmd_sandbox_line("network", line);
+	if (json_object_get(r, "limits") != NULL)
+		cmd_sandbox_line("cgroup", cmd_sandbox_s(json_object_get(r,
+		    "limits"), "cgroup", "?"));
 	n = json_array_size(json_object_get(r, "refused"));
 	if (n == 0) {
 		cmd_sandbox_line("refused", "no host refused");

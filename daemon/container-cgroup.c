@@ -1,12 +1,17 @@
-/* container-cgroup.c: process and memory limits in a cgroup, for sboxd
- * running as root.
+/* container-cgroup.c: a cgroup per container, where one can be had.
  *
- * RLIMIT_NPROC counts per user namespace (Linux >= 5.14), so it caps a
- * sandbox's processes when sboxd runs as an ordinary user; but the kernel
- * never applies it to the real root user, so as root the pids limit needs a
- * cgroup: a child of sboxd's own cgroup in the pids hierarchy (v1) or in the
- * unified one (v2), with pids.max (and memory.max / memory.limit_in_bytes
- * when a memory limit is set). bwrap's child joins it before exec. */
+ * - sboxd unprivileged with a delegated cgroup v2 (systemd Delegate=yes):
+ *   each container gets <own>/sbox-<pid>-<n> with memory.max, pids.max and
+ *   cpu.weight (see cgroup.h); the memory limit then holds for the whole
+ *   sandbox, not per process.
+ * - sboxd as root: RLIMIT_NPROC counts per user namespace (Linux >= 5.14),
+ *   but the kernel never applies it to the real root user, so the pids
+ *   limit needs a child of sboxd's own cgroup in the pids hierarchy (v1) or
+ *   in the unified one (v2), with pids.max (and memory.max /
+ *   memory.limit_in_bytes when a memory limit is set).
+ * - otherwise no cgroup: pids is RLIMIT_NPROC, memory RLIMIT_AS per
+ *   process; container_cgroup_mode() says so (sandbox check, session.info).
+ * bwrap's child joins the cgroups before exec. */
 #include "daemon/container-internal.h"
 
 #include <errno.h>
@@ -16,65 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-/* Write a string to a file; -1 with errno. */
-static int
-container_cgroup_write(const char *dir, const char *file, const char *text)
-{
-	char path[PATH_MAX];
-	int fd, rc = 0, e;
+#include "daemon/cgroup.h"
+#include "daemon/log.h"
 
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-		return -1;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		rc = -1;
-	e = errno;
-	close(fd);
-	errno = e;
-	return rc;
-}
+#define CONTAINER_CGROUP_NONE "none: memory is limited per process " \
+	"(RLIMIT_AS), processes per sandbox (RLIMIT_NPROC)"
 
-/* Our cgroup folder for a controller ("" = the v2 unified one), or -1. */
-static int
-container_cgroup_base(const char *ctrl, char *out, size_t size)
-{
-	char line[1024], *hier, *ctrls, *path, want[64];
-	struct stat st;
-	FILE *f;
-	int found = -1;
-
-	if ((f = fopen("/proc/self/cgroup", "re")) == NULL)
-		return -1;
-	snprintf(want, sizeof want, ",%s,", ctrl);
-	while (found < 0 && fgets(line, sizeof line, f) != NULL) {
-		line[strcspn(line, "\n")] = '\0';
-		if ((hier = strchr(line, ':')) == NULL ||
-		    (path = strchr(hier + 1, ':')) == NULL)
-			continue;
-		ctrls = hier + 1;
-		*path++ = '\0';
-		if (*ctrl != '\0') {
-			char list[512];
-			snprintf(list, sizeof list, ",%s,", ctrls);
-			if (strstr(list, want) == NULL)
-				continue;
-			snprintf(out, size, "/sys/fs/cgroup/%s%s", ctrl,
-			    strcmp(path, "/") == 0 ? "" : path);
-		} else {
-			if (*ctrls != '\0')
-				continue;
-			snprintf(out, size, "/sys/fs/cgroup%s",
-			    strcmp(path, "/") == 0 ? "" : path);
-		}
-		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-			found = 0;
-	}
-	fclose(f);
-	return found;
-}
+static int container_cgroup_root = -1;         /* sboxd runs as root (-1: ask) */
+static char container_cgroup_deleg[PATH_MAX];  /* delegated parent, or "" */
+static int container_cgroup_ctrls;              /* CGROUP_* enabled there */
+static char container_cgroup_why[PATH_MAX + 1200] = CONTAINER_CGROUP_NONE;
 
 /* Make one child cgroup below base with a limit; keeps its procs fd. */
 static int
@@ -100,8 +58,8 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 	if (access(dir, F_OK) < 0 || e == 16)
 		return -1;
 	snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
-	if (container_cgroup_write(dir, file, value) < 0 ||
-	    (fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) {
+	if ((file != NULL && cgroup_write(dir, file, value) < 0) ||
+	    (fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		e = errno;
 		rmdir(dir);
 		errno = e;
@@ -117,7 +75,104 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 	return 0;
 }
 
-/* As root with a pids (or memory) limit: make the cgroups. */
+/* At start: sweep what dead sboxd processes left and, unprivileged, take
+ * a delegated cgroup v2 if there is one. */
+void
+container_cgroup_start(struct event_base *base)
+{
+	container_cgroup_init(base, geteuid() == 0);
+}
+
+/* container_cgroup_start, with root given (tests use a fake tree). */
+void
+container_cgroup_init(struct event_base *base, int root)
+{
+	static const char *v1[] = { "pids", "memory" };
+	char dir[PATH_MAX];
+	sbox_error err;
+	size_t i;
+	int n = 0, got;
+
+	cgroup_timer(base);
+	/* first, while we are still where we started (a delegated sboxd
+	 * moves itself into a leaf below) */
+	for (i = 0; i < sizeof v1 / sizeof v1[0]; i++)
+		if (cgroup_own(v1[i], dir, sizeof dir) == 0)
+			n += cgroup_sweep(dir);
+	if (cgroup_own("", dir, sizeof dir) == 0)
+		n += cgroup_sweep(dir);
+	if (n > 0)
+		log_info("removing %d cgroup(s) of earlier sboxd processes", n);
+	error_clear(&err);
+	container_cgroup_deleg[0] = '\0';
+	container_cgroup_ctrls = 0;
+	container_cgroup_root = root;
+	if (!root) {
+		got = cgroup_delegate(dir, sizeof dir, &err);
+		if (got > 0) {
+			snprintf(container_cgroup_deleg, sizeof container_cgroup_deleg,
+			    "%s", dir);
+			container_cgroup_ctrls = got;
+			snprintf(container_cgroup_why, sizeof container_cgroup_why,
+			    "v2 (delegated): %s/sbox-*:%s%s%s", dir,
+			    got & CGROUP_MEMORY ? " memory.max" : "",
+			    got & CGROUP_PIDS ? " pids.max" : "",
+			    got & CGROUP_CPU ? " cpu.weight" : "");
+		} else {
+			snprintf(container_cgroup_why, sizeof container_cgroup_why,
+			    "%s (%s)", CONTAINER_CGROUP_NONE, got == 0 ?
+			    "the delegated cgroup has no memory, pids or cpu "
+			    "controller" : err.message);
+		}
+	} else {
+		snprintf(container_cgroup_why, sizeof container_cgroup_why,
+		    "root: pids.max (v1 pids or v2), memory best effort; "
+		    "RLIMIT_AS per process");
+	}
+}
+
+/* Stop retrying removals (shutdown). */
+void
+container_cgroup_stop(void)
+{
+	cgroup_timer(NULL);
+}
+
+/* How the sandboxes' memory and processes are bounded here, in a line. */
+const char *
+container_cgroup_mode(void)
+{
+	return container_cgroup_why;
+}
+
+/* Unprivileged with a delegated cgroup: one child with every limit. */
+static int
+container_cgroup_setup_delegated(const struct plan_limits *l,
+    struct container_cg *cg)
+{
+	char val[32];
+
+	if (container_cgroup_make(cg, container_cgroup_deleg, NULL, NULL) < 0)
+		return -1;
+	if (l->memory_bytes && (container_cgroup_ctrls & CGROUP_MEMORY)) {
+		snprintf(val, sizeof val, "%llu\n",
+		    (unsigned long long)l->memory_bytes);
+		if (cgroup_write(cg->dirs[0], "memory.max", val) < 0 ||
+		    cgroup_write(cg->dirs[0], "memory.swap.max", "0\n") < 0)
+			log_debug("cgroup %s: memory: %s", cg->dirs[0],
+			    strerror(errno));
+	}
+	if (l->pids && (container_cgroup_ctrls & CGROUP_PIDS)) {
+		snprintf(val, sizeof val, "%llu\n", (unsigned long long)l->pids);
+		if (cgroup_write(cg->dirs[0], "pids.max", val) < 0)
+			return -1;
+	}
+	if (container_cgroup_ctrls & CGROUP_CPU)
+		cgroup_write(cg->dirs[0], "cpu.weight", "100\n");
+	return 0;
+}
+
+/* Make the container's cgroups (delegated, or as root). */
 int
 container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
     sbox_error *err)
@@ -127,9 +182,19 @@ container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
 
 	memset(cg, 0, sizeof *cg);
 	cg->procs_fd[0] = cg->procs_fd[1] = -1;
-	if (geteuid() != 0 || (l->pids == 0 && l->memory_bytes == 0))
+	if (container_cgroup_root < 0)
+		container_cgroup_root = geteuid() == 0;
+	if (!container_cgroup_root && container_cgroup_deleg[0] != '\0') {
+		if (container_cgroup_setup_delegated(l, cg) == 0)
+			return 0;
+		error_set_errno(err, E_SANDBOX_SETUP, errno, "cannot make the "
+		    "sandbox's cgroup under %s", container_cgroup_deleg);
+		container_cgroup_cleanup(cg);
+		return -1;
+	}
+	if (!container_cgroup_root || (l->pids == 0 && l->memory_bytes == 0))
 		return 0;
-	have_v2 = container_cgroup_base("", v2, sizeof v2) == 0;
+	have_v2 = cgroup_own("", v2, sizeof v2) == 0;
 	if (have_v2) {
 		FILE *f;
 		char path[PATH_MAX + 32];
@@ -144,7 +209,7 @@ container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
 	if (l->pids) {
 		snprintf(val, sizeof val, "%llu",
 		    (unsigned long long)l->pids);
-		if (container_cgroup_base("pids", base, sizeof base) == 0) {
+		if (cgroup_own("pids", base, sizeof base) == 0) {
 			if (container_cgroup_make(cg, base, "pids.max", val) < 0)
 				goto fail;
 		} else if (have_v2 && strstr(ctl, "pids") != NULL) {
@@ -153,8 +218,7 @@ container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
 			if (l->memory_bytes) {
 				snprintf(val, sizeof val, "%llu",
 				    (unsigned long long)l->memory_bytes);
-				container_cgroup_write(cg->dirs[0],
-				    "memory.max", val);
+				cgroup_write(cg->dirs[0], "memory.max", val);
 			}
 			return 0;
 		} else {
@@ -163,8 +227,7 @@ container_cgroup_setup(const struct plan_limits *l, struct container_cg *cg,
 		}
 	}
 	/* Memory on v1: best effort (RLIMIT_AS still applies per process). */
-	if (l->memory_bytes &&
-	    container_cgroup_base("memory", base, sizeof base) == 0) {
+	if (l->memory_bytes && cgroup_own("memory", base, sizeof base) == 0) {
 		snprintf(val, sizeof val, "%llu",
 		    (unsigned long long)l->memory_bytes);
 		container_cgroup_make(cg, base, "memory.limit_in_bytes", val);
@@ -192,20 +255,41 @@ container_cgroup_join(const struct container_cg *cg)
 		n = write(cg->procs_fd[i], "0\n", 2);
 }
 
-/* Close the fds; remove the cgroups (they are empty once bwrap is gone). */
+/* The container's limits as JSON: {"cgroup": where, or why none}. */
+json_t *
+container_cgroup_describe(const struct container_cg *cg)
+{
+	char buf[PATH_MAX * 2 + 8] = "";
+	int i;
+
+	if (cg == NULL || cg->n == 0)
+		return json_pack("{s:s}", "cgroup", container_cgroup_why);
+	for (i = 0; i < cg->n; i++)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+		    i ? " " : "", cg->dirs[i]);
+	return json_pack("{s:s, s:s}", "cgroup", buf, "mode",
+	    container_cgroup_why);
+}
+
+/* A container's limits: {"cgroup": its cgroup folders, or why none}. */
+json_t *
+container_limits(const struct container *c)
+{
+	return container_cgroup_describe(c != NULL ? &c->cg : NULL);
+}
+
+/* Close the fds; remove the cgroups (empty once bwrap is gone; a busy one
+ * is retried from the loop). */
 void
 container_cgroup_cleanup(struct container_cg *cg)
 {
-	struct timespec ts = { 0, 2 * 1000 * 1000 };
-	int i, tries;
+	int i;
 
 	for (i = 0; i < cg->n; i++) {
 		if (cg->procs_fd[i] >= 0)
 			close(cg->procs_fd[i]);
 		cg->procs_fd[i] = -1;
-		for (tries = 0; rmdir(cg->dirs[i]) < 0 && errno == EBUSY &&
-		    tries < 50; tries++)
-			nanosleep(&ts, NULL);
+		cgroup_remove(cg->dirs[i]);
 		free(cg->dirs[i]);
 		cg->dirs[i] = NULL;
 	}

@@ -40,8 +40,13 @@ int container_cgroup_setup(const struct plan_limits *l,
     struct container_cg *cg, sbox_error *err);
 /* In the forked child before exec: join the cgroups. */
 void container_cgroup_join(const struct container_cg *cg);
-/* Close and remove them (once bwrap has been reaped). */
+/* Close and remove them (once bwrap has been reaped; a busy one is
+ * retried from the loop). */
 void container_cgroup_cleanup(struct container_cg *cg);
+/* container_cgroup_start with root given (tests, with cgroup_set_paths). */
+void container_cgroup_init(struct event_base *base, int root);
+/* The container's limits as JSON: {"cgroup": its folders, or why none}. */
+json_t *container_cgroup_describe(const struct container_cg *cg);
 
 #define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
 #define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */

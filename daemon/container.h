@@ -35,8 +35,9 @@
  *   this container created (store it with the session); after a crash pass
  *   it to container_placeholders_remove().
  *
- * Limits: cgroup v2 is not used (this runs on cgroup v1 hosts too); every
- *   command gets rlimits from the plan: RLIMIT_NPROC = limits.pids (counted
+ * Limits: a cgroup per container where one can be had (a delegated v2
+ *   cgroup when unprivileged, v1/v2 pids as root: container-cgroup.c); every
+ *   command gets rlimits from the plan too: RLIMIT_NPROC = limits.pids (counted
  *   per user namespace on Linux >= 5.14, so per sandbox), RLIMIT_AS =
  *   limits.memory_bytes (per process), RLIMIT_FSIZE, RLIMIT_NOFILE and
  *   RLIMIT_CORE = 0; /tmp's size is the plan's tmpfs size.
@@ -191,5 +192,17 @@ void container_placeholders_remove(json_t *list);
 /* Turn bwrap's stderr into an error that says what is missing and how to
  * fix it (container-explain.c). status is bwrap's wait status. */
 void container_explain(const char *bwrap_stderr, int status, sbox_error *err);
+
+/* At start: remove the cgroups earlier sboxd processes left, and take a
+ * delegated cgroup v2 when sboxd runs unprivileged (container-cgroup.c). */
+void container_cgroup_start(struct event_base *base);
+/* Stop retrying cgroup removals (shutdown). */
+void container_cgroup_stop(void);
+/* How sandboxes' memory and processes are bounded here, in one line
+ * ("v2 (delegated): ...", "root: ...", "none: memory is limited per
+ * process (RLIMIT_AS) ..."). */
+const char *container_cgroup_mode(void);
+/* A container's limits: {"cgroup": its cgroup folders, or why none}. */
+json_t *container_limits(const struct container *c);
 
 #endif

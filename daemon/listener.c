@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <event2/listener.h>
 
 #include "daemon/conn.h"
@@ -19,7 +20,10 @@
 #include "daemon/sboxd.h"
 #include "protocol/envelope.h"
 
+#define LISTENER_PAUSE_MS 100   /* after an accept error (EMFILE, ENFILE) */
+
 static struct evconnlistener *listener_ev;
+static struct event *listener_resume_ev;
 static char *listener_path;   /* set when we created the socket file */
 
 /* Check (or create) a private folder owned by us with mode 0700. */
@@ -122,12 +126,29 @@ listener_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		close(fd);
 }
 
-/* The listener failed (e.g. out of fds): log and keep going. */
+/* Accept again after a pause. */
+static void
+listener_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd; (void)what; (void)arg;
+	if (listener_ev != NULL)
+		evconnlistener_enable(listener_ev);
+}
+
+/* accept() failed (out of descriptors, EMFILE/ENFILE): pause the listener
+ * for a moment instead of spinning on the pending connection. */
 static void
 listener_error_cb(struct evconnlistener *l, void *arg)
 {
-	(void)l; (void)arg;
-	log_warn("accept failed: %s", strerror(errno));
+	struct timeval tv = { 0, LISTENER_PAUSE_MS * 1000 };
+	int e = EVUTIL_SOCKET_ERROR();
+
+	(void)arg;
+	log_warn("accept failed, pausing the listener for %d ms: %s",
+	    LISTENER_PAUSE_MS, strerror(e));
+	evconnlistener_disable(l);
+	if (listener_resume_ev != NULL)
+		evtimer_add(listener_resume_ev, &tv);
 }
 
 /* Take the socket systemd passed (LISTEN_FDS), or -1 when there is none. */
@@ -212,6 +233,11 @@ listener_open(const char *path, sbox_error *err)
 		return error_set(err, E_INTERNAL, "cannot watch the socket");
 	}
 	evconnlistener_set_error_cb(listener_ev, listener_error_cb);
+	listener_resume_ev = evtimer_new(sboxd.base, listener_resume_cb, NULL);
+	if (listener_resume_ev == NULL) {
+		listener_close();
+		return error_set(err, E_INTERNAL, "cannot watch the socket");
+	}
 	return 0;
 }
 
@@ -219,6 +245,10 @@ listener_open(const char *path, sbox_error *err)
 void
 listener_close(void)
 {
+	if (listener_resume_ev != NULL) {
+		event_free(listener_resume_ev);
+		listener_resume_ev = NULL;
+	}
 	if (listener_ev != NULL) {
 		evconnlistener_free(listener_ev);
 		listener_ev = NULL;

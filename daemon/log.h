@@ -9,6 +9,9 @@ int log_set_level(const char *name);
 /* Log one line at a level. */
 void log_msg(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Write the "N more like this" lines of warning/error templates whose
+ * interval ended (all of them when all is set, at shutdown). */
+void log_flush_repeats(int all);
 
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_LEVEL_WARN, __VA_ARGS__)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,11 +18,14 @@
 
 #include "daemon/child.h"
 #include "daemon/conn.h"
+#include "daemon/container.h"
 #include "daemon/events.h"
+#include "daemon/limits.h"
 #include "daemon/listener.h"
 #include "daemon/config-reload.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
+#include "daemon/proxy-local.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "daemon/toolconf.h"
@@ -56,8 +60,9 @@ main_usage(FILE *f)
 	    "             [--init PATH] [--bwrap PATH] [--proxy-max-conns N]\n"
 	    "             [--version]\n"
 	    "  --proxy-max-conns N  client connections one session's proxy holds\n"
-	    "                       open at once (default 1024; each uses two file\n"
-	    "                       descriptors of sboxd: raise `ulimit -n` to match)\n");
+	    "                       open at once, at most (default 1024); sboxd\n"
+	    "                       lowers it to fit its descriptor limit (each\n"
+	    "                       connection uses two: raise `ulimit -Hn` for more)\n");
 }
 
 /* Join a base folder from the environment (or home) with a tail. */
@@ -144,6 +149,8 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 	sbox_error err;
 
 	(void)fd; (void)what; (void)arg;
+	log_flush_repeats(0);
+	session_access_tick();
 	if (store_flush(sboxd.store, &err) == -1)
 		log_error("store: %s", err.message);
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,
@@ -340,12 +347,47 @@ main_defaults(void)
 	sboxd.lim.max_inflight = 64;
 	sboxd.lim.max_output_queue = 16 * 1024 * 1024;
 	sboxd.lim.max_sessions = 256;
-	sboxd.lim.max_children = 16;
+	sboxd.lim.max_children = 16;    /* per top-level session, all descendants */
+	sboxd.lim.host_sessions = 64;   /* kept for host clients */
 	if (sboxd.lim.proxy_max_conns == 0)
 		sboxd.lim.proxy_max_conns = 1024;
-	/* all proxies together: 16384, or one session's cap if that is more */
-	proxy_set_global_limit(sboxd.lim.proxy_max_conns > 16384 ?
-	    sboxd.lim.proxy_max_conns : 16384);
+}
+
+/* Raise the soft descriptor limit to the hard one and size the connection
+ * caps from what we got (a reserve for host clients, the store and the
+ * containers; --proxy-max-conns stays an upper bound). */
+static void
+main_nofile(void)
+{
+	struct limits_fds fds;
+	struct rlimit rl;
+	long nofile = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rlim_t want = rl.rlim_max;
+
+			rl.rlim_cur = want;
+			/* a huge hard limit: take what the kernel allows */
+			while (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
+			    rl.rlim_cur > 1024)
+				rl.rlim_cur /= 2;
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		nofile = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1 << 24 ?
+		    1 << 24 : (long)rl.rlim_cur;
+	}
+	limits_derive(nofile, sboxd.lim.max_conns, sboxd.lim.max_sessions,
+	    sboxd.lim.proxy_max_conns, &fds);
+	sboxd.lim.nofile = nofile;
+	sboxd.lim.max_conns = fds.host_conns;
+	if (sboxd.lim.max_conns_per_uid > fds.host_conns)
+		sboxd.lim.max_conns_per_uid = fds.host_conns;
+	sboxd.lim.proxy_max_conns = fds.proxy_session;
+	proxy_set_global_limit(fds.proxy_total);
+	log_info("descriptors: %ld; host clients %d, proxied connections %d "
+	    "(%d per session)", nofile, fds.host_conns, fds.proxy_total,
+	    fds.proxy_session);
 }
 
 /* Start up, run the loop, shut down. */
@@ -390,6 +432,7 @@ main(int argc, char **argv)
 		    pwrite(main_lock_fd, pid, (size_t)n, 0) != n)
 			log_warn("cannot write the pid into the lock file");
 	}
+	main_nofile();
 	sboxd.started = time(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &sboxd.started_mono);
 	if ((sboxd.base = event_base_new()) == NULL) {
@@ -405,6 +448,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	toolconf_start();
+	container_cgroup_start(sboxd.base);
+	if (proxy_local_start(sboxd.base, &err) == -1)
+		log_warn("%s", err.message);
 	if (session_recover(&err) == -1)
 		log_error("recovering sessions of a previous run: %s", err.message);
 	if (listener_open(sboxd.socket_path, &err) == -1) {
@@ -431,6 +477,8 @@ main(int argc, char **argv)
 	sboxd.stopping = 1;
 	session_close_all("daemon shutdown");
 	toolconf_stop();
+	proxy_local_stop();
+	container_cgroup_stop();
 	listener_close();
 	event_free(main_flush_timer);
 	event_free(main_sig_term);
@@ -443,6 +491,7 @@ main(int argc, char **argv)
 	store_close(sboxd.store);
 	config_free(sboxd.config);
 	event_base_free(sboxd.base);
+	log_flush_repeats(1);
 	log_info("stopped");
 	return 0;
 }

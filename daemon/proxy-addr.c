@@ -300,6 +300,30 @@ proxy_addr_refusal(const struct proxy_addr *a, int private_ok)
 	return reason != NULL ? reason : "reserved";
 }
 
+/* Why a is this computer's or on a directly attached network, or NULL. */
+const char *
+proxy_addr_local(const struct proxy_addr *a, const struct proxy_addr_net *nets,
+    size_t n)
+{
+	const char *why = NULL;
+	size_t i, len = a->family == AF_INET ? 4 : 16;
+
+	for (i = 0; i < n; i++) {
+		const struct proxy_addr_net *e = &nets[i];
+		int bits = e->prefix;
+
+		if (e->addr.family != a->family)
+			continue;
+		if (memcmp(e->addr.a, a->a, len) == 0)
+			return "this computer";
+		if (bits < 0 || bits > (int)len * 8)
+			bits = (int)len * 8;
+		if (why == NULL && proxy_addr_prefix(a->a, e->addr.a, bits))
+			why = "a directly attached network";
+	}
+	return why;
+}
+
 /* Fill an address from a sockaddr; -1 for families other than IPv4/IPv6. */
 int
 proxy_addr_from_sockaddr(const struct sockaddr *sa, struct proxy_addr *out)

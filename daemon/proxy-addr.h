@@ -38,6 +38,19 @@ enum proxy_addr_level proxy_addr_classify(const struct proxy_addr *a,
 /* The reason an address is refused, or NULL when it may be used; private_ok
  * (the name is in private_hosts) lets PROXY_ADDR_PRIVATE addresses through. */
 const char *proxy_addr_refusal(const struct proxy_addr *a, int private_ok);
+/* An address of one of this computer's interfaces and its prefix length:
+ * the address itself is this computer, the prefix a directly attached
+ * network (reached without a gateway). */
+struct proxy_addr_net {
+	struct proxy_addr addr;
+	int               prefix;
+};
+
+/* Why a is this computer's or on a network directly attached to it
+ * ("this computer", "a directly attached network"), or NULL, given the
+ * interfaces' addresses. */
+const char *proxy_addr_local(const struct proxy_addr *a,
+    const struct proxy_addr_net *nets, size_t n);
 /* Fill an address from a sockaddr (AF_INET/AF_INET6); -1 for other families. */
 int proxy_addr_from_sockaddr(const struct sockaddr *sa, struct proxy_addr *out);
 /* Build a sockaddr for an address and port; returns its length. */

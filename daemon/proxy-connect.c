@@ -22,6 +22,7 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
+#include "daemon/proxy-local.h"
 #include "policy/hostpat.h"
 
 /* True when name (trailing dot ignored) equals one of the NULL-terminated list. */
@@ -58,19 +59,28 @@ proxy_resolve_entry(const struct plan_net *net, const char *name)
 	return NULL;
 }
 
-/* Check one address for the current host; 0, or -1 after refusing. */
+/* Check one address for the current host; 0, or -1 after refusing. The
+ * addresses of this computer and of its directly attached networks are
+ * refused like private ones (a name in private_hosts may use them). */
 static int
 proxy_conn_check_addr(struct proxy_conn *c, const struct proxy_addr *a)
 {
-	const char *why = proxy_addr_refusal(a, c->private_ok);
+	const char *why = proxy_addr_refusal(a, c->private_ok), *local = NULL;
 	enum proxy_addr_level lv;
 	char text[PROXY_ADDR_STRLEN], reason[400];
 
-	if (why == NULL)
+	if (why == NULL && !c->private_ok)
+		local = proxy_local_check(a);
+	if (why == NULL && local == NULL)
 		return 0;
-	lv = proxy_addr_classify(a, NULL);
+	lv = local != NULL ? PROXY_ADDR_PRIVATE : proxy_addr_classify(a, NULL);
 	proxy_addr_format(a, text, sizeof text);
-	if (c->literal)
+	if (local != NULL && c->literal)
+		snprintf(reason, sizeof reason, "%s is on %s", text, local);
+	else if (local != NULL)
+		snprintf(reason, sizeof reason, "%s resolves to an address on %s "
+		    "(%s)", c->host, local, text);
+	else if (c->literal)
 		snprintf(reason, sizeof reason, "%s address %s", why, text);
 	else
 		snprintf(reason, sizeof reason, "%s resolves to a %s address (%s)",

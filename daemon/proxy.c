@@ -354,13 +354,9 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	(void)sa;
 	(void)salen;
 	if (px->n_conns >= px->lim.max_conns || proxy_global_conns >= proxy_global_max) {
-		static time_t last_warn;
-		time_t now = time(NULL);
-
-		if (now != last_warn)
-			log_warn("proxy %s: connection limit reached, dropping connections",
-			    px->session);
-		last_warn = now;
+		log_warn("proxy %s: connection limit reached (%d of this "
+		    "session, %d in all), dropping connections", px->session,
+		    px->n_conns, proxy_global_conns);
 		evutil_closesocket(fd);
 		return;
 	}
@@ -421,14 +417,15 @@ proxy_listener_resume_cb(evutil_socket_t fd, short what, void *arg)
 	evconnlistener_enable(pl->lev);
 }
 
-/* accept() failed (EMFILE and the like): pause the listener for a second. */
+/* accept() failed (EMFILE and the like): pause the listener a moment. */
 static void
 proxy_listener_error_cb(struct evconnlistener *l, void *arg)
 {
 	struct proxy_listener *pl = arg;
-	struct timeval tv = { 1, 0 };
+	struct timeval tv = { 0, 250 * 1000 };
 
-	log_warn("proxy %s: accept: %s", pl->px->session,
+	log_warn("proxy %s: accept failed, pausing its listener: %s",
+	    pl->px->session,
 	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 	evconnlistener_disable(l);
 	evtimer_add(pl->resume, &tv);

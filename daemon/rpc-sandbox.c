@@ -352,6 +352,8 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 	    container_proxy_port(s->ct) : 0,
 	    "proxy_connections", s && s->proxy ? proxy_connections(s->proxy) : 0,
 	    "refused", refused);
+	if (o != NULL && s != NULL && sandboxed)
+		json_object_set_new(o, "limits", container_limits(s->ct));
 	json_decref(rec);
 	if (o == NULL)
 		return error_nomem(err);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "daemon/config-reload.h"
+#include "daemon/container.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
@@ -94,6 +95,8 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 	if ((s = session_find(id, NULL)) != NULL) {
 		json_object_update_new(rec, session_to_json(s));
 		json_object_set_new(rec, "live", json_true());
+		if (s->plan->sandboxed)
+			json_object_set_new(rec, "limits", container_limits(s->ct));
 	} else
 		json_object_set_new(rec, "live", json_false());
 	*result = rec;

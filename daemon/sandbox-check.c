@@ -174,6 +174,15 @@ sandbox_check_step(struct sandbox_check *chk, const char *id,
 	    "id", id, "step", name, "ok", ok, "detail", detail));
 }
 
+/* The limits step: where the sandboxes' memory and processes are bounded
+ * (a cgroup), or that no cgroup could be had and what holds instead. */
+static void
+sandbox_check_limits(struct sandbox_check *chk)
+{
+	sandbox_check_step(chk, "limits", "limits", 1, "cgroup: %s",
+	    container_cgroup_mode());
+}
+
 /* Free a check (its session and folder are gone already). */
 static void
 sandbox_check_free(struct sandbox_check *chk)
@@ -262,6 +271,7 @@ sandbox_check_finish(struct sandbox_check *chk)
 		sandbox_check_free(chk);
 		return;
 	}
+	sandbox_check_limits(chk);
 	json_array_foreach(chk->steps, i, st) {
 		if (!json_is_true(json_object_get(st, "ok")))
 			ok = 0;

@@ -18,7 +18,10 @@ struct sboxd_limits {
 	size_t max_output_queue;  /* bytes queued for a client before it is dropped */
 	int    max_sessions;      /* live sessions in total */
 	int    max_children;      /* live sessions created from inside one session */
-	int    proxy_max_conns;   /* client connections of one session's proxy (1024) */
+	int    proxy_max_conns;   /* client connections of one session's proxy
+	                             (--proxy-max-conns, lowered to fit nofile) */
+	long   nofile;            /* soft RLIMIT_NOFILE after raising it */
+	int    host_sessions;     /* sessions only host clients may create */
 };
 
 struct sboxd {

@@ -1,11 +1,14 @@
 /* session-access.c: who may use a session (clients inside a sandbox see
  * only their own session and the ones created through it), and what passes
  * a session's proxy (refusals recorded, hosts allowed at run time). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/command.h"
 #include "daemon/events.h"
 #include "daemon/proxy.h"
+#include "daemon/ratelimit.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
@@ -25,6 +28,52 @@ session_access_visible(const struct session *s, const char *viewer)
 			return 1;
 		s = s->parent ? session_find(s->parent, NULL) : NULL;
 	}
+	return 0;
+}
+
+/* The top-level session of s (itself when it has no parent). */
+static const struct session *
+session_access_top(const struct session *s)
+{
+	const struct session *up;
+	int depth = 0;
+
+	while (s->parent != NULL && depth++ < 64 &&
+	    (up = session_find(s->parent, NULL)) != NULL)
+		s = up;
+	return s;
+}
+
+/* May a session be created now (under parent, or by a host client)? */
+int
+session_access_budget(const char *parent, sbox_error *err)
+{
+	const struct session *p, *top, *s;
+	int live = 0, tree = 0;
+
+	for (s = session_next(NULL); s != NULL; s = session_next(s))
+		if (s->state < SESSION_CLOSING)
+			live++;
+	if (parent == NULL)
+		return 0;   /* the table's own limit is checked by the caller */
+	if ((p = session_find(parent, err)) == NULL)
+		return -1;
+	if (live >= sboxd.lim.max_sessions - sboxd.lim.host_sessions)
+		return error_set(err, E_LIMIT, "sboxd keeps its last %d sessions "
+		    "for host clients (%d of %d are in use); a session may not "
+		    "create more now", sboxd.lim.host_sessions, live,
+		    sboxd.lim.max_sessions);
+	top = session_access_top(p);
+	for (s = session_next(NULL); s != NULL; s = session_next(s)) {
+		if (s != top && s->state < SESSION_CLOSING &&
+		    session_access_top(s) == top)
+			tree++;
+	}
+	if (tree >= sboxd.lim.max_children)
+		return error_set(err, E_LIMIT, "a session may run at most %d "
+		    "sessions of its own at once, counting the sessions they "
+		    "created (session %s and its descendants have %d)",
+		    sboxd.lim.max_children, top->id, tree);
 	return 0;
 }
 
@@ -49,17 +98,91 @@ session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
 	return s;
 }
 
-/* Called by the proxy for each refused host of a session. */
+/* host.refused events: per session and per (session, host, port), the
+ * first few in an interval are published, then one summary per interval
+ * with the number held back (every refusal is still counted in the store). */
+#define SESSION_ACCESS_EV_INTERVAL_MS 10000
+#define SESSION_ACCESS_EV_PER_HOST    5
+#define SESSION_ACCESS_EV_PER_SESSION 50
+
+static struct ratelimit session_access_rl_host, session_access_rl_session;
+static struct ratelimit_slot session_access_slots_host[256];
+static struct ratelimit_slot session_access_slots_session[256];
+static int session_access_rl_ready;
+
+/* Publish the summary of host.refused events held back for one key
+ * ("session" or "session port host"). */
+static void
+session_access_refused_summary(const char *key, unsigned long n, void *arg)
+{
+	char session[RATELIMIT_KEY_MAX];
+	const char *host = NULL;
+	char *sp, *end;
+	long port = 0;
+
+	(void)arg;
+	snprintf(session, sizeof session, "%s", key);
+	if ((sp = strchr(session, ' ')) != NULL) {
+		*sp = '\0';
+		port = strtol(sp + 1, &end, 10);
+		host = *end == ' ' ? end + 1 : NULL;
+	}
+	events_publish("host.refused", session, json_pack("{s:s?, s:I, "
+	    "s:b, s:I}", "host", host, "port", (json_int_t)port, "summary", 1,
+	    "suppressed", (json_int_t)n));
+}
+
+/* Set the limiters up once. */
+static void
+session_access_rl_init(void)
+{
+	if (session_access_rl_ready)
+		return;
+	ratelimit_init(&session_access_rl_host, session_access_slots_host,
+	    sizeof session_access_slots_host / sizeof session_access_slots_host[0],
+	    SESSION_ACCESS_EV_PER_HOST, SESSION_ACCESS_EV_INTERVAL_MS);
+	ratelimit_init(&session_access_rl_session, session_access_slots_session,
+	    sizeof session_access_slots_session /
+	    sizeof session_access_slots_session[0],
+	    SESSION_ACCESS_EV_PER_SESSION, SESSION_ACCESS_EV_INTERVAL_MS);
+	session_access_rl_ready = 1;
+}
+
+/* From a timer: publish the summaries of intervals that ended. */
+void
+session_access_tick(void)
+{
+	long long now = sboxd_now_ms();
+
+	if (!session_access_rl_ready)
+		return;
+	ratelimit_expire(&session_access_rl_session, now,
+	    session_access_refused_summary, NULL);
+	ratelimit_expire(&session_access_rl_host, now,
+	    session_access_refused_summary, NULL);
+}
+
+/* Called by the proxy for each refused host of a session: counted in the
+ * store always, published as an event within the rate limits. */
 void
 session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg)
 {
 	struct session *s = arg;
-	long long cmd;
+	char key[RATELIMIT_KEY_MAX];
+	long long cmd, now = sboxd_now_ms();
 
 	cmd = command_note_refusal(s, host, port, rule, reason);
 	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
 	    NULL);
+	session_access_rl_init();
+	if (!ratelimit_hit(&session_access_rl_session, session, now,
+	    session_access_refused_summary, NULL))
+		return;
+	snprintf(key, sizeof key, "%s %d %s", session, port, host);
+	if (!ratelimit_hit(&session_access_rl_host, key, now,
+	    session_access_refused_summary, NULL))
+		return;
 	events_publish("host.refused", session, json_pack("{s:s, s:i, s:s, s:s, "
 	    "s:o}", "host", host, "port", port, "reason", reason, "rule", rule,
 	    "command", cmd > 0 ? json_integer(cmd) : json_null()));

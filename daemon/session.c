@@ -65,6 +65,13 @@ session_find(const char *id, sbox_error *err)
 	return NULL;
 }
 
+/* The session after s in the list (the first when s is NULL), or NULL. */
+struct session *
+session_next(const struct session *s)
+{
+	return s == NULL ? TAILQ_FIRST(&session_list) : TAILQ_NEXT(s, entry);
+}
+
 /* A new random session id: 16 hex characters. */
 static void
 session_new_id(char out[17])
@@ -566,21 +573,6 @@ session_start_container(struct session *s, sbox_error *err)
 	return 0;
 }
 
-/* Live sessions created from inside session id. */
-static int
-session_children(const char *id)
-{
-	struct session *s;
-	int n = 0;
-
-	TAILQ_FOREACH(s, &session_list, entry) {
-		if (s->parent != NULL && strcmp(s->parent, id) == 0 &&
-		    s->state < SESSION_CLOSING)
-			n++;
-	}
-	return n;
-}
-
 /* Create a session. */
 int
 session_create(const struct session_params *p, struct rpc_call *call,
@@ -593,10 +585,8 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	if (session_live >= sboxd.lim.max_sessions)
 		return error_set(err, E_LIMIT, "sboxd already runs %d sessions "
 		    "(its limit); close some first", session_live);
-	if (p->parent != NULL && session_children(p->parent) >=
-	    sboxd.lim.max_children)
-		return error_set(err, E_LIMIT, "a session may run at most %d "
-		    "sessions of its own at once", sboxd.lim.max_children);
+	if (session_access_budget(p->parent, err) == -1)
+		return -1;
 	if (p->project == NULL || p->project[0] != '/')
 		return error_set_field(err, E_INVALID_PARAMS, "project",
 		    "project must be an absolute folder path");

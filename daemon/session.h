@@ -69,6 +69,13 @@ struct session_params {
 int session_count(void);
 /* Find a live session by id (NULL, with E_SESSION_NOT_FOUND, if none). */
 struct session *session_find(const char *id, sbox_error *err);
+/* The session after s in the list (the first when s is NULL), or NULL. */
+struct session *session_next(const struct session *s);
+/* May a session be created now? Host clients (parent NULL) only while the
+ * table has room; a session created through parent counts against the
+ * budget of its top-level session (all its descendants) and may not use
+ * the share kept for host clients. 0, or -1 with E_LIMIT. */
+int session_access_budget(const char *parent, sbox_error *err);
 /* May a client inside session viewer (NULL: a host client) use s? Only its
  * own session and the sessions created from it, and theirs. */
 int session_access_visible(const struct session *s, const char *viewer);
@@ -100,6 +107,9 @@ int session_narrow_project(const struct session *parent, const char *project,
  * else the named one narrowed to its parent's. */
 struct profile *session_narrow_resolve(const struct session_params *p,
     sbox_error *err);
+/* From a timer: publish the host.refused summaries of intervals that
+ * ended (session-access.c). */
+void session_access_tick(void);
 /* Called by the proxy for each refused host of a session. */
 void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);

@@ -4,9 +4,6 @@
 
 #include <stdlib.h>
 
-static const char SQL_INSERT_REFUSAL[] =
-    "INSERT INTO refusals (session, command_id, host, port, reason, rule,"
-    " created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 static const char SQL_INSERT_EVENT[] =
     "INSERT INTO events (topic, session, data, created_at)"
     " VALUES (?1, ?2, ?3, ?4)";
@@ -51,18 +48,8 @@ store_batch_insert(struct store *st, struct store_batch_rec *r,
 {
 	sqlite3_stmt *stmt;
 
-	if (r->kind == STORE_BATCH_REFUSAL) {
-		if ((stmt = store_stmt_get(st, SQL_INSERT_REFUSAL, err)) == NULL)
-			return -1;
-		store_stmt_bind_text(stmt, 1, r->session);
-		store_stmt_bind_opt_int(stmt, 2, r->command_id, 0);
-		store_stmt_bind_text(stmt, 3, r->host);
-		store_stmt_bind_int(stmt, 4, r->port);
-		store_stmt_bind_text(stmt, 5, r->reason);
-		store_stmt_bind_text(stmt, 6, r->rule);
-		store_stmt_bind_int(stmt, 7, r->at);
-		return store_stmt_exec(st, stmt, "recording a refusal", err);
-	}
+	if (r->kind == STORE_BATCH_REFUSAL)
+		return store_refusal_write(st, r, err);
 	if ((stmt = store_stmt_get(st, SQL_INSERT_EVENT, err)) == NULL)
 		return -1;
 	store_stmt_bind_text(stmt, 1, r->topic);

@@ -120,6 +120,35 @@ static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
 	"  WHERE command_id IS NOT NULL;"
 	"CREATE INDEX events_created ON events (created_at);"
 	"PRAGMA user_version = 2;",
+
+	/* 3: refusals aggregated: one row per (session, command, host, port,
+	 * rule) with a count, the first and last time, and seq (the order of
+	 * the rows' last refusals; id keeps the order of their first) */
+	"CREATE TABLE refusals_agg ("
+	"  id         INTEGER PRIMARY KEY,"
+	"  session    TEXT NOT NULL,"
+	"  command_id INTEGER,"
+	"  host       TEXT NOT NULL,"
+	"  port       INTEGER NOT NULL,"
+	"  rule       TEXT,"
+	"  reason     TEXT NOT NULL,"
+	"  count      INTEGER NOT NULL DEFAULT 1,"
+	"  first_at   INTEGER NOT NULL,"
+	"  last_at    INTEGER NOT NULL,"
+	"  seq        INTEGER NOT NULL DEFAULT 0"  /* order of the last refusals */
+	");"
+	"INSERT INTO refusals_agg (session, command_id, host, port, rule,"
+	"  reason, count, first_at, last_at, seq)"
+	"  SELECT session, command_id, host, port, rule, reason, count(*),"
+	"  min(created_at), max(created_at), max(id) FROM refusals"
+	"  GROUP BY session, command_id, host, port, rule ORDER BY min(id);"
+	"DROP TABLE refusals;"
+	"ALTER TABLE refusals_agg RENAME TO refusals;"
+	"CREATE INDEX refusals_session ON refusals (session, host, port);"
+	"CREATE INDEX refusals_command ON refusals (command_id)"
+	"  WHERE command_id IS NOT NULL;"
+	"CREATE INDEX refusals_seq ON refusals (seq);"
+	"PRAGMA user_version = 3;",
 };
 
 static const char SQL_USER_VERSION[] = "PRAGMA user_version";

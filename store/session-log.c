@@ -20,10 +20,10 @@ static const char SQL_REQUESTS[] =
     " FROM approvals a WHERE a.session = ?1 AND a.command_id IS NULL"
     " AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.approval_id = a.id)"
     " ORDER BY a.requested_at, a.id";
-/* one min() aggregate: reason, rule, created_at come from the first row */
+/* one min() aggregate: reason and rule come from the first row */
 static const char SQL_REFUSED[] =
-    "SELECT command_id, host, port, count(*) AS count, reason, rule,"
-    " created_at AS first_at, min(id) AS first_id FROM refusals"
+    "SELECT command_id, host, port, sum(count) AS count, reason, rule,"
+    " first_at, min(id) AS first_id FROM refusals"
     " WHERE session = ?1 AND command_id IS NOT NULL"
     " GROUP BY command_id, host, port ORDER BY command_id, first_id";
 

@@ -76,6 +76,9 @@ int store_migrate_version(struct store *st, sbox_error *err);
 int store_batch_push(struct store *st, struct store_batch_rec *rec,
     sbox_error *err);
 int store_batch_write(struct store *st, sbox_error *err);
+/* refusals.c: write one queued refusal into its counted row. */
+int store_refusal_write(struct store *st, const struct store_batch_rec *r,
+    sbox_error *err);
 void store_batch_clear(struct store *st);
 
 /* Names in a NULL-terminated list? (state and decision checks) */

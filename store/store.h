@@ -40,7 +40,7 @@
 #include "protocol/error.h"
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /* Records (refusals + events) held in memory before a forced flush. */
 #define STORE_BATCH_MAX 1024
 
@@ -160,15 +160,22 @@ int store_command_mark_crashed(struct store *st, sbox_error *err);
 
 /* ---- refusals.c (batched) ---- */
 
-/* Queue a host refusal (session required; command_id 0 when unknown). Returns
- * 0; -1 only when the queue was full and the forced flush failed (the record
- * is still queued, the oldest was dropped), or for missing arguments. */
+/* Rows of refusals kept per session; refusals of further (host, port,
+ * rule) are counted in one row with host STORE_REFUSAL_MORE, port 0. */
+#define STORE_REFUSAL_ROWS_MAX 1000
+#define STORE_REFUSAL_MORE "*"
+
+/* Queue a host refusal (session required; command_id 0 when unknown). The
+ * table holds one row per (session, command, host, port, rule) with a
+ * count, first_at and last_at (and the newest reason). Returns 0; -1 only
+ * when the queue was full and the forced flush failed (the record is still
+ * queued, the oldest was dropped), or for missing arguments. */
 int store_refusal_add(struct store *st, const char *session,
     long long command_id, const char *host, int port, const char *reason,
     const char *rule, sbox_error *err);
 /* The hosts refused last (newest first), grouped by host and port:
- * [{host, port, count, reason, rule, last_at, last_id}] (reason and rule of
- * the newest refusal). session NULL = all sessions (each row then also has
+ * [{host, port, count, reason, rule, first_at, last_at, last_id}] (reason
+ * and rule of the newest refusal). session NULL = all sessions (each row then also has
  * the session of its newest refusal); limit <= 0 = no limit. Flushes first. */
 json_t *store_refusal_recent(struct store *st, const char *session, int limit,
     sbox_error *err);

@@ -260,6 +260,70 @@ START_TEST(test_sockaddr_roundtrip)
 }
 END_TEST
 
+/* Build one interface entry from text and a prefix. */
+static struct proxy_addr_net
+local_net(const char *addr, int prefix)
+{
+	struct proxy_addr_net e;
+
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(proxy_addr_parse(addr, &e.addr), 1);
+	e.prefix = prefix;
+	return e;
+}
+
+/* This computer's addresses and its directly attached networks, from a
+ * fake interface list. */
+START_TEST(test_local_addresses)
+{
+	struct proxy_addr_net nets[4];
+	static const struct {
+		const char *addr;
+		const char *why;
+	} cases[] = {
+		{ "198.51.100.7", NULL },                  /* nothing configured yet */
+		{ "203.0.113.9", "this computer" },
+		{ "203.0.113.10", "a directly attached network" },
+		{ "203.0.113.255", "a directly attached network" },
+		{ "203.0.114.1", NULL },
+		{ "8.8.8.8", NULL },
+		{ "44.1.2.3", "this computer" },           /* a /32: only itself */
+		{ "44.1.2.4", NULL },
+		{ "2001:db8:5::1", "this computer" },
+		{ "2001:db8:5::2", "a directly attached network" },
+		{ "2001:db8:5:0:ffff::1", "a directly attached network" },
+		{ "2001:db8:6::1", NULL },
+		{ "::ffff:203.0.113.9", NULL },            /* another family: the
+		                                              classifier refuses it */
+	};
+	struct proxy_addr a;
+	const char *why;
+	size_t i;
+
+	ck_assert_int_eq(proxy_addr_parse("198.51.100.7", &a), 1);
+	ck_assert_ptr_null(proxy_addr_local(&a, NULL, 0));
+	nets[0] = local_net("203.0.113.9", 24);
+	nets[1] = local_net("44.1.2.3", 32);
+	nets[2] = local_net("2001:db8:5::1", 64);
+	nets[3] = local_net("127.0.0.1", 8);
+	for (i = 1; i < sizeof cases / sizeof cases[0]; i++) {
+		ck_assert_int_eq(proxy_addr_parse(cases[i].addr, &a), 1);
+		why = proxy_addr_local(&a, nets, 4);
+		if (cases[i].why == NULL)
+			ck_assert_msg(why == NULL, "%s: %s", cases[i].addr, why);
+		else
+			ck_assert_msg(why != NULL && strcmp(why, cases[i].why) == 0,
+			    "%s: %s", cases[i].addr, why ? why : "(null)");
+	}
+	/* a broken prefix counts as the whole address */
+	nets[0].prefix = 99;
+	ck_assert_int_eq(proxy_addr_parse("203.0.113.10", &a), 1);
+	ck_assert_ptr_null(proxy_addr_local(&a, nets, 1));
+	ck_assert_int_eq(proxy_addr_parse("203.0.113.9", &a), 1);
+	ck_assert_str_eq(proxy_addr_local(&a, nets, 1), "this computer");
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 proxy_addr_suite(void)
@@ -272,6 +336,7 @@ proxy_addr_suite(void)
 	tcase_add_test(tc, test_refusal_spellings);
 	tcase_add_test(tc, test_refusal_private_ok);
 	tcase_add_test(tc, test_sockaddr_roundtrip);
+	tcase_add_test(tc, test_local_addresses);
 	suite_add_tcase(s, tc);
 	return s;
 }

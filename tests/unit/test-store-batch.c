@@ -46,7 +46,9 @@ START_TEST(test_refusals_batched)
 	ck_assert(json_is_string(json_object_get(r, "last_at")));
 	ck_assert_str_eq(jstr(json_array_get(list, 1), "host"), "pypi.org");
 	json_decref(list);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 4);
+	/* one counted row per (session, command, host, port, rule) */
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 3);
+	ck_assert_int_eq(raw_int("SELECT sum(count) FROM refusals"), 4);
 	store_stats(st, &stats);
 	ck_assert_int_eq(stats.pending, 0);
 	ck_assert_int_eq(stats.flushes, 1);
@@ -71,7 +73,8 @@ START_TEST(test_refusals_batched)
 	ck_assert_int_eq(store_flush(st, &err), 200);
 	store_stats(st, &stats);
 	ck_assert_int_eq(stats.commits, commits + 1);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 104);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 4);
+	ck_assert_int_eq(raw_int("SELECT sum(count) FROM refusals"), 104);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM events"), 100);
 	ck_assert_int_eq(store_flush(st, &err), 0);
 	store_stats(st, &stats);
@@ -95,12 +98,17 @@ START_TEST(test_batch_full)
 	ck_assert_int_eq(stats.pending, 10);
 	ck_assert_int_eq(stats.flushes, 1);
 	ck_assert_int_eq(stats.dropped, 0);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"),
+	ck_assert_int_eq(raw_int("SELECT sum(count) FROM refusals"),
 	    STORE_BATCH_MAX);
 	/* close flushes the rest */
 	store_close(st);
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"),
+	ck_assert_int_eq(raw_int("SELECT sum(count) FROM refusals"),
 	    STORE_BATCH_MAX + 10);
+	/* at most STORE_REFUSAL_ROWS_MAX rows, plus the one counting the rest */
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"),
+	    STORE_REFUSAL_ROWS_MAX + 1);
+	ck_assert_int_eq(raw_int("SELECT count FROM refusals WHERE host = '*'"),
+	    STORE_BATCH_MAX + 10 - STORE_REFUSAL_ROWS_MAX);
 }
 END_TEST
 
@@ -136,6 +144,29 @@ START_TEST(test_batch_drops_oldest)
 }
 END_TEST
 
+START_TEST(test_refusal_flood_one_row)
+{
+	struct store *st = open_db();
+	sbox_error err = {0};
+	json_t *list, *r;
+	int i;
+
+	add_session(st, "s1");
+	for (i = 0; i < 50000; i++)
+		ck_assert_int_eq(store_refusal_add(st, "s1", 0, "flood.example",
+		    443, "not in the allowlist", "network allowlist", &err), 0);
+	list = store_refusal_recent(st, "s1", 10, &err);
+	ck_assert_int_eq(json_array_size(list), 1);
+	r = json_array_get(list, 0);
+	ck_assert_int_eq(jint(r, "count"), 50000);
+	ck_assert(json_is_string(json_object_get(r, "first_at")));
+	ck_assert(json_is_string(json_object_get(r, "last_at")));
+	json_decref(list);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 1);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_finish_commits_refusals)
 {
 	struct store *st = open_db();
@@ -156,7 +187,8 @@ START_TEST(test_finish_commits_refusals)
 	ck_assert_int_eq(store_command_finish(st, a, 6, -1, 20, "exited",
 	    NULL, &err), 0);
 	/* the command's end and its refusals were committed together */
-	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 3);
+	ck_assert_int_eq(raw_int("SELECT sum(count) FROM refusals"), 3);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 2);
 	store_stats(st, &stats);
 	ck_assert_int_eq(stats.pending, 0);
 	list = store_refusals_for_command(st, a, &err);
@@ -225,6 +257,7 @@ store_batch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_refusals_batched);
+	tcase_add_test(tc, test_refusal_flood_one_row);
 	tcase_add_test(tc, test_batch_full);
 	tcase_add_test(tc, test_batch_drops_oldest);
 	tcase_add_test(tc, test_finish_commits_refusals);

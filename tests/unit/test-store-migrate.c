@@ -195,6 +195,41 @@ START_TEST(test_old_version_migrates)
 }
 END_TEST
 
+START_TEST(test_refusals_aggregated_by_migration)
+{
+	sbox_error err = {0};
+	struct store *st;
+	json_t *list;
+
+	st = store_open_version(dbpath, 2, &err);
+	ck_assert_ptr_nonnull(st);
+	store_close(st);
+	raw_exec("INSERT INTO refusals (session, command_id, host, port, reason,"
+	    " rule, created_at) VALUES"
+	    " ('s1', NULL, 'a.example', 443, 'no', 'r', 1000),"
+	    " ('s1', NULL, 'a.example', 443, 'no again', 'r', 3000),"
+	    " ('s1', NULL, 'b.example', 80, 'no', 'r', 2000),"
+	    " ('s1', 7, 'a.example', 443, 'no', 'r', 2500)");
+	st = store_open(dbpath, &err);
+	ck_assert_msg(st != NULL, "%s", err.message);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM refusals"), 3);
+	ck_assert_int_eq(raw_int("SELECT count FROM refusals WHERE"
+	    " host = 'a.example' AND command_id IS NULL"), 2);
+	ck_assert_int_eq(raw_int("SELECT first_at FROM refusals WHERE"
+	    " host = 'a.example' AND command_id IS NULL"), 1000);
+	ck_assert_int_eq(raw_int("SELECT last_at FROM refusals WHERE"
+	    " host = 'a.example' AND command_id IS NULL"), 3000);
+	list = store_refusal_recent(st, "s1", 0, &err);
+	ck_assert_int_eq(json_array_size(list), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list,
+	    0), "host")), "a.example");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(list,
+	    0), "count")), 3);
+	json_decref(list);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_failed_step_rolls_back)
 {
 	sbox_error err = {0};
@@ -377,6 +412,7 @@ store_migrate_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_fresh_latest);
 	tcase_add_test(tc, test_old_version_migrates);
+	tcase_add_test(tc, test_refusals_aggregated_by_migration);
 	tcase_add_test(tc, test_failed_step_rolls_back);
 	tcase_add_test(tc, test_newer_refused);
 	tcase_add_test(tc, test_newer_wal_refused);

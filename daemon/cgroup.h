@@ -1,0 +1,58 @@
+/* cgroup.h: where sboxd's cgroups live and how they go away.
+ *
+ * Paths: sboxd's own cgroup per v1 controller and in the v2 tree, read from
+ * /proc/self/cgroup, under /sys/fs/cgroup. Both paths can be replaced
+ * (cgroup_set_paths) so tests run against a fake tree in a temp folder.
+ *
+ * Delegation: an unprivileged sboxd whose own v2 cgroup is delegated to it
+ * (cgroup.subtree_control and cgroup.procs writable, as with systemd's
+ * Delegate=yes) moves itself into the leaf <own>/sboxd, enables the memory,
+ * pids and cpu controllers for <own>'s children, and puts each container in
+ * a child <own>/sbox-<pid>-<n>.
+ *
+ * Leftovers: container cgroups are named sbox-<pid>-<n> after the sboxd
+ * that made them; at start every such cgroup of a process that is gone (or
+ * is no sboxd any more) is emptied (cgroup.kill, or SIGKILL to its
+ * cgroup.procs) and removed; one still busy is retried from a timer. */
+#ifndef SBOX_CGROUP_H
+#define SBOX_CGROUP_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "protocol/error.h"
+
+struct event_base;
+
+/* Controllers of a delegated v2 cgroup sboxd enabled for its containers. */
+enum { CGROUP_MEMORY = 1, CGROUP_PIDS = 2, CGROUP_CPU = 4 };
+
+/* Use root instead of /sys/fs/cgroup and self instead of /proc/self/cgroup
+ * (NULL: the default). */
+void cgroup_set_paths(const char *root, const char *self);
+/* Our cgroup folder for a v1 controller, or in the v2 tree for ctrl "";
+ * 0, or -1 when there is none (or it is not a folder). */
+int cgroup_own(const char *ctrl, char *out, size_t size);
+/* Write text to dir/file; -1 with errno. */
+int cgroup_write(const char *dir, const char *file, const char *text);
+/* When our v2 cgroup is delegated: move this process into <own>/sboxd,
+ * enable memory/pids/cpu for <own>'s children and put <own> in parent;
+ * returns the CGROUP_* enabled (0 when none could be), or -1 with err
+ * saying why there is no delegated cgroup. */
+int cgroup_delegate(char *parent, size_t size, sbox_error *err);
+/* Is the sboxd that made sbox-<pid>-* gone (dead, or the pid is another
+ * program now)? The current process counts as gone (it made none yet). */
+int cgroup_owner_gone(pid_t pid);
+/* Remove the sbox-<pid>-<n> cgroups of gone sboxd processes under dir;
+ * busy ones are queued for cgroup_remove's retries. Returns how many were
+ * found. */
+int cgroup_sweep(const char *dir);
+/* Remove a cgroup folder now (killing what is left in it), or queue it to
+ * be retried from the timer while it is busy. */
+void cgroup_remove(const char *dir);
+/* Cgroup folders still waiting to be removed. */
+int cgroup_pending(void);
+/* Start (base) or stop (NULL) the retry timer. */
+void cgroup_timer(struct event_base *base);
+
+#endif

@@ -1,0 +1,324 @@
+/* test-cgroup.c: sboxd's cgroup paths, delegation and leftovers, against a
+ * fake cgroup tree in a temp folder (cgroup_set_paths). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "daemon/cgroup.h"
+#include "daemon/container-internal.h"
+
+static char root[PATH_MAX];
+static char self[PATH_MAX + 16];
+
+/* Write a file below the fake root. */
+static void
+put(const char *rel, const char *text)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Make a folder (and its parents) below the fake root. */
+static void
+dir(const char *rel)
+{
+	char path[PATH_MAX * 2], *p;
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	for (p = path + strlen(root) + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	}
+	mkdir(path, 0755);
+}
+
+/* Does a path below the fake root exist? */
+static int
+exists(const char *rel)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	return access(path, F_OK) == 0;
+}
+
+/* A fresh fake tree; /proc/self/cgroup is the file "self". */
+static void
+setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/sbox-test-cgroup-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(self, sizeof self, "%s/self", root);
+	cgroup_set_paths(root, self);
+}
+
+/* Remove the fake tree. */
+static void
+teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	cgroup_set_paths(NULL, NULL);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A pid that is certainly gone. */
+static pid_t
+dead_pid(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+START_TEST(test_own_paths)
+{
+	char out[PATH_MAX], want[PATH_MAX * 2];
+
+	put("self", "9:name=systemd:/\n8:pids:/box\n4:memory,foo:/\n"
+	    "0::/user.slice/sboxd.service\n");
+	dir("pids/box");
+	dir("memory");
+	dir("user.slice/sboxd.service");
+	ck_assert_int_eq(cgroup_own("pids", out, sizeof out), 0);
+	snprintf(want, sizeof want, "%s/pids/box", root);
+	ck_assert_str_eq(out, want);
+	ck_assert_int_eq(cgroup_own("memory", out, sizeof out), 0);
+	snprintf(want, sizeof want, "%s/memory", root);
+	ck_assert_str_eq(out, want);
+	ck_assert_int_eq(cgroup_own("", out, sizeof out), 0);
+	snprintf(want, sizeof want, "%s/user.slice/sboxd.service", root);
+	ck_assert_str_eq(out, want);
+	/* not listed, or listed but not there */
+	ck_assert_int_eq(cgroup_own("cpu", out, sizeof out), -1);
+	put("self", "8:pids:/gone\n0::/../../etc\n");
+	ck_assert_int_eq(cgroup_own("pids", out, sizeof out), -1);
+	ck_assert_int_eq(cgroup_own("", out, sizeof out), -1);
+	/* no such file */
+	unlink(self);
+	ck_assert_int_eq(cgroup_own("", out, sizeof out), -1);
+}
+END_TEST
+
+START_TEST(test_delegate)
+{
+	char parent[PATH_MAX], want[PATH_MAX * 2], buf[64], path[PATH_MAX * 2];
+	sbox_error err = {0};
+	FILE *f;
+
+	put("self", "0::/user.slice/u.service\n");
+	dir("user.slice/u.service");
+	/* not delegated: the control files are not ours */
+	ck_assert_int_eq(cgroup_delegate(parent, sizeof parent, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.message, "not delegated"));
+	put("user.slice/u.service/cgroup.subtree_control", "");
+	put("user.slice/u.service/cgroup.procs", "");
+	/* delegated, but no controller to enable */
+	ck_assert_int_eq(cgroup_delegate(parent, sizeof parent, &err), 0);
+	put("user.slice/u.service/cgroup.controllers", "cpuset cpu io memory pids\n");
+	ck_assert_int_eq(cgroup_delegate(parent, sizeof parent, &err),
+	    CGROUP_MEMORY | CGROUP_PIDS | CGROUP_CPU);
+	snprintf(want, sizeof want, "%s/user.slice/u.service", root);
+	ck_assert_str_eq(parent, want);
+	/* sboxd moved itself into the leaf */
+	ck_assert(exists("user.slice/u.service/sboxd"));
+	snprintf(path, sizeof path, "%s/user.slice/u.service/sboxd/cgroup.procs",
+	    root);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	fclose(f);
+	ck_assert_int_eq(atoi(buf), getpid());
+	/* only the controllers there are enabled */
+	put("user.slice/u.service/cgroup.controllers", "io pids\n");
+	ck_assert_int_eq(cgroup_delegate(parent, sizeof parent, &err),
+	    CGROUP_PIDS);
+	/* no v2 line at all */
+	put("self", "8:pids:/\n");
+	ck_assert_int_eq(cgroup_delegate(parent, sizeof parent, &err), -1);
+}
+END_TEST
+
+START_TEST(test_sweep_leftovers)
+{
+	struct event_base *base = event_base_new();
+	struct timeval tick = { 0, 50 * 1000 };
+	char name[64], busy[64], mine[64], path[PATH_MAX * 2];
+	pid_t gone = dead_pid();
+	int i;
+
+	dir("pids/box");
+	snprintf(name, sizeof name, "pids/box/sbox-%d-1", (int)gone);
+	snprintf(busy, sizeof busy, "pids/box/sbox-%d-2", (int)gone);
+	snprintf(mine, sizeof mine, "pids/box/sbox-%d-7", (int)getpid());
+	dir(name);
+	dir(busy);
+	dir(mine);
+	/* a folder that is not empty stands for a busy cgroup */
+	snprintf(path, sizeof path, "%s/x", busy);
+	put(path, "");
+	dir("pids/box/sbox-abc-1");
+	dir("pids/box/sbox-12");
+	dir("pids/box/user.slice");
+	cgroup_timer(base);
+	snprintf(path, sizeof path, "%s/pids/box", root);
+	ck_assert_int_eq(cgroup_sweep(path), 3);
+	ck_assert(!exists(name));
+	ck_assert(!exists(mine));
+	ck_assert(exists(busy));
+	ck_assert_int_eq(cgroup_pending(), 1);
+	/* the retry timer removes it once it is free */
+	snprintf(path, sizeof path, "%s/%s/x", root, busy);
+	unlink(path);
+	for (i = 0; i < 40 && cgroup_pending() > 0; i++) {
+		event_base_loopexit(base, &tick);
+		event_base_dispatch(base);
+	}
+	ck_assert_int_eq(cgroup_pending(), 0);
+	ck_assert(!exists(busy));
+	/* names that are not ours stay */
+	ck_assert(exists("pids/box/sbox-abc-1"));
+	ck_assert(exists("pids/box/sbox-12"));
+	ck_assert(exists("pids/box/user.slice"));
+	cgroup_timer(NULL);
+	event_base_free(base);
+}
+END_TEST
+
+/* Read the first line of a file below the fake root. */
+static void
+get(const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	ck_assert_msg((f = fopen(path, "r")) != NULL, "%s", path);
+	if (fgets(buf, (int)size, f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+}
+
+/* Unprivileged with a delegated cgroup: each container gets a child of
+ * sboxd's cgroup with memory.max, pids.max and cpu.weight. */
+START_TEST(test_container_in_delegated_cgroup)
+{
+	struct event_base *base = event_base_new();
+	struct plan_limits l;
+	struct container_cg cg;
+	sbox_error err = {0};
+	char buf[256], rel[PATH_MAX], *slash;
+	json_t *j;
+
+	put("self", "0::/user.slice/u.service\n");
+	dir("user.slice/u.service");
+	put("user.slice/u.service/cgroup.subtree_control", "");
+	put("user.slice/u.service/cgroup.procs", "");
+	put("user.slice/u.service/cgroup.controllers", "cpu memory pids\n");
+	container_cgroup_init(base, 0);
+	ck_assert_msg(strncmp(container_cgroup_mode(), "v2 (delegated): ", 16) == 0,
+	    "%s", container_cgroup_mode());
+	ck_assert_ptr_nonnull(strstr(container_cgroup_mode(), "memory.max"));
+	memset(&l, 0, sizeof l);
+	l.pids = 50;
+	l.memory_bytes = 1 << 20;
+	ck_assert_int_eq(container_cgroup_setup(&l, &cg, &err), 0);
+	ck_assert_int_eq(cg.n, 1);
+	snprintf(rel, sizeof rel, "%s", cg.dirs[0] + strlen(root) + 1);
+	slash = strrchr(rel, '/');
+	ck_assert_ptr_nonnull(slash);
+	ck_assert_int_eq(strncmp(slash, "/sbox-", 6), 0);
+	*slash = '\0';
+	ck_assert_str_eq(rel, "user.slice/u.service");
+	snprintf(rel, sizeof rel, "%s/memory.max", cg.dirs[0] + strlen(root) + 1);
+	get(rel, buf, sizeof buf);
+	ck_assert_str_eq(buf, "1048576\n");
+	snprintf(rel, sizeof rel, "%s/pids.max", cg.dirs[0] + strlen(root) + 1);
+	get(rel, buf, sizeof buf);
+	ck_assert_str_eq(buf, "50\n");
+	snprintf(rel, sizeof rel, "%s/cpu.weight", cg.dirs[0] + strlen(root) + 1);
+	get(rel, buf, sizeof buf);
+	ck_assert_str_eq(buf, "100\n");
+	j = container_cgroup_describe(&cg);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "cgroup")),
+	    cg.dirs[0]);
+	json_decref(j);
+	container_cgroup_cleanup(&cg);
+	container_cgroup_stop();
+
+	/* not delegated: no cgroup, and the mode says why */
+	unlink(self);
+	put("self", "0::/\n");
+	container_cgroup_init(base, 0);
+	ck_assert_int_eq(strncmp(container_cgroup_mode(), "none: memory is "
+	    "limited per process (RLIMIT_AS)", 47), 0);
+	ck_assert_int_eq(container_cgroup_setup(&l, &cg, &err), 0);
+	ck_assert_int_eq(cg.n, 0);
+	j = container_cgroup_describe(&cg);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "cgroup")),
+	    container_cgroup_mode());
+	json_decref(j);
+	container_cgroup_stop();
+	event_base_free(base);
+}
+END_TEST
+
+START_TEST(test_owner_gone)
+{
+	ck_assert(cgroup_owner_gone(dead_pid()));
+	ck_assert(cgroup_owner_gone(getpid()));
+	ck_assert(cgroup_owner_gone(0));
+	/* alive, but not an sboxd: the pid was reused */
+	ck_assert(cgroup_owner_gone(getppid()));
+}
+END_TEST
+
+/* The suite. */
+static Suite *
+cgroup_suite(void)
+{
+	Suite *s = suite_create("cgroup");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_own_paths);
+	tcase_add_test(tc, test_delegate);
+	tcase_add_test(tc, test_sweep_leftovers);
+	tcase_add_test(tc, test_owner_gone);
+	tcase_add_test(tc, test_container_in_delegated_cgroup);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(cgroup_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
