@@ -56,6 +56,20 @@ approval_pending_count(void)
 	return n;
 }
 
+/* Number of a session's requests waiting for a decision. */
+static int
+approval_pending_of(const struct session *s)
+{
+	struct approval *a;
+	int n = 0;
+
+	LIST_FOREACH(a, &approval_list, entry) {
+		if (a->s == s)
+			n++;
+	}
+	return n;
+}
+
 /* Free a request that is over (its call already answered or handed on). */
 static void
 approval_free(struct approval *a)
@@ -381,6 +395,10 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 		return error_set_field(err, E_INVALID_PARAMS, "reason",
 		    "a reason is required to run outside the sandbox: say why "
 		    "the command cannot work inside it");
+	if (approval_pending_of(p->s) >= APPROVAL_MAX_PENDING)
+		return error_set(err, E_LIMIT, "at most %d requests of one session "
+		    "may wait for a decision to run outside the sandbox",
+		    APPROVAL_MAX_PENDING);
 	if ((a = calloc(1, sizeof *a)) == NULL)
 		return error_nomem(err);
 	a->target.dir_fd = -1;

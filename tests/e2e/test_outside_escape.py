@@ -362,3 +362,27 @@ def test_watch_stops_while_waiting_for_sboxd(ctx):
              what="the watcher to notice")
     w.send_signal(signal.SIGINT)
     assert w.wait(10) == 0, read_file(se)
+
+
+def test_pending_requests_are_bounded(ctx):
+    d = ctx.daemon()
+    c = d.client()
+    a = d.client()
+    a.call("events.subscribe", {"topics": ["approval.requested"]})
+    proj = os.path.join(ctx.tmp, "p")
+    os.makedirs(proj)
+    sid = c.call("session.create", {"project": proj,
+                                    "sandbox": "none"})["session"]
+    askers = []
+    for i in range(16):
+        k = d.client()
+        k.send("command.run_outside", {"session": sid, "argv": ["true"],
+                                       "reason": "flood %d" % i})
+        askers.append(k)
+    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 16)
+    e = c.error("command.run_outside", {"session": sid, "argv": ["true"],
+                                        "reason": "one too many"})
+    assert e.name == "sbox.LimitExceeded", e
+    for k in askers:
+        k.close()
+    wait_for(lambda: c.call("approval.list", {})["approvals"] == [])
