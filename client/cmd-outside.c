@@ -153,7 +153,9 @@ cmd_outside_argv_text(const json_t *argv)
 /* Print exactly what a run-outside request runs (an approval.requested
  * event or a request record), each line after indent: the command line,
  * the absolute program (marked when the sandbox could have written it),
- * the folder, every variable added and every name dropped. */
+ * the folder (marked when the sandbox can write it: programs that read
+ * their settings from it run what the sandbox wrote), every variable added
+ * and every name dropped. */
 void
 cmd_outside_print_what(const json_t *req, const char *indent)
 {
@@ -176,7 +178,8 @@ cmd_outside_print_what(const json_t *req, const char *indent)
 		free(t);
 	}
 	t = cmd_outside_text(json_string_value(json_object_get(req, "cwd")));
-	printf("%s  in %s\n", indent, t);
+	printf("%s  in %s%s\n", indent, t, json_is_true(json_object_get(req,
+	    "cwd_writable")) ? "  (the sandbox can write this folder)" : "");
 	free(t);
 	json_object_foreach(env, k, v) {
 		one = json_array();

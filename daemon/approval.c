@@ -33,6 +33,7 @@ struct approval {
 	json_t            *argv;
 	struct hostexec_target target; /* program, folder, environment */
 	int                writable;   /* the sandbox can write the program */
+	int                cwd_writable; /* ... or the folder */
 	json_t            *env;        /* the variables added {NAME: VALUE} */
 	json_t            *dropped;    /* the names refused */
 	enum command_stdio stdio;
@@ -185,6 +186,7 @@ approval_prepare(struct approval *a, const struct approval_params *p,
 	a->target.dev = st.st_dev;
 	a->target.ino = st.st_ino;
 	a->writable = approval_writable(p->s, a->target.program);
+	a->cwd_writable = approval_writable(p->s, a->target.dir);
 	if (hostenv_filter(p->env, &a->env, &a->dropped, err) == -1)
 		return -1;
 	a->target.env = hostenv_build(environ, a->env, a->target.dir, err);
@@ -200,6 +202,7 @@ approval_record(const struct approval *a, const struct approval_params *p,
 	sa->session = p->s->id;
 	sa->argv = p->argv;
 	sa->cwd = a->target.dir;
+	sa->cwd_writable = a->cwd_writable;
 	sa->program = a->target.program;
 	sa->program_writable = a->writable;
 	sa->env = a->env;
@@ -216,14 +219,16 @@ approval_approvers(void)
 }
 
 /* An event's data: the request id, session and exactly what would run
- * (argv, program, program_writable, cwd, env, env_dropped). */
+ * (argv, program, program_writable, cwd, cwd_writable, env,
+ * env_dropped). */
 static json_t *
 approval_event(long long id, const struct approval *a, const char *session)
 {
-	return json_pack("{s:I, s:s, s:O, s:s, s:b, s:s, s:O, s:O}",
+	return json_pack("{s:I, s:s, s:O, s:s, s:b, s:s, s:b, s:O, s:O}",
 	    "approval", (json_int_t)id, "session", session, "argv", a->argv,
 	    "program", a->target.program, "program_writable", a->writable,
-	    "cwd", a->target.dir, "env", a->env, "env_dropped", a->dropped);
+	    "cwd", a->target.dir, "cwd_writable", a->cwd_writable, "env",
+	    a->env, "env_dropped", a->dropped);
 }
 
 /* Record a request refused at once and build the error the agent gets. */

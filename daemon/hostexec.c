@@ -202,6 +202,8 @@ hostexec_forget(pid_t pid)
 	}
 }
 
+int hostexec_force_walk;
+
 /* The host's PATH: sboxd's own, or a default when it has none. */
 const char *
 hostexec_host_path(void)
@@ -279,7 +281,11 @@ hostexec_open_dir(const char *path, char **shown, sbox_error *err)
 	memset(&how, 0, sizeof how);
 	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (hostexec_force_walk) {
+		fd = -1;
+		errno = ENOSYS;
+	} else
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
 	if (fd == -1 && (errno == ENOSYS || errno == EPERM || errno == E2BIG))
 		fd = hostexec_walk(path);
 	if (fd == -1) {

@@ -42,6 +42,9 @@ void hostexec_forget(pid_t pid);
 
 /* The host's PATH: sboxd's own, or a default when it has none. */
 const char *hostexec_host_path(void);
+/* Tests only: nonzero makes hostexec_open_dir walk with O_NOFOLLOW as on
+ * a kernel without openat2. */
+extern int hostexec_force_walk;
 /* Open the folder path (absolute) as O_PATH|O_DIRECTORY without following
  * any symlink (openat2 RESOLVE_NO_SYMLINKS, else a walk with O_NOFOLLOW);
  * *shown gets the path the descriptor resolved to (malloc'd). Returns the

@@ -12,8 +12,8 @@ static const char *const store_approval_decisions[] = {
 static const char SQL_INSERT[] =
     "INSERT INTO approvals (session, argv, cwd, reason, requested_at,"
     " decision, decided_by, decided_at, program, program_writable, env,"
-    " env_dropped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-    " ?12)";
+    " env_dropped, cwd_writable) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+    " ?10, ?11, ?12, ?13)";
 static const char SQL_DECIDE[] =
     "UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4"
     " WHERE id = ?1 AND decision = 'pending'";
@@ -22,7 +22,8 @@ static const char SQL_FINISH[] =
     " command_id = coalesce(?4, command_id)"
     " WHERE id = ?1 AND decision = 'allow_once'";
 #define SQL_COLUMNS \
-    "SELECT a.id, a.session, a.argv, a.cwd, a.program, a.program_writable," \
+    "SELECT a.id, a.session, a.argv, a.cwd, a.cwd_writable, a.program," \
+    " a.program_writable," \
     " a.env, a.env_dropped, a.reason, a.requested_at," \
     " a.decision, a.decided_by, a.decided_at, a.command_id, a.exit_code," \
     " a.duration_ms, c.state AS command_state, c.signal" \
@@ -112,6 +113,7 @@ store_approval_create(struct store *st, const struct store_approval *a,
 	store_stmt_bind_int(stmt, 10, a->program_writable ? 1 : 0);
 	store_stmt_bind_json(stmt, 11, a->env);
 	store_stmt_bind_json(stmt, 12, a->env_dropped);
+	store_stmt_bind_int(stmt, 13, a->cwd_writable ? 1 : 0);
 	if (store_approval_write(st, stmt, "recording a run-outside request",
 	    err) == -1) {
 		if (err != NULL && strcmp(err->name, E_NOT_FOUND) == 0)

@@ -126,12 +126,14 @@ static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
 	"PRAGMA user_version = 2;",
 
 	/* 4: what a run outside executes exactly (issue 12): the absolute
-	 * program, whether the sandbox could write it, the variables added
+	 * program, whether the sandbox could write it or the folder, the
+	 * variables added
 	 * and the names dropped. Touches the approvals table only, so it does
 	 * not depend on step 3. */
 	[3] =
 	"ALTER TABLE approvals ADD COLUMN program TEXT;"
 	"ALTER TABLE approvals ADD COLUMN program_writable BOOLEAN;"
+	"ALTER TABLE approvals ADD COLUMN cwd_writable BOOLEAN;"
 	"ALTER TABLE approvals ADD COLUMN env JSON_TEXT;"
 	"ALTER TABLE approvals ADD COLUMN env_dropped JSON_TEXT;"
 	"PRAGMA user_version = 4;",

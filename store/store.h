@@ -188,6 +188,7 @@ struct store_approval {
 	const char *program;     /* the absolute host path executed, or NULL */
 	int         program_writable; /* 1: the program lies in a folder the
 	                          * sandbox can write */
+	int         cwd_writable;/* 1: the sandbox can write the folder */
 	json_t     *env;         /* the variables added {NAME: VALUE}, or NULL */
 	json_t     *env_dropped; /* the names refused [NAME...], or NULL */
 	const char *reason;      /* required */
@@ -199,10 +200,11 @@ struct store_approval {
 
 /* Decisions: pending; allow_once, deny, timeout, refused_never,
  * refused_headless, not_run_crash. A record (store_approval_get, _list):
- * {id, session, argv, cwd, program, program_writable, env, env_dropped,
+ * {id, session, argv, cwd, cwd_writable, program, program_writable, env,
+ *  env_dropped,
  *  reason, requested_at, decision, decided_by, decided_at, command_id,
  *  exit_code, duration_ms, command_state, signal}; program,
- * program_writable, env and env_dropped are null for records made before
+ * program_writable, cwd_writable, env and env_dropped are null for records made before
  * schema version 4. */
 
 /* Record a request (committed on return); returns its id (> 0) or -1. */

@@ -141,7 +141,7 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     assert req["argv"] == ["sh", "-c", script], req
     assert req["program"] == which(b.d, "sh"), req
     assert req["program_writable"] is False, req
-    assert req["cwd"] == b.proj, req
+    assert req["cwd"] == b.proj and req["cwd_writable"] is True, req
     assert req["env"] == {"RELEASE_TAG": "v1.2"}, req
     assert req["env_dropped"] == ["BASH_ENV", "GIT_SSH_COMMAND",
                                   "LD_PRELOAD", "PATH", "PYTHONPATH"], req
@@ -149,7 +149,7 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     p = b.d.cli("approvals")
     text = p.stdout.decode()
     assert "runs %s" % req["program"] in text, text
-    assert "in %s" % b.proj in text, text
+    assert "in %s  (the sandbox can write this folder)" % b.proj in text, text
     assert "adds RELEASE_TAG=v1.2" in text, text
     assert ("drops BASH_ENV, GIT_SSH_COMMAND, LD_PRELOAD, PATH, PYTHONPATH"
             in text), text
@@ -165,8 +165,8 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     # The audit has exactly what ran.
     rec = b.record(req["approval"])
     assert rec["decision"] == "allow_once" and rec["exit_code"] == 0, rec
-    for k in ("argv", "program", "program_writable", "cwd", "env",
-              "env_dropped"):
+    for k in ("argv", "program", "program_writable", "cwd", "cwd_writable",
+              "env", "env_dropped"):
         assert rec[k] == req[k], (k, rec, req)
     p = b.d.cli("audit", "--session", b.sid)
     text = p.stdout.decode()

@@ -330,6 +330,35 @@ START_TEST(test_open_dir)
 }
 END_TEST
 
+/* The same without openat2: the O_NOFOLLOW walk refuses symlinks too. */
+START_TEST(test_open_dir_walk)
+{
+	sbox_error err;
+	char *shown;
+	int fd;
+
+	hostexec_force_walk = 1;
+	dir("proj");
+	dir("proj/sub");
+	dir("elsewhere");
+	ck_assert_int_eq(symlink(at("elsewhere", 0), at("proj/link", 1)), 0);
+	error_clear(&err);
+	fd = hostexec_open_dir(at("proj/sub", 0), &shown, &err);
+	ck_assert_msg(fd >= 0, "%s", err.message);
+	ck_assert_str_eq(shown, at("proj/sub", 0));
+	free(shown);
+	close(fd);
+	ck_assert_int_eq(hostexec_open_dir(at("proj/link", 0), &shown, &err),
+	    -1);
+	ck_assert_str_eq(err.field, "cwd");
+	ck_assert_int_eq(hostexec_open_dir(at("proj/link/x", 0), &shown,
+	    &err), -1);
+	ck_assert_int_eq(hostexec_open_dir(at("proj/../proj", 0), &shown,
+	    &err), -1);
+	hostexec_force_walk = 0;
+}
+END_TEST
+
 /* The Check suite. */
 static Suite *
 hostexec_suite(void)
@@ -344,6 +373,7 @@ hostexec_suite(void)
 	tcase_add_test(tc, test_resolve_path);
 	tcase_add_test(tc, test_resolve_relative);
 	tcase_add_test(tc, test_open_dir);
+	tcase_add_test(tc, test_open_dir_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

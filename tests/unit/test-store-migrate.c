@@ -237,6 +237,7 @@ START_TEST(test_approvals_what_ran)
 	a.cwd = "/p";
 	a.program = "/usr/bin/git";
 	a.program_writable = 1;
+	a.cwd_writable = 1;
 	a.env = json_pack("{s:s}", "TAG", "v1");
 	a.env_dropped = json_pack("[ss]", "LD_PRELOAD", "PATH");
 	a.reason = "push";
@@ -246,6 +247,7 @@ START_TEST(test_approvals_what_ran)
 	ck_assert_str_eq(json_string_value(json_object_get(o, "program")),
 	    "/usr/bin/git");
 	ck_assert(json_is_true(json_object_get(o, "program_writable")));
+	ck_assert(json_is_true(json_object_get(o, "cwd_writable")));
 	ck_assert(json_equal(json_object_get(o, "env"), a.env));
 	ck_assert(json_equal(json_object_get(o, "env_dropped"), a.env_dropped));
 	json_decref(o);
