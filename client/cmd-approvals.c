@@ -40,8 +40,8 @@ cmd_approvals_id(const json_t *req)
 	return (long long)json_integer_value(v);
 }
 
-/* Print one request (without the choice): exactly what would run, then
- * the reason the agent gave. */
+/* Print one request (without the choice): the reason the agent gave,
+ * then exactly what would run. */
 static void
 cmd_approvals_print(const json_t *req)
 {
@@ -49,8 +49,8 @@ cmd_approvals_print(const json_t *req)
 	    "reason")));
 	const char *profile = json_string_value(json_object_get(req, "profile"));
 
-	cmd_outside_print_what(req, "  ");
 	printf("  \"%s\"\n", reason);
+	cmd_outside_print_what(req, "  ");
 	printf("  (request %lld, session %s%s%s)\n", cmd_approvals_id(req),
 	    json_string_value(json_object_get(req, "session")),
 	    profile ? ", profile " : "", profile ? profile : "");

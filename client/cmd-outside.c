@@ -166,9 +166,20 @@ cmd_outside_print_what(const json_t *req, const char *indent)
 	char *t, *names = NULL;
 	size_t i, len = 0, cap = 0;
 
+	/* What the request wrote (argv, values: maybe long) first; the
+	 * facts sboxd fixed last, next to the question. */
 	t = cmd_outside_argv_text(json_object_get(req, "argv"));
 	printf("%s%s\n", indent, t);
 	free(t);
+	json_object_foreach(env, k, v) {
+		one = json_array();
+		json_array_append_new(one, json_sprintf("%s=%s", k,
+		    json_string_value(v) ? json_string_value(v) : ""));
+		t = cmd_outside_argv_text(one);
+		printf("%s  adds %s\n", indent, t);
+		free(t);
+		json_decref(one);
+	}
 	if (program != NULL) {
 		t = cmd_outside_text(program);
 		printf("%s  runs %s\n", indent, t);
@@ -181,20 +192,15 @@ cmd_outside_print_what(const json_t *req, const char *indent)
 	printf("%s  in %s%s\n", indent, t, json_is_true(json_object_get(req,
 	    "cwd_writable")) ? "  (the sandbox can write this folder)" : "");
 	free(t);
-	json_object_foreach(env, k, v) {
-		one = json_array();
-		json_array_append_new(one, json_sprintf("%s=%s", k,
-		    json_string_value(v) ? json_string_value(v) : ""));
-		t = cmd_outside_argv_text(one);
-		printf("%s  adds %s\n", indent, t);
-		free(t);
-		json_decref(one);
-	}
 	json_array_foreach(json_object_get(req, "env_dropped"), i, v) {
+		char name[68];
+		/* Dropped names are not passed: a long one is shown cut. */
+		snprintf(name, sizeof name, "%.64s%s", json_string_value(v) ?
+		    json_string_value(v) : "?", json_string_length(v) > 64 ?
+		    "..." : "");
 		if (len > 0)
 			cmd_outside_put(&names, &len, &cap, ", ", 2);
-		cmd_outside_put_clean(&names, &len, &cap,
-		    json_string_value(v) ? json_string_value(v) : "?");
+		cmd_outside_put_clean(&names, &len, &cap, name);
 	}
 	if (len > 0)
 		printf("%s  drops %s (not passed: they could change what runs)\n",
