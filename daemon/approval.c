@@ -155,8 +155,10 @@ approval_writable(const struct session *s, const char *path)
 	int in;
 
 	if (s->plan != NULL && s->plan->sandboxed) {
+		/* The sandbox's /tmp is its own tmpfs, not the host's. */
 		r = plan_explain(s->plan, path);
-		return r != NULL && r->access == PLAN_ACCESS_RW;
+		return r != NULL && r->access == PLAN_ACCESS_RW &&
+		    strcmp(r->rule, PLAN_RULE_TMP) != 0;
 	}
 	if ((proj = realpath(s->project, NULL)) == NULL)
 		return 0;
