@@ -125,11 +125,12 @@ static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX events_created ON events (created_at);"
 	"PRAGMA user_version = 2;",
 
+	/* 3: kept for the refusals step (another branch; [2] when merged) */
+
 	/* 4: what a run outside executes exactly (issue 12): the absolute
 	 * program, whether the sandbox could write it or the folder, the
-	 * variables added
-	 * and the names dropped. Touches the approvals table only, so it does
-	 * not depend on step 3. */
+	 * variables added and the names dropped. Touches the approvals table
+	 * only, so it does not depend on step 3. */
 	[3] =
 	"ALTER TABLE approvals ADD COLUMN program TEXT;"
 	"ALTER TABLE approvals ADD COLUMN program_writable BOOLEAN;"
