@@ -339,7 +339,9 @@ cmd_approvals_reattach(const struct client_opts *o,
 		json_decref(w->current);
 		w->current = NULL;
 	}
+	/* The new sboxd's ids may start again: forget the old ones. */
 	json_array_clear(w->queue);
+	json_object_clear(w->decided);
 	ro.no_start = 1;   /* wait for it; starting one is not ours to do */
 	while (!cmd_approvals_stop) {
 		error_clear(&err);

@@ -97,7 +97,9 @@ START_TEST(test_refused_names)
 		"NODE_EXTRA_CA_CERTS", "DOTNET_STARTUP_HOOKS", "MAVEN_OPTS",
 		"npm_config_script_shell", "ZDOTDIR", "PROMPT_COMMAND",
 		"KUBECONFIG", "AWS_CONFIG_FILE", "DOCKER_CONFIG", "LUA_INIT",
-		"SBOX_SOCKET", "LISTEN_FDS", "TMPDIR", "",
+		"SBOX_SOCKET", "LISTEN_FDS", "TMPDIR", "GOFLAGS", "CFLAGS",
+		"LDFLAGS", "PKG_CONFIG_PATH", "JAVA_HOME", "CARGO_HOME", "CC",
+		"GOTOOLCHAIN", "R_PROFILE_USER", "VIRTUAL_ENV", "",
 		"1ABC", "A-B", "A=B", "A B", "caf\xc3\xa9", "X\n", NULL
 	};
 	static const char *const good[] = {
