@@ -247,6 +247,21 @@ hostenv_is(const char *e, const char *const *names)
 	return 0;
 }
 
+/* Is the variable of the "NAME=VALUE" entry e one of added's names? */
+static int
+hostenv_in(const char *e, json_t *added)
+{
+	size_t n = strcspn(e, "=");
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(added, k, v) {
+		if (strlen(k) == n && strncmp(e, k, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The whole environment of a run outside. */
 char **
 hostenv_build(char *const *base, json_t *added, const char *pwd,
@@ -265,16 +280,8 @@ hostenv_build(char *const *base, json_t *added, const char *pwd,
 	for (i = 0; base != NULL && base[i] != NULL; i++) {
 		if (strchr(base[i], '=') == NULL || hostenv_is(base[i], drop))
 			continue;
-		if (added != NULL) {
-			size_t n = strcspn(base[i], "=");
-			char name[256];
-			if (n < sizeof name) {
-				memcpy(name, base[i], n);
-				name[n] = '\0';
-				if (json_object_get(added, name) != NULL)
-					continue;   /* replaced below */
-			}
-		}
+		if (hostenv_in(base[i], added))
+			continue;   /* replaced below */
 		if (strv_append(&env, base[i]) == -1)
 			goto oom;
 	}
