@@ -291,8 +291,9 @@ hostexec_open_dir(const char *path, char **shown, sbox_error *err)
 	if (fd == -1) {
 		if (errno == ELOOP)
 			return error_set_field(err, E_INVALID_PARAMS, "cwd",
-			    "the folder %s changed while it was being opened (a "
-			    "symbolic link): refused", path);
+			    "the folder %s has a symbolic link in its path (or "
+			    "was swapped for one while it was opened): refused",
+			    path);
 		error_set_errno(err, E_INVALID_PARAMS, errno, "cwd %s", path);
 		snprintf(err->field, sizeof err->field, "cwd");
 		return -1;
