@@ -105,6 +105,10 @@ char *cmd_outside_argv_text(const json_t *argv);
 /* A string with control and direction-changing characters escaped;
  * caller frees. */
 char *cmd_outside_text(const char *s);
+/* Print exactly what a run-outside request runs (command line, absolute
+ * program and whether the sandbox could write it, folder, variables added,
+ * names dropped), each line after indent. */
+void cmd_outside_print_what(const json_t *req, const char *indent);
 /* A store time (NAME_at_ms of a record) as local "YYYY-MM-DD HH:MM:SS". */
 void cmd_outside_time(const json_t *rec, const char *key, char *buf,
     size_t len);

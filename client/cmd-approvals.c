@@ -40,24 +40,20 @@ cmd_approvals_id(const json_t *req)
 	return (long long)json_integer_value(v);
 }
 
-/* Print one request as the reference prompt shows it (without the choice). */
+/* Print one request (without the choice): the reason the agent gave,
+ * then exactly what would run. */
 static void
 cmd_approvals_print(const json_t *req)
 {
-	char *cmd = cmd_outside_argv_text(json_object_get(req, "argv"));
-	char *cwd = cmd_outside_text(json_string_value(json_object_get(req,
-	    "cwd")));
 	char *reason = cmd_outside_text(json_string_value(json_object_get(req,
 	    "reason")));
 	const char *profile = json_string_value(json_object_get(req, "profile"));
 
-	printf("  %s            in %s\n", cmd, cwd);
 	printf("  \"%s\"\n", reason);
+	cmd_outside_print_what(req, "  ");
 	printf("  (request %lld, session %s%s%s)\n", cmd_approvals_id(req),
 	    json_string_value(json_object_get(req, "session")),
 	    profile ? ", profile " : "", profile ? profile : "");
-	free(cmd);
-	free(cwd);
 	free(reason);
 }
 
@@ -292,7 +288,77 @@ cmd_approvals_loop(struct client *cl, struct cmd_approvals_watch *w,
 	return 0;
 }
 
-/* sbox approvals --watch: prompt for each request as it comes. */
+/* Connect, subscribe to requests and decisions, and queue the requests
+ * already waiting; NULL with err. */
+static struct client *
+cmd_approvals_attach(const struct client_opts *o,
+    struct cmd_approvals_watch *w, sbox_error *err)
+{
+	struct client *cl;
+	json_t *r, *a;
+	size_t i;
+
+	if ((cl = client_connect(o, err)) == NULL)
+		return NULL;
+	client_on_notify(cl, cmd_approvals_notify, w);
+	r = client_call(cl, "events.subscribe", json_pack("{s:[s, s]}",
+	    "topics", "approval.requested", "approval.decided"), NULL, 0, err);
+	if (r == NULL)
+		goto fail;
+	json_decref(r);
+	if ((r = client_call(cl, "approval.list", json_pack("{s:b}", "pending",
+	    1), NULL, 0, err)) == NULL)
+		goto fail;
+	json_array_foreach(json_object_get(r, "approvals"), i, a)
+		cmd_approvals_enqueue(w, a);
+	json_decref(r);
+	return cl;
+fail:
+	client_close(cl);
+	return NULL;
+}
+
+/* sboxd went away: forget what it was asking, then connect again with a
+ * growing pause (0.1 s to 5 s) until it is back; NULL when stopped by a
+ * signal first. Says so on stderr. */
+static struct client *
+cmd_approvals_reattach(const struct client_opts *o,
+    struct cmd_approvals_watch *w, const sbox_error *why)
+{
+	struct client_opts ro = *o;
+	struct client *cl;
+	sbox_error err;
+	int pause_ms = 100;
+
+	fprintf(stderr, "sbox: lost the connection to sboxd (%s); "
+	    "reconnecting...\n", why->message);
+	if (w->current != NULL) {
+		printf("\n  not decided: sboxd went away (a request pending when "
+		    "it stops is not run)\n\n");
+		fflush(stdout);
+		json_decref(w->current);
+		w->current = NULL;
+	}
+	/* The new sboxd's ids may start again: forget the old ones. */
+	json_array_clear(w->queue);
+	json_object_clear(w->decided);
+	ro.no_start = 1;   /* wait for it; starting one is not ours to do */
+	while (!cmd_approvals_stop) {
+		error_clear(&err);
+		if ((cl = cmd_approvals_attach(&ro, w, &err)) != NULL) {
+			fprintf(stderr, "sbox: reconnected to sboxd; watching "
+			    "again\n");
+			return cl;
+		}
+		poll(NULL, 0, pause_ms);
+		if ((pause_ms *= 2) > 5000)
+			pause_ms = 5000;
+	}
+	return NULL;
+}
+
+/* sbox approvals --watch: prompt for each request as it comes; when sboxd
+ * restarts, reconnect and go on. */
 static int
 cmd_approvals_watch(const struct client_opts *o)
 {
@@ -301,25 +367,14 @@ cmd_approvals_watch(const struct client_opts *o)
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct client *cl;
 	sbox_error err;
-	json_t *r, *a;
-	size_t i;
 	int tty, rc;
 
 	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL)
+	if ((cl = cmd_approvals_attach(o, &w, &err)) == NULL) {
+		json_decref(w.queue);
+		json_decref(w.decided);
 		return client_fail(&err);
-	client_on_notify(cl, cmd_approvals_notify, &w);
-	r = client_call(cl, "events.subscribe", json_pack("{s:[s, s]}",
-	    "topics", "approval.requested", "approval.decided"), NULL, 0, &err);
-	if (r == NULL)
-		goto fail;
-	json_decref(r);
-	if ((r = client_call(cl, "approval.list", json_pack("{s:b}", "pending",
-	    1), NULL, 0, &err)) == NULL)
-		goto fail;
-	json_array_foreach(json_object_get(r, "approvals"), i, a)
-		cmd_approvals_enqueue(&w, a);
-	json_decref(r);
+	}
 	w.in_fd = cmd_approvals_input();
 	tty = isatty(w.in_fd) && tcgetattr(w.in_fd, &saved) == 0;
 	if (tty) {
@@ -339,7 +394,15 @@ cmd_approvals_watch(const struct client_opts *o)
 	printf("Watching for requests to run outside the sandbox (Ctrl-C to "
 	    "stop).\n\n");
 	fflush(stdout);
-	rc = cmd_approvals_loop(cl, &w, &err);
+	while ((rc = cmd_approvals_loop(cl, &w, &err)) == -1 &&
+	    strcmp(err.name, E_UNAVAILABLE) == 0) {
+		client_close(cl);
+		if ((cl = cmd_approvals_reattach(o, &w, &err)) == NULL) {
+			rc = 0;   /* stopped while waiting for sboxd */
+			break;
+		}
+		error_clear(&err);
+	}
 	if (tty)
 		tcsetattr(w.in_fd, TCSANOW, &saved);
 	sigaction(SIGINT, &old_int, NULL);
@@ -347,18 +410,14 @@ cmd_approvals_watch(const struct client_opts *o)
 	sigaction(SIGHUP, &old_hup, NULL);
 	if (w.in_fd != 0)
 		close(w.in_fd);
-	client_close(cl);
+	if (cl != NULL)
+		client_close(cl);
 	json_decref(w.queue);
 	json_decref(w.current);
 	json_decref(w.decided);
 	if (rc == -1)
 		return client_fail(&err);
 	return EXIT_OK;
-fail:
-	client_close(cl);
-	json_decref(w.queue);
-	json_decref(w.decided);
-	return client_fail(&err);
 }
 
 /* sbox approvals [--watch]. */

@@ -70,7 +70,7 @@ static void
 cmd_audit_print(const json_t *r)
 {
 	char when[32], res[64];
-	char *cmd, *cwd, *reason, *by;
+	char *reason, *by;
 	json_t *a;
 	size_t i;
 
@@ -79,9 +79,6 @@ cmd_audit_print(const json_t *r)
 	json_array_foreach(json_object_get(r, "approvals"), i, a) {
 		cmd_outside_time(a, "requested_at_ms", when, sizeof when);
 		cmd_audit_result(a, res, sizeof res);
-		cmd = cmd_outside_argv_text(json_object_get(a, "argv"));
-		cwd = cmd_outside_text(json_string_value(json_object_get(a,
-		    "cwd")));
 		reason = cmd_outside_text(json_string_value(json_object_get(a,
 		    "reason")));
 		by = cmd_outside_text(json_string_value(json_object_get(a,
@@ -90,12 +87,10 @@ cmd_audit_print(const json_t *r)
 		    json_integer_value(json_object_get(a, "id")), when,
 		    json_string_value(json_object_get(a, "session")),
 		    json_string_value(json_object_get(a, "decision")), res);
-		printf("    %s    in %s\n", cmd, cwd);
+		cmd_outside_print_what(a, "    ");
 		printf("    \"%s\"\n", reason);
 		if (json_string_value(json_object_get(a, "decided_by")) != NULL)
 			printf("    decided by %s\n", by);
-		free(cmd);
-		free(cwd);
 		free(reason);
 		free(by);
 	}

@@ -150,6 +150,64 @@ cmd_outside_argv_text(const json_t *argv)
 	return buf;
 }
 
+/* Print exactly what a run-outside request runs (an approval.requested
+ * event or a request record), each line after indent: the command line,
+ * the absolute program (marked when the sandbox could have written it),
+ * the folder (marked when the sandbox can write it: programs that read
+ * their settings from it run what the sandbox wrote), every variable added
+ * and every name dropped. */
+void
+cmd_outside_print_what(const json_t *req, const char *indent)
+{
+	const char *program = json_string_value(json_object_get(req,
+	    "program"));
+	json_t *env = json_object_get(req, "env"), *v, *one;
+	const char *k;
+	char *t, *names = NULL;
+	size_t i, len = 0, cap = 0;
+
+	/* What the request wrote (argv, values: maybe long) first; the
+	 * facts sboxd fixed last, next to the question. */
+	t = cmd_outside_argv_text(json_object_get(req, "argv"));
+	printf("%s%s\n", indent, t);
+	free(t);
+	json_object_foreach(env, k, v) {
+		one = json_array();
+		json_array_append_new(one, json_sprintf("%s=%s", k,
+		    json_string_value(v) ? json_string_value(v) : ""));
+		t = cmd_outside_argv_text(one);
+		printf("%s  adds %s\n", indent, t);
+		free(t);
+		json_decref(one);
+	}
+	if (program != NULL) {
+		t = cmd_outside_text(program);
+		printf("%s  runs %s\n", indent, t);
+		if (json_is_true(json_object_get(req, "program_writable")))
+			printf("%s  !! written by the sandbox: %s lies in a "
+			    "folder the sandbox can write\n", indent, t);
+		free(t);
+	}
+	t = cmd_outside_text(json_string_value(json_object_get(req, "cwd")));
+	printf("%s  in %s%s\n", indent, t, json_is_true(json_object_get(req,
+	    "cwd_writable")) ? "  (the sandbox can write this folder)" : "");
+	free(t);
+	json_array_foreach(json_object_get(req, "env_dropped"), i, v) {
+		char name[68];
+		/* Dropped names are not passed: a long one is shown cut. */
+		snprintf(name, sizeof name, "%.64s%s", json_string_value(v) ?
+		    json_string_value(v) : "?", json_string_length(v) > 64 ?
+		    "..." : "");
+		if (len > 0)
+			cmd_outside_put(&names, &len, &cap, ", ", 2);
+		cmd_outside_put_clean(&names, &len, &cap, name);
+	}
+	if (len > 0)
+		printf("%s  drops %s (not passed: they could change what runs)\n",
+		    indent, names);
+	free(names);
+}
+
 /* A store time (NAME_at_ms of a record) as local "YYYY-MM-DD HH:MM:SS". */
 void
 cmd_outside_time(const json_t *rec, const char *key, char *buf, size_t len)
@@ -167,17 +225,20 @@ cmd_outside_time(const json_t *rec, const char *key, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
-/* sbox session outside ID --reason TEXT [--cwd DIR] -- ARGV...: ask, wait,
- * run with the terminal's stdio; the command's status, or 77 when denied. */
+/* sbox session outside ID --reason TEXT [--cwd DIR] [--env NAME=VALUE]...
+ * -- ARGV...: ask, wait, run with the terminal's stdio; the command's
+ * status, or 77 when denied. */
 int
 cmd_outside_run(const struct client_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "reason", required_argument, NULL, 'r' },
 		{ "cwd", required_argument, NULL, 'C' },
+		{ "env", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	json_t *params, *av, *r;
+	json_t *params, *av, *r, *env;
+	char *eq;
 	struct client *cl;
 	sbox_error err;
 	int ch, i, status;
@@ -187,9 +248,19 @@ cmd_outside_run(const struct client_opts *o, int argc, char **argv)
 	params = json_pack("{s:s}", "session", argv[1]);
 	av = json_array();
 	optind = 0;
-	while ((ch = getopt_long(argc - 1, argv + 1, "+r:C:", opts,
+	while ((ch = getopt_long(argc - 1, argv + 1, "+r:C:e:", opts,
 	    NULL)) != -1) {
-		if (ch == 'r')
+		if (ch == 'e') {
+			if ((eq = strchr(optarg, '=')) == NULL || eq == optarg)
+				goto usage;
+			if ((env = json_object_get(params, "env")) == NULL) {
+				env = json_object();
+				json_object_set_new(params, "env", env);
+			}
+			*eq = '\0';
+			json_object_set_new(env, optarg, json_string(eq + 1));
+			*eq = '=';
+		} else if (ch == 'r')
 			json_object_set_new(params, "reason", json_string(optarg));
 		else if (ch == 'C')
 			json_object_set_new(params, "cwd", json_string(optarg));
@@ -223,7 +294,7 @@ usage:
 	json_decref(av);
 usage_early:
 	return client_usage("usage: sbox session outside ID --reason TEXT "
-	    "[--cwd DIR] -- ARGV...");
+	    "[--cwd DIR] [--env NAME=VALUE]... -- ARGV...");
 }
 
 /* Print the lines under a timeline entry: folder, reason, decision,

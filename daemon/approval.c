@@ -14,11 +14,14 @@
 #include <event2/event.h>
 
 #include "daemon/events.h"
+#include "daemon/hostenv.h"
+#include "daemon/hostexec.h"
 #include "daemon/log.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "policy/config.h"
+#include "policy/plan.h"
 #include "policy/profile.h"
 #include "store/store.h"
 
@@ -28,8 +31,11 @@ struct approval {
 	struct session    *s;
 	struct rpc_call   *call;
 	json_t            *argv;
-	char              *cwd;        /* resolved, absolute */
-	json_t            *env;
+	struct hostexec_target target; /* program, folder, environment */
+	int                writable;   /* the sandbox can write the program */
+	int                cwd_writable; /* ... or the folder */
+	json_t            *env;        /* the variables added {NAME: VALUE} */
+	json_t            *dropped;    /* the names refused */
 	enum command_stdio stdio;
 	int                want_stdin;
 	int                detach;
@@ -51,6 +57,20 @@ approval_pending_count(void)
 	return n;
 }
 
+/* Number of a session's requests waiting for a decision. */
+static int
+approval_pending_of(const struct session *s)
+{
+	struct approval *a;
+	int n = 0;
+
+	LIST_FOREACH(a, &approval_list, entry) {
+		if (a->s == s)
+			n++;
+	}
+	return n;
+}
+
 /* Free a request that is over (its call already answered or handed on). */
 static void
 approval_free(struct approval *a)
@@ -60,7 +80,8 @@ approval_free(struct approval *a)
 		event_free(a->timer);
 	json_decref(a->argv);
 	json_decref(a->env);
-	free(a->cwd);
+	json_decref(a->dropped);
+	hostexec_target_clear(&a->target);
 	free(a);
 }
 
@@ -78,11 +99,15 @@ approval_under(const char *path, const char *dir)
 /* The folder an outside run starts in: the project by default, a relative
  * cwd inside the project (after symlinks: it may not lead out of it), an
  * absolute one as given. Symlinks are resolved, so the person is shown the
- * real folder. malloc'd, or NULL with err. */
-static char *
-approval_cwd(const struct session *s, const char *cwd, sbox_error *err)
+ * real folder, and that folder is opened now without following any symlink
+ * and held: a swap after the prompt cannot move the run elsewhere. Fills
+ * t->dir_fd and t->dir. */
+static int
+approval_folder(const struct session *s, const char *cwd,
+    struct hostexec_target *t, sbox_error *err)
 {
-	char *want = NULL, *real, *proj;
+	char *want = NULL, *real, *proj = NULL;
+	int rel = cwd != NULL && cwd[0] != '\0' && cwd[0] != '/';
 
 	if (cwd == NULL || cwd[0] == '\0')
 		want = strdup(s->project);
@@ -90,29 +115,101 @@ approval_cwd(const struct session *s, const char *cwd, sbox_error *err)
 		want = strdup(cwd);
 	else if (asprintf(&want, "%s/%s", s->project, cwd) == -1)
 		want = NULL;
-	if (want == NULL) {
-		error_nomem(err);
-		return NULL;
-	}
+	if (want == NULL)
+		return error_nomem(err);
 	if ((real = realpath(want, NULL)) == NULL) {
 		error_set_errno(err, E_INVALID_PARAMS, errno, "cwd %s", want);
 		snprintf(err->field, sizeof err->field, "cwd");
 		free(want);
-		return NULL;
+		return -1;
 	}
 	free(want);
-	if (cwd != NULL && cwd[0] != '\0' && cwd[0] != '/') {
-		proj = realpath(s->project, NULL);
-		if (proj == NULL || !approval_under(real, proj)) {
-			free(proj);
-			free(real);
-			error_set_field(err, E_INVALID_PARAMS, "cwd",
-			    "a relative cwd must stay inside the project folder");
-			return NULL;
-		}
+	if (rel && ((proj = realpath(s->project, NULL)) == NULL ||
+	    !approval_under(real, proj)))
+		goto outside;
+	t->dir_fd = hostexec_open_dir(real, &t->dir, err);
+	free(real);
+	if (t->dir_fd < 0) {
 		free(proj);
+		return -1;
 	}
-	return real;
+	/* What was opened is what is shown; it must still be inside. */
+	if (rel && !approval_under(t->dir, proj))
+		goto outside;
+	free(proj);
+	return 0;
+outside:
+	free(proj);
+	return error_set_field(err, E_INVALID_PARAMS, "cwd",
+	    "a relative cwd must stay inside the project folder");
+}
+
+/* Can the session's sandbox write the file at path (a folder its plan
+ * lets it write: project, read-write folders, scratch, caches)? For an
+ * unsandboxed session: is it inside the project? */
+static int
+approval_writable(const struct session *s, const char *path)
+{
+	const struct plan_path_rule *r;
+	char *proj;
+	int in;
+
+	if (s->plan != NULL && s->plan->sandboxed) {
+		/* The sandbox's /tmp is its own tmpfs, not the host's. */
+		r = plan_explain(s->plan, path);
+		return r != NULL && r->access == PLAN_ACCESS_RW &&
+		    strcmp(r->rule, PLAN_RULE_TMP) != 0;
+	}
+	if ((proj = realpath(s->project, NULL)) == NULL)
+		return 0;
+	in = approval_under(path, proj);
+	free(proj);
+	return in;
+}
+
+/* Fix what a request would run: the folder (held), the program (absolute,
+ * from the host's PATH), the variables added and dropped, the whole
+ * environment. On success a owns all of it. */
+static int
+approval_prepare(struct approval *a, const struct approval_params *p,
+    sbox_error *err)
+{
+	extern char **environ;
+	struct stat st;
+
+	a->target.dir_fd = -1;
+	if (approval_folder(p->s, p->cwd, &a->target, err) == -1)
+		return -1;
+	a->target.program = hostexec_resolve(json_string_value(
+	    json_array_get(p->argv, 0)), hostexec_host_path(),
+	    a->target.dir_fd, &st, err);
+	if (a->target.program == NULL)
+		return -1;
+	a->target.dev = st.st_dev;
+	a->target.ino = st.st_ino;
+	a->writable = approval_writable(p->s, a->target.program);
+	a->cwd_writable = approval_writable(p->s, a->target.dir);
+	if (hostenv_filter(p->env, &a->env, &a->dropped, err) == -1)
+		return -1;
+	a->target.env = hostenv_build(environ, a->env, a->target.dir, err);
+	return a->target.env == NULL ? -1 : 0;
+}
+
+/* The store record of a request (borrowing from a). */
+static void
+approval_record(const struct approval *a, const struct approval_params *p,
+    struct store_approval *sa)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->session = p->s->id;
+	sa->argv = p->argv;
+	sa->cwd = a->target.dir;
+	sa->cwd_writable = a->cwd_writable;
+	sa->program = a->target.program;
+	sa->program_writable = a->writable;
+	sa->env = a->env;
+	sa->env_dropped = a->dropped;
+	sa->reason = p->reason;
 }
 
 /* Connected host clients that would be asked (subscribers of
@@ -123,24 +220,38 @@ approval_approvers(void)
 	return events_host_subscribers("approval.requested");
 }
 
+/* An event's data: the request id, session and exactly what would run
+ * (argv, program, program_writable, cwd, cwd_writable, env,
+ * env_dropped). */
+static json_t *
+approval_event(long long id, const struct approval *a, const char *session)
+{
+	return json_pack("{s:I, s:s, s:O, s:s, s:b, s:s, s:b, s:O, s:O}",
+	    "approval", (json_int_t)id, "session", session, "argv", a->argv,
+	    "program", a->target.program, "program_writable", a->writable,
+	    "cwd", a->target.dir, "cwd_writable", a->cwd_writable, "env",
+	    a->env, "env_dropped", a->dropped);
+}
+
 /* Record a request refused at once and build the error the agent gets. */
 static int
-approval_refuse_now(const struct approval_params *p, const char *cwd,
+approval_refuse_now(const struct approval_params *p, const struct approval *a,
     const char *decision, const char *decided_by, sbox_error *err)
 {
-	struct store_approval sa = {
-		.session = p->s->id, .argv = p->argv, .cwd = cwd,
-		.reason = p->reason, .decision = decision,
-		.decided_by = decided_by, .requested_at = 0,
-	};
+	struct store_approval sa;
 	long long id;
+	json_t *ev;
 
+	approval_record(a, p, &sa);
+	sa.decision = decision;
+	sa.decided_by = decided_by;
 	if ((id = store_approval_create(sboxd.store, &sa, err)) < 0)
 		return error_context(err, "recording a run-outside request");
-	events_publish("approval.decided", p->s->id, json_pack(
-	    "{s:I, s:s, s:s, s:s, s:O, s:s}", "approval", (json_int_t)id,
-	    "session", p->s->id, "decision", decision, "decided_by", decided_by,
-	    "argv", p->argv, "cwd", cwd));
+	if ((ev = approval_event(id, a, p->s->id)) != NULL) {
+		json_object_set_new(ev, "decision", json_string(decision));
+		json_object_set_new(ev, "decided_by", json_string(decided_by));
+	}
+	events_publish("approval.decided", p->s->id, ev);
 	if (strcmp(decision, "refused_never") == 0)
 		return error_set(err, E_DENIED, "the sandbox profile \"%s\" never "
 		    "lets a command run outside the sandbox (approval %lld, "
@@ -184,12 +295,15 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 	json_t *result = NULL;
 	int rc;
 
+	json_t *ev;
+
 	if (store_approval_decide(sboxd.store, a->id, decision, by, err) == -1)
 		return -1;
-	events_publish("approval.decided", a->s->id, json_pack(
-	    "{s:I, s:s, s:s, s:s, s:O, s:s}", "approval", (json_int_t)a->id,
-	    "session", a->s->id, "decision", decision, "decided_by", by,
-	    "argv", a->argv, "cwd", a->cwd));
+	if ((ev = approval_event(a->id, a, a->s->id)) != NULL) {
+		json_object_set_new(ev, "decision", json_string(decision));
+		json_object_set_new(ev, "decided_by", json_string(by));
+	}
+	events_publish("approval.decided", a->s->id, ev);
 	log_info("approval %lld (session %s): %s by %s", a->id, a->s->id,
 	    decision, by);
 	if (strcmp(decision, "allow_once") != 0) {
@@ -199,8 +313,9 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 	memset(&cp, 0, sizeof cp);
 	cp.s = a->s;
 	cp.argv = a->argv;
-	cp.cwd = a->cwd;
+	cp.cwd = a->target.dir;
 	cp.env = a->env;
+	cp.target = &a->target;
 	cp.detach = a->detach;
 	cp.timeout_ms = a->timeout_ms;
 	cp.stdio = a->stdio;
@@ -271,9 +386,8 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 	struct store_approval sa;
 	struct approval *a;
 	int64_t wait_s;
-	char *cwd;
 	size_t i;
-	json_t *v;
+	json_t *v, *ev;
 
 	(void)result;
 	if (json_array_size(p->argv) == 0)
@@ -288,37 +402,38 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 		return error_set_field(err, E_INVALID_PARAMS, "reason",
 		    "a reason is required to run outside the sandbox: say why "
 		    "the command cannot work inside it");
-	if ((cwd = approval_cwd(p->s, p->cwd, err)) == NULL)
-		return -1;
-	if (p->s->profile->run_outside == PROFILE_RUN_NEVER) {
-		approval_refuse_now(p, cwd, "refused_never", "profile", err);
-		free(cwd);
-		return -1;
-	}
-	if (approval_approvers() == 0) {
-		approval_refuse_now(p, cwd, "refused_headless",
-		    "sboxd: no approver connected", err);
-		free(cwd);
-		return -1;
-	}
-	if ((a = calloc(1, sizeof *a)) == NULL) {
-		free(cwd);
+	if (approval_pending_of(p->s) >= APPROVAL_MAX_PENDING)
+		return error_set(err, E_LIMIT, "at most %d requests of one session "
+		    "may wait for a decision to run outside the sandbox",
+		    APPROVAL_MAX_PENDING);
+	if ((a = calloc(1, sizeof *a)) == NULL)
+		return error_nomem(err);
+	a->target.dir_fd = -1;
+	LIST_INSERT_HEAD(&approval_list, a, entry);
+	a->s = p->s;
+	if ((a->argv = json_deep_copy(p->argv)) == NULL) {
+		approval_free(a);
 		return error_nomem(err);
 	}
-	a->s = p->s;
-	a->cwd = cwd;
-	a->argv = json_deep_copy(p->argv);
-	a->env = p->env != NULL ? json_deep_copy(p->env) : NULL;
+	if (approval_prepare(a, p, err) == -1) {
+		approval_free(a);
+		return -1;
+	}
+	if (p->s->profile->run_outside == PROFILE_RUN_NEVER ||
+	    approval_approvers() == 0) {
+		if (p->s->profile->run_outside == PROFILE_RUN_NEVER)
+			approval_refuse_now(p, a, "refused_never", "profile", err);
+		else
+			approval_refuse_now(p, a, "refused_headless",
+			    "sboxd: no approver connected", err);
+		approval_free(a);
+		return -1;
+	}
 	a->stdio = p->stdio;
 	a->want_stdin = p->want_stdin;
 	a->detach = p->detach;
 	a->timeout_ms = p->timeout_ms;
-	memset(&sa, 0, sizeof sa);
-	sa.session = p->s->id;
-	sa.argv = p->argv;
-	sa.cwd = cwd;
-	sa.reason = p->reason;
-	LIST_INSERT_HEAD(&approval_list, a, entry);
+	approval_record(a, p, &sa);
 	if ((a->id = store_approval_create(sboxd.store, &sa, err)) < 0) {
 		approval_free(a);
 		return error_context(err, "recording a run-outside request");
@@ -332,15 +447,16 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 	}
 	a->call = call;
 	rpc_call_on_cancel(call, approval_cancel_cb, a);
-	events_publish("approval.requested", p->s->id, json_pack(
-	    "{s:I, s:s, s:O, s:s, s:s, s:s, s:s, s:I}",
-	    "approval", (json_int_t)a->id, "session", p->s->id,
-	    "argv", p->argv, "cwd", cwd, "reason", p->reason,
-	    "profile", p->s->profile->name, "project", p->s->project,
-	    "timeout_s", (json_int_t)wait_s));
+	if ((ev = approval_event(a->id, a, p->s->id)) != NULL)
+		json_object_update_new(ev, json_pack("{s:s, s:s, s:s, s:I}",
+		    "reason", p->reason, "profile", p->s->profile->name,
+		    "project", p->s->project, "timeout_s", (json_int_t)wait_s));
+	events_publish("approval.requested", p->s->id, ev);
 	log_info("approval %lld (session %s): asked to run %s outside the "
-	    "sandbox", a->id, p->s->id, json_string_value(json_array_get(
-	    p->argv, 0)));
+	    "sandbox (%zu variables added, %zu dropped%s)", a->id, p->s->id,
+	    a->target.program, json_object_size(a->env),
+	    json_array_size(a->dropped), a->writable ? "; the sandbox can "
+	    "write the program" : "");
 	return RPC_LATER;
 }
 

@@ -15,6 +15,9 @@
 struct rpc_call;
 struct session;
 
+/* Most requests of one session waiting for a decision at once. */
+#define APPROVAL_MAX_PENDING 16
+
 /* What a run-outside request asks for (command.run_outside, or a
  * command.exec that matched one of the profile's `exclude` patterns). */
 struct approval_params {

@@ -366,6 +366,12 @@ command_env(const struct command_params *p, sbox_error *err)
 	json_t *v;
 	int ok = 1;
 
+	if (p->target != NULL) {
+		/* A run outside: exactly the environment the person was shown. */
+		if ((env = strv_copy(p->target->env, &ok)) == NULL || !ok)
+			goto oom;
+		return env;
+	}
 	env = strv_copy(p->s->env, &ok);
 	if (!ok)
 		goto oom;
@@ -428,6 +434,8 @@ command_cwd(const struct command_params *p, sbox_error *err)
 	    p->s->project : p->s->plan->cwd;
 	char *out;
 
+	if (p->target != NULL)
+		return strdup(p->target->dir);
 	if (p->cwd == NULL || p->cwd[0] == '\0')
 		return strdup(base);
 	if (p->cwd[0] == '/')
@@ -443,8 +451,15 @@ command_cwd(const struct command_params *p, sbox_error *err)
  * command's fd 3. */
 static int
 command_spawn(struct command *c, char **env, int fds[3], int channel_fd,
-    sbox_error *err)
+    const struct hostexec_target *target, sbox_error *err)
 {
+	if (target != NULL) {
+		if (hostexec_spawn_target(target, c->argv, fds, command_host_exit,
+		    c, &c->host_pid, err) == -1)
+			return -1;
+		c->started = 1;
+		return 0;
+	}
 	if (c->outside || !c->s->plan->sandboxed) {
 		if (hostexec_spawn(c->argv, env, c->cwd, fds, command_host_exit,
 		    c, &c->host_pid, err) == -1)
@@ -562,7 +577,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	p->s->ncommands++;
 	if (p->channel && (channel = command_channel(c, &env, err)) == -1)
 		goto fail_started;
-	if (command_spawn(c, env, fds, channel, err) == -1) {
+	if (command_spawn(c, env, fds, channel, p->target, err) == -1) {
 fail_started:
 		if (channel >= 0)
 			close(channel);

@@ -14,6 +14,7 @@
 
 struct session;
 struct rpc_call;
+struct hostexec_target;
 struct bufferevent;
 struct event;
 struct evbuffer;
@@ -87,6 +88,10 @@ struct command_params {
 	int                outside;     /* run on the host, in the project folder */
 	long long          approval_id;
 	const char        *decided_by;  /* who allowed it (outside runs) */
+	const struct hostexec_target *target; /* an approved run outside: the
+	                                 * program, folder and environment fixed
+	                                 * when it was asked for (argv, cwd and
+	                                 * env above are then only recorded) */
 };
 
 /* Start a command. Detached: *result at once. Otherwise RPC_LATER: the call

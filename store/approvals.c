@@ -11,8 +11,9 @@ static const char *const store_approval_decisions[] = {
 
 static const char SQL_INSERT[] =
     "INSERT INTO approvals (session, argv, cwd, reason, requested_at,"
-    " decision, decided_by, decided_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-    " ?8)";
+    " decision, decided_by, decided_at, program, program_writable, env,"
+    " env_dropped, cwd_writable) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+    " ?10, ?11, ?12, ?13)";
 static const char SQL_DECIDE[] =
     "UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4"
     " WHERE id = ?1 AND decision = 'pending'";
@@ -21,7 +22,9 @@ static const char SQL_FINISH[] =
     " command_id = coalesce(?4, command_id)"
     " WHERE id = ?1 AND decision = 'allow_once'";
 #define SQL_COLUMNS \
-    "SELECT a.id, a.session, a.argv, a.cwd, a.reason, a.requested_at," \
+    "SELECT a.id, a.session, a.argv, a.cwd, a.cwd_writable, a.program," \
+    " a.program_writable," \
+    " a.env, a.env_dropped, a.reason, a.requested_at," \
     " a.decision, a.decided_by, a.decided_at, a.command_id, a.exit_code," \
     " a.duration_ms, c.state AS command_state, c.signal" \
     " FROM approvals a LEFT JOIN commands c ON c.id = a.command_id"
@@ -106,6 +109,11 @@ store_approval_create(struct store *st, const struct store_approval *a,
 		store_stmt_bind_text(stmt, 7, a->decided_by);
 		store_stmt_bind_int(stmt, 8, now);
 	}
+	store_stmt_bind_text(stmt, 9, a->program);
+	store_stmt_bind_int(stmt, 10, a->program_writable ? 1 : 0);
+	store_stmt_bind_json(stmt, 11, a->env);
+	store_stmt_bind_json(stmt, 12, a->env_dropped);
+	store_stmt_bind_int(stmt, 13, a->cwd_writable ? 1 : 0);
 	if (store_approval_write(st, stmt, "recording a run-outside request",
 	    err) == -1) {
 		if (err != NULL && strcmp(err->name, E_NOT_FOUND) == 0)

@@ -16,7 +16,10 @@
 #include <stddef.h>
 
 static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
+	/* [v] brings version v to v + 1. A NULL step is a version number kept
+	 * for a step another branch adds: it only sets user_version. */
 	/* 1: the tables */
+	[0] =
 	"CREATE TABLE meta ("
 	"  key   TEXT PRIMARY KEY NOT NULL,"
 	"  value TEXT"
@@ -101,6 +104,7 @@ static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
 
 	/* 2: indexes for the queries (live sessions, crash recovery, the
 	 * timeline's refusals, audit filters) */
+	[1] =
 	"CREATE INDEX sessions_live ON sessions (created_at)"
 	"  WHERE state IN ('starting','ready');"
 	"CREATE INDEX sessions_parent ON sessions (parent)"
@@ -124,6 +128,7 @@ static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
 	/* 3: refusals aggregated: one row per (session, command, host, port,
 	 * rule) with a count, the first and last time, and seq (the order of
 	 * the rows' last refusals; id keeps the order of their first) */
+	[2] =
 	"CREATE TABLE refusals_agg ("
 	"  id         INTEGER PRIMARY KEY,"
 	"  session    TEXT NOT NULL,"
@@ -149,6 +154,18 @@ static const char *const store_migrate_steps[STORE_SCHEMA_VERSION] = {
 	"  WHERE command_id IS NOT NULL;"
 	"CREATE INDEX refusals_seq ON refusals (seq);"
 	"PRAGMA user_version = 3;",
+
+	/* 4: what a run outside executes exactly (issue 12): the absolute
+	 * program, whether the sandbox could write it or the folder, the
+	 * variables added and the names dropped. Touches the approvals table
+	 * only, so it does not depend on step 3. */
+	[3] =
+	"ALTER TABLE approvals ADD COLUMN program TEXT;"
+	"ALTER TABLE approvals ADD COLUMN program_writable BOOLEAN;"
+	"ALTER TABLE approvals ADD COLUMN cwd_writable BOOLEAN;"
+	"ALTER TABLE approvals ADD COLUMN env JSON_TEXT;"
+	"ALTER TABLE approvals ADD COLUMN env_dropped JSON_TEXT;"
+	"PRAGMA user_version = 4;",
 };
 
 static const char SQL_USER_VERSION[] = "PRAGMA user_version";
@@ -178,8 +195,8 @@ store_migrate_version(struct store *st, sbox_error *err)
 int
 store_migrate(struct store *st, int target, sbox_error *err)
 {
-	char *msg = NULL;
-	int v;
+	char *msg = NULL, *step;
+	int v, rc;
 
 	if (target < 1 || target > STORE_SCHEMA_VERSION)
 		return error_set(err, E_INTERNAL,
@@ -203,8 +220,17 @@ store_migrate(struct store *st, int target, sbox_error *err)
 			store_stmt_tx_rollback(st);
 			break;
 		}
-		if (sqlite3_exec(st->db, store_migrate_steps[v], NULL, NULL,
-		    &msg) != SQLITE_OK) {
+		if (store_migrate_steps[v] == NULL)
+			step = sqlite3_mprintf("PRAGMA user_version = %d;", v + 1);
+		else
+			step = sqlite3_mprintf("%s", store_migrate_steps[v]);
+		if (step == NULL) {
+			store_stmt_tx_rollback(st);
+			return error_nomem(err);
+		}
+		rc = sqlite3_exec(st->db, step, NULL, NULL, &msg);
+		sqlite3_free(step);
+		if (rc != SQLITE_OK) {
 			error_set(err, E_STORE,
 			    "migrating database %s from schema version %d to "
 			    "%d: %s", st->path, v, v + 1,

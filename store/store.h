@@ -40,7 +40,7 @@
 #include "protocol/error.h"
 
 /* The schema version this program writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /* Records (refusals + events) held in memory before a forced flush. */
 #define STORE_BATCH_MAX 1024
 
@@ -187,11 +187,17 @@ json_t *store_refusals_for_command(struct store *st, long long command_id,
 
 /* ---- approvals.c (all writes with synchronous=FULL) ---- */
 
-/* A run-outside request. */
+/* A run-outside request: exactly what would run (and ran). */
 struct store_approval {
 	const char *session;     /* required, must exist */
 	json_t     *argv;        /* required: array of strings (borrowed) */
-	const char *cwd;
+	const char *cwd;         /* the folder it runs in, as resolved */
+	const char *program;     /* the absolute host path executed, or NULL */
+	int         program_writable; /* 1: the program lies in a folder the
+	                          * sandbox can write */
+	int         cwd_writable;/* 1: the sandbox can write the folder */
+	json_t     *env;         /* the variables added {NAME: VALUE}, or NULL */
+	json_t     *env_dropped; /* the names refused [NAME...], or NULL */
 	const char *reason;      /* required */
 	const char *decision;    /* NULL = "pending"; or an immediate
 	                          * refused_never / refused_headless / deny */
@@ -200,7 +206,13 @@ struct store_approval {
 };
 
 /* Decisions: pending; allow_once, deny, timeout, refused_never,
- * refused_headless, not_run_crash. */
+ * refused_headless, not_run_crash. A record (store_approval_get, _list):
+ * {id, session, argv, cwd, cwd_writable, program, program_writable, env,
+ *  env_dropped,
+ *  reason, requested_at, decision, decided_by, decided_at, command_id,
+ *  exit_code, duration_ms, command_state, signal}; program,
+ * program_writable, cwd_writable, env and env_dropped are null for records made before
+ * schema version 4. */
 
 /* Record a request (committed on return); returns its id (> 0) or -1. */
 long long store_approval_create(struct store *st,

@@ -96,6 +96,64 @@ START_TEST(test_text)
 }
 END_TEST
 
+/* What cmd_outside_print_what prints for a request given as JSON. */
+static char *
+what_text(const char *json)
+{
+	json_t *req = json_loads(json, 0, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f, *saved;
+
+	ck_assert_ptr_nonnull(req);
+	fflush(stdout);
+	ck_assert_ptr_nonnull(f = open_memstream(&buf, &len));
+	saved = stdout;
+	stdout = f;
+	cmd_outside_print_what(req, "  ");
+	stdout = saved;
+	fclose(f);
+	json_decref(req);
+	return buf;
+}
+
+/* The prompt shows exactly what runs: the program, its folder, each
+ * variable added, the names dropped; marks what the sandbox can write;
+ * escapes what the agent wrote. */
+START_TEST(test_print_what)
+{
+	char *t;
+
+	t = what_text("{\"argv\":[\"git\",\"push\"],\"program\":\"/usr/bin/git\","
+	    "\"program_writable\":false,\"cwd\":\"/p\",\"cwd_writable\":false,"
+	    "\"env\":{\"TAG\":\"v1\",\"NOTE\":\"a b\\u001b[2J\"},"
+	    "\"env_dropped\":[\"LD_PRELOAD\",\"PATH\",\"X\\u001b]0;t\\u0007\"]}");
+	ck_assert_msg(strstr(t, "  git push\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "    runs /usr/bin/git\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "    in /p\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "    adds TAG=v1\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "    adds 'NOTE=a b\\x1b[2J'\n") != NULL, "%s", t);
+	ck_assert_msg(strstr(t, "    drops LD_PRELOAD, PATH, X\\x1b]0;t\\x07 ") !=
+	    NULL, "%s", t);
+	ck_assert_ptr_null(strchr(t, 0x1b));
+	ck_assert_ptr_null(strstr(t, "!!"));
+	ck_assert_ptr_null(strstr(t, "can write"));
+	/* the facts come after what the request wrote */
+	ck_assert(strstr(t, "runs") > strstr(t, "adds"));
+	free(t);
+	t = what_text("{\"argv\":[\"./x.sh\"],\"program\":\"/p/x.sh\","
+	    "\"program_writable\":true,\"cwd\":\"/p\",\"cwd_writable\":true,"
+	    "\"env\":{},\"env_dropped\":[]}");
+	ck_assert_msg(strstr(t, "!! written by the sandbox: /p/x.sh") != NULL,
+	    "%s", t);
+	ck_assert_msg(strstr(t, "in /p  (the sandbox can write this folder)") !=
+	    NULL, "%s", t);
+	ck_assert_ptr_null(strstr(t, "adds"));
+	ck_assert_ptr_null(strstr(t, "drops"));
+	free(t);
+}
+END_TEST
+
 /* Times: a record's _ms field in local time, "-" when missing. */
 START_TEST(test_time)
 {
@@ -121,6 +179,7 @@ cmd_outside_suite(void)
 	tcase_add_test(tc, test_argv_controls);
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_time);
+	tcase_add_test(tc, test_print_what);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -230,6 +230,69 @@ START_TEST(test_refusals_aggregated_by_migration)
 }
 END_TEST
 
+/* Version 4 adds what a run outside executes to the approvals: an older
+ * record reads with those fields null, a new one with their JSON types;
+ * a database at the version kept for another step (3) moves on too. */
+START_TEST(test_approvals_what_ran)
+{
+	struct store_session s = {0};
+	struct store_approval a = {0};
+	sbox_error err = {0};
+	struct store *st;
+	long long id;
+	json_t *o;
+
+	st = store_open_version(dbpath, 2, &err);
+	ck_assert_ptr_nonnull(st);
+	s.id = "s1";
+	s.project = "/p";
+	s.profile = "workspace";
+	ck_assert_int_eq(store_session_insert(st, &s, &err), 0);
+	store_close(st);
+	raw_exec("INSERT INTO approvals (session, argv, cwd, reason,"
+	    " requested_at) VALUES ('s1', '[\"true\"]', '/p', 'old', 1);");
+	st = store_open_version(dbpath, 3, &err);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(store_schema_version(st), 3);
+	store_close(st);
+	ck_assert_int_eq(raw_int("SELECT count(*) FROM pragma_table_info("
+	    "'approvals') WHERE name = 'program'"), 0);
+	st = store_open(dbpath, &err);
+	ck_assert_msg(st != NULL, "%s", err.message);
+	ck_assert_int_eq(store_schema_version(st), 4);
+	o = store_approval_get(st, 1, &err);
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_is_null(json_object_get(o, "program")));
+	ck_assert(json_is_null(json_object_get(o, "env")));
+	ck_assert_str_eq(json_string_value(json_object_get(o, "reason")),
+	    "old");
+	json_decref(o);
+	a.session = "s1";
+	a.argv = json_pack("[ss]", "git", "push");
+	a.cwd = "/p";
+	a.program = "/usr/bin/git";
+	a.program_writable = 1;
+	a.cwd_writable = 1;
+	a.env = json_pack("{s:s}", "TAG", "v1");
+	a.env_dropped = json_pack("[ss]", "LD_PRELOAD", "PATH");
+	a.reason = "push";
+	id = store_approval_create(st, &a, &err);
+	ck_assert_int_gt(id, 1);
+	o = store_approval_get(st, id, &err);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "program")),
+	    "/usr/bin/git");
+	ck_assert(json_is_true(json_object_get(o, "program_writable")));
+	ck_assert(json_is_true(json_object_get(o, "cwd_writable")));
+	ck_assert(json_equal(json_object_get(o, "env"), a.env));
+	ck_assert(json_equal(json_object_get(o, "env_dropped"), a.env_dropped));
+	json_decref(o);
+	json_decref(a.argv);
+	json_decref(a.env);
+	json_decref(a.env_dropped);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(test_failed_step_rolls_back)
 {
 	sbox_error err = {0};
@@ -413,6 +476,7 @@ store_migrate_suite(void)
 	tcase_add_test(tc, test_fresh_latest);
 	tcase_add_test(tc, test_old_version_migrates);
 	tcase_add_test(tc, test_refusals_aggregated_by_migration);
+	tcase_add_test(tc, test_approvals_what_ran);
 	tcase_add_test(tc, test_failed_step_rolls_back);
 	tcase_add_test(tc, test_newer_refused);
 	tcase_add_test(tc, test_newer_wal_refused);
