@@ -105,7 +105,7 @@ $(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC)) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
-$(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPROTOCOL)
+$(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPOLICY) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 

@@ -2,6 +2,7 @@
  * turning its result into sbox's exit status. Shared by `session exec`,
  * `session send` and `run`. */
 #include "client/client.h"
+#include "protocol/base64.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,9 +48,17 @@ exec_status(const json_t *result)
 
 	if (json_is_true(json_object_get(result, "timed_out")))
 		fprintf(stderr, "sbox: the command timed out and was killed\n");
-	if (json_object_get(result, "error") != NULL)
-		fprintf(stderr, "sbox: %s\n",
-		    json_string_value(json_object_get(result, "error")));
+	if (json_is_string(json_object_get(result, "error"))) {
+		const char *msg = json_string_value(json_object_get(result,
+		    "error"));
+		const char *prog = json_string_value(json_array_get(
+		    json_object_get(result, "argv"), 0));
+		/* name the program ("cannot run the command: No such file") */
+		if (prog != NULL && strstr(msg, prog) == NULL)
+			fprintf(stderr, "sbox: %s: %s\n", prog, msg);
+		else
+			fprintf(stderr, "sbox: %s\n", msg);
+	}
 	if (json_is_integer(sig) && json_integer_value(sig) > 0)
 		return 128 + (int)json_integer_value(sig);
 	if (json_is_integer(code))
@@ -112,4 +121,63 @@ out:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	return r;
+}
+
+/* On a terminal (stderr), say which profile a session has and where it came
+ * from (always when `always`); a session that is not sandboxed gets a
+ * warning line instead, on a terminal or when `always`. */
+void
+exec_note_profile(const json_t *session, int always)
+{
+	const char *prov = json_string_value(json_object_get(session,
+	    "provenance"));
+	const char *prof = json_string_value(json_object_get(session, "profile"));
+
+	if (!always && !isatty(2))
+		return;
+	if (prov == NULL)
+		prov = prof ? prof : "?";
+	if (json_is_false(json_object_get(session, "sandboxed")))
+		fprintf(stderr, "sbox: warning: not sandboxed (%s): commands run "
+		    "with your own rights\n", prov);
+	else
+		fprintf(stderr, "sbox: sandbox %s\n", prov);
+}
+
+/* Add "sandboxed" (and "profile") of a session to a --json result. */
+void
+exec_mark_sandboxed(json_t *result, const json_t *session)
+{
+	json_t *sb = json_object_get(session, "sandboxed");
+
+	if (!json_is_object(result) || !json_is_boolean(sb))
+		return;
+	json_object_set(result, "sandboxed", sb);
+	if (json_is_string(json_object_get(session, "profile")))
+		json_object_set(result, "profile", json_object_get(session,
+		    "profile"));
+}
+
+/* Add the output of a pipes result as text (stdout_text, stderr_text) when
+ * it is UTF-8; the base64 fields stay. */
+void
+exec_add_text(json_t *result)
+{
+	static const char *keys[][2] = { { "stdout", "stdout_text" },
+	    { "stderr", "stderr_text" } };
+	unsigned char *raw;
+	const char *b64;
+	size_t i, n;
+
+	for (i = 0; i < 2; i++) {
+		if ((b64 = json_string_value(json_object_get(result,
+		    keys[i][0]))) == NULL)
+			continue;
+		if ((raw = base64_decode(b64, strlen(b64), &n)) == NULL)
+			continue;
+		json_t *t = json_stringn((const char *)raw, n);
+		if (t != NULL)
+			json_object_set_new(result, keys[i][1], t);
+		free(raw);
+	}
 }
