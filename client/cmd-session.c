@@ -2,6 +2,8 @@
  * (outside and log are in cmd-outside.c). */
 #include "client/client.h"
 #include "policy/envfilter.h"
+#include "policy/policy.h"
+#include "policy/profile.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -267,6 +269,40 @@ cmd_session_env_warnings(const json_t *params, const json_t *session)
 	return w;
 }
 
+/* Say so when a command matches the profile's `exclude` patterns: it then
+ * waits for a person to allow it to run outside the sandbox. */
+static void
+cmd_session_note_exclude(const json_t *params, const json_t *info)
+{
+	json_t *ex = json_object_get(json_object_get(info, "resolved_profile"),
+	    "exclude"), *argv = json_object_get(params, "argv"), *v;
+	struct profile p;
+	char **pats, **av;
+	size_t i;
+
+	if (json_array_size(ex) == 0 || json_array_size(argv) == 0)
+		return;
+	pats = calloc(json_array_size(ex) + 1, sizeof *pats);
+	av = calloc(json_array_size(argv) + 1, sizeof *av);
+	if (pats != NULL && av != NULL) {
+		json_array_foreach(ex, i, v)
+			pats[i] = (char *)json_string_value(v);
+		json_array_foreach(argv, i, v)
+			av[i] = (char *)json_string_value(v);
+		memset(&p, 0, sizeof p);
+		p.exclude = pats;
+		if (policy_exclude_match(&p, av))
+			fprintf(stderr, "sbox: this command matches an exclude "
+			    "pattern of profile %s: it runs outside the sandbox once "
+			    "a person allows it ('sbox approvals --watch' or 'sbox "
+			    "approve ID'); waiting for the decision...\n",
+			    json_string_value(json_object_get(info, "profile")) ?
+			    json_string_value(json_object_get(info, "profile")) : "?");
+	}
+	free(pats);
+	free(av);
+}
+
 /* Run a prepared command.exec: with the terminal, detached, or (--json) in
  * pipes mode with its output inside the one JSON document. session is the
  * session record when the caller has it (else it is asked for when needed). */
@@ -279,13 +315,17 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	int status;
 
 	error_clear(&err);
-	if (session == NULL && (o->json || isatty(2) || json_object_get(params,
-	    "env") != NULL))
-		session = info = cmd_session_info(cl, json_object_get(params,
-		    "session"));
-	warnings = cmd_session_env_warnings(params, session);
-	if (info != NULL && json_is_false(json_object_get(info, "sandboxed")))
+	/* the stored record: its resolved profile says what is dropped and
+	 * what goes through approval */
+	info = cmd_session_info(cl, json_object_get(params, "session"));
+	if (info != NULL && session == NULL &&
+	    json_is_false(json_object_get(info, "sandboxed")))
 		exec_note_profile(info, 0);
+	if (session == NULL)
+		session = info;
+	warnings = cmd_session_env_warnings(params, info);
+	if (!detach)
+		cmd_session_note_exclude(params, info);
 	if (detach) {
 		json_object_set_new(params, "detach", json_true());
 		json_object_set_new(params, "stdio", json_string("none"));
