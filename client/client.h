@@ -146,6 +146,9 @@ int cmd_session_run_params(const struct client_opts *o, struct client *cl,
 void exec_note_profile(const json_t *session, int always);
 /* Add "sandboxed" (and "profile") of a session to a --json result. */
 void exec_mark_sandboxed(json_t *result, const json_t *session);
+/* Warn about folders a session's profile grants that do not exist; adds
+ * them to the session's "warnings". */
+void exec_folder_warnings(struct client *cl, json_t *session);
 /* Add stdout_text/stderr_text (when UTF-8) beside the base64 output. */
 void exec_add_text(json_t *result);
 

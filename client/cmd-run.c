@@ -138,6 +138,7 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	client_print_warnings(r);
+	exec_folder_warnings(cl, r);
 	cmd_run_note(r, by_default, env_sb);
 	if (verbose)
 		fprintf(stderr, "sbox: session %s (%s)\n", json_string_value(

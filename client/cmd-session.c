@@ -154,10 +154,13 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	r = client_call(cl, "session.create", params, NULL, 0, &err);
-	client_close(cl);
-	if (r == NULL)
+	if (r == NULL) {
+		client_close(cl);
 		return client_fail(&err);
+	}
 	client_print_warnings(r);
+	exec_folder_warnings(cl, r);
+	client_close(cl);
 	if (env_sb != NULL && env_sb[0] != '\0' && isatty(2) &&
 	    json_is_true(json_object_get(r, "sandboxed")))
 		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n", env_sb);
@@ -324,6 +327,8 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	if (session == NULL)
 		session = info;
 	warnings = cmd_session_env_warnings(params, info);
+	if (session != info)	/* warnings found when the session was made */
+		json_array_extend(warnings, json_object_get(session, "warnings"));
 	if (!detach)
 		cmd_session_note_exclude(params, info);
 	if (detach) {

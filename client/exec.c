@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t exec_interrupted;
@@ -180,4 +181,46 @@ exec_add_text(json_t *result)
 			json_object_set_new(result, keys[i][1], t);
 		free(raw);
 	}
+}
+
+/* Warn about folders a session's profile grants that do not exist (the
+ * sandbox silently goes without them); appends the warnings to the
+ * session's "warnings" array (made when missing). */
+void
+exec_folder_warnings(struct client *cl, json_t *session)
+{
+	static const char *kinds[][2] = { { "read_write", "read-write" },
+	    { "read_only", "read-only" } };
+	json_t *info, *folders, *w, *v;
+	struct stat st;
+	sbox_error err;
+	size_t i, k;
+	char *msg;
+
+	error_clear(&err);
+	info = client_call(cl, "session.info", json_pack("{s:O}", "session",
+	    json_object_get(session, "session")), NULL, 0, &err);
+	folders = json_object_get(json_object_get(info, "resolved_profile"),
+	    "folders");
+	if ((w = json_object_get(session, "warnings")) == NULL) {
+		w = json_array();
+		json_object_set_new(session, "warnings", w);
+	}
+	for (k = 0; k < 2 && json_is_true(json_object_get(info, "sandboxed"));
+	    k++) {
+		json_array_foreach(json_object_get(folders, kinds[k][0]), i, v) {
+			const char *path = json_string_value(v);
+			if (path == NULL || stat(path, &st) == 0)
+				continue;
+			if (asprintf(&msg, "the folder %s that profile %s grants %s "
+			    "does not exist: the sandbox goes without it", path,
+			    json_string_value(json_object_get(info, "profile")),
+			    kinds[k][1]) == -1)
+				continue;
+			client_warn("%s", msg);
+			json_array_append_new(w, json_string(msg));
+			free(msg);
+		}
+	}
+	json_decref(info);
 }

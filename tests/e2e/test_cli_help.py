@@ -15,7 +15,8 @@ from clilib import sbox_path, text
 from sandboxlib import make_home
 
 CONFIG = {"sandbox": {"profiles": {
-    "guarded": {"extends": "workspace", "exclude": ["touch excluded-*"]}}}}
+    "guarded": {"extends": "workspace", "exclude": ["touch excluded-*"],
+                "folders": {"read_only": ["~/no-such-folder"]}}}}}
 
 
 def commands(d):
@@ -235,8 +236,13 @@ def test_cli_warnings_and_notes(ctx):
         assert w in err, (w, err)
     j = one_json(d, "--json", "sandbox", "resolve", "--provider", "nope")
     assert j["warnings"] and j["chosen_by"] == "default", j
-    sid = d.cli("session", "create", "--project", proj, "--sandbox",
-                "guarded").stdout.decode().strip()
+    r = d.cli("session", "create", "--project", proj, "--sandbox", "guarded")
+    sid = r.stdout.decode().strip()
+    # a granted folder that does not exist
+    assert "warning: the folder %s/no-such-folder" % d.home in r.stderr.decode(), text(r)
+    j = one_json(d, "--json", "run", "--sandbox", "guarded", "--project",
+                 proj, "--", "true")
+    assert any("no-such-folder" in w for w in j["warnings"]), j
     # a variable the profile drops
     r = d.cli("session", "exec", sid, "--env", "MY_TOKEN=x", "--", "sh",
               "-c", "echo ${MY_TOKEN:-unset}")
