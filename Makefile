@@ -113,6 +113,11 @@ $(BIN)/tests/%: $(OUT)/tests/unit/%.o $(LIBCLIENT) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBCLIENT) $(ALL_LIBS) $(PKG_LIBS) $(CHECK_LIBS)
 
+# The objects of unit tests and benches are made by the pattern rules only:
+# keep them (make would delete them as intermediate, and the next `make`
+# would build them again).
+.SECONDARY: $(patsubst %.c,$(OUT)/%.o,$(UNIT_SRC) $(BENCH_SRC))
+
 $(BIN)/bench/%: $(OUT)/tests/bench/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(ALL_LIBS) $(PKG_LIBS) -lpthread

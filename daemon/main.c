@@ -20,6 +20,7 @@
 #include "daemon/events.h"
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
@@ -432,6 +433,7 @@ main(int argc, char **argv)
 	event_add(main_flush_timer, &flush);
 	log_info("sboxd %s listening on %s (state %s)", SBOX_VERSION,
 	    sboxd.socket_path, sboxd.state_dir);
+	notify_ready();
 	if (main_ready_fd >= 0) {
 		if (write(main_ready_fd, "R", 1) != 1)
 			log_warn("cannot tell the parent we are ready");
