@@ -133,3 +133,37 @@ def test_launchd_plist(ctx):
     assert p["Sockets"]["Listeners"]["SockType"] == "stream", p
     assert b"launchctl load" not in raw, "deprecated launchctl load"
     assert "/bin/sboxd" in p["ProgramArguments"][0]
+
+
+def test_man_page(ctx):
+    page = source("client", "sbox.1")
+    text = open(page).read()
+    assert text.startswith(".\\\"") and ".TH SBOX 1" in text
+    # every command of the CLI's table is in it
+    d = ctx.daemon()
+    import json
+    cmds = json.loads(d.cli("--json", "help").stdout)["commands"]
+    for c in cmds:
+        assert c["command"] in text, c["command"]
+    if shutil.which("groff") is None:
+        raise Skip("no groff")
+    r = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", page],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
+
+
+def test_make_install_puts_man_page_and_completion(ctx):
+    source("Makefile")
+    if os.path.basename(sboxtest.BIN) != "bin" or \
+            os.path.dirname(os.path.abspath(sboxtest.BIN)) != ROOT:
+        raise Skip("the binaries are not this tree's plain build")
+    dest = os.path.join(ctx.tmp, "dest")
+    r = subprocess.run(["make", "-s", "-C", ROOT, "install", "DESTDIR=" + dest,
+                        "PREFIX=/usr/local"], capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr.decode()
+    share = os.path.join(dest, "usr/local/share")
+    assert os.path.exists(os.path.join(share, "man/man1/sbox.1"))
+    comp = open(os.path.join(share, "bash-completion/completions/sbox")).read()
+    assert "complete -o default -F _sbox sbox" in comp
+    svc = open(os.path.join(dest, "usr/local/lib/systemd/user/sboxd.service")).read()
+    assert "@PREFIX@" not in svc and "/usr/local/bin/sboxd" in svc
