@@ -85,6 +85,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		fi
 		cp -a tests/e2e "$stage/tests/e2e"
 		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md protocol/error.h "$stage/protocol/"
+		mkdir -p "$stage/client" && cp -a systemd launchd "$stage/" && cp client/sbox.1 "$stage/client/"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"
 		user_tmp=$RUN_TMP/user
