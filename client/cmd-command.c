@@ -115,6 +115,14 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	r = client_call(cl, method, params, NULL, 0, &err);
+	if (r != NULL && o->json && json_is_string(json_object_get(r, "session"))) {
+		/* say whether it ran in a sandbox, as every --json result does */
+		json_t *info = client_call(cl, "session.info", json_pack("{s:O}",
+		    "session", json_object_get(r, "session")), NULL, 0, &err);
+		exec_mark_sandboxed(r, info);
+		json_decref(info);
+		error_clear(&err);
+	}
 	client_close(cl);
 	if (r == NULL)
 		return client_fail(&err);

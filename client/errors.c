@@ -4,12 +4,27 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int errors_json;          /* --json was given */
 static int errors_json_printed;  /* a JSON document went to stdout */
 static const char *errors_cmd;   /* the command being run, for "try ..." */
 static const char *errors_sub;
+
+/* Colour for stderr: on a terminal, unless NO_COLOR is set or TERM=dumb. */
+static int
+errors_colour(void)
+{
+	static int on = -1;
+	const char *term = getenv("TERM");
+
+	if (on == -1)
+		on = isatty(2) && getenv("NO_COLOR") == NULL &&
+		    (term == NULL || strcmp(term, "dumb") != 0);
+	return on;
+}
 
 /* The exit code for an error name. */
 static int
@@ -29,11 +44,14 @@ client_fail(const sbox_error *err)
 {
 	const char *name = err->name[0] ? err->name : E_INTERNAL;
 	int code = errors_code(name);
+	const char *on = errors_colour() ? "\033[31m" : "";
+	const char *off = errors_colour() ? "\033[0m" : "";
 
 	if (err->field[0] != '\0' && strstr(err->message, err->field) == NULL)
-		fprintf(stderr, "sbox: %s (%s)\n", err->message, err->field);
+		fprintf(stderr, "%ssbox: %s (%s)%s\n", on, err->message, err->field,
+		    off);
 	else
-		fprintf(stderr, "sbox: %s\n", err->message);
+		fprintf(stderr, "%ssbox: %s%s\n", on, err->message, off);
 	if (errors_json && !errors_json_printed) {
 		json_t *e = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error", "name",
 		    name, "message", err->message, "field", err->field[0] ?
@@ -74,17 +92,18 @@ client_usage(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* Print a warning line on stderr ("sbox: warning: ..."). */
+/* Print a warning line on stderr ("sbox: warning: ...", yellow on a
+ * terminal). */
 void
 client_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("sbox: warning: ", stderr);
+	fprintf(stderr, "%ssbox: warning: ", errors_colour() ? "\033[33m" : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", errors_colour() ? "\033[0m" : "");
 }
 
 /* Print the "warnings" array of a daemon answer, one line each. */

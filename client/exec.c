@@ -139,8 +139,8 @@ exec_note_profile(const json_t *session, int always)
 	if (prov == NULL)
 		prov = prof ? prof : "?";
 	if (json_is_false(json_object_get(session, "sandboxed")))
-		fprintf(stderr, "sbox: warning: not sandboxed (%s): commands run "
-		    "with your own rights\n", prov);
+		client_warn("not sandboxed (%s): commands run with your own rights",
+		    prov);
 	else
 		fprintf(stderr, "sbox: sandbox %s\n", prov);
 }

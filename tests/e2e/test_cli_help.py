@@ -123,7 +123,7 @@ def test_cli_json_every_command(ctx):
     one_json(d, "command", "read", str(job["command"]), "--json")
     one_json(d, "command", "kill", str(job["command"]), "--json")
     j = one_json(d, "command", "wait", str(job["command"]), "--json", rc=143)
-    assert j["stdout_text"] == "bg\n", j
+    assert j["stdout_text"] == "bg\n" and j["sandboxed"] is True, j
     one_json(d, "session", "log", sid, "--json")
     one_json(d, "session", "allow-host", sid, "example.com", "--json")
     one_json(d, "sandbox", "list", "--json")

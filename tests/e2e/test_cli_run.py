@@ -98,6 +98,11 @@ def test_session_create_warns_on_terminal_only(ctx):
     assert len(sid) == 16, out
     assert "warning: not sandboxed" in term, term
     assert "none, by default" in term, term
+    assert "\x1b[33m" in term, "a warning on a terminal is yellow: %r" % term
+    rc, out, term = run_tty(d, "session", "create", "--project", proj,
+                            env={"NO_COLOR": "1"})
+    assert "warning: not sandboxed" in term and "\x1b[" not in term, term
+    d.cli("session", "close", out.decode().strip())
     d.cli("session", "close", sid)
     r = d.cli("session", "create", "--project", proj)
     assert r.returncode == 0 and r.stderr == b"", text(r)
