@@ -31,7 +31,7 @@ static const struct client_cmd main_cmds[] = {
 static void
 main_usage(FILE *f)
 {
-	const struct client_sub *s;
+	const struct client_sub *s, *t;
 	const char *last = "";
 
 	fprintf(f, "usage: sbox [--socket PATH] [--json] [--no-start] COMMAND ...\n"
@@ -40,10 +40,15 @@ main_usage(FILE *f)
 		if (strcmp(s->cmd, last) == 0)
 			continue;
 		last = s->cmd;
-		if (s->sub == NULL)
+		if (s->sub == NULL) {
 			fprintf(f, "  %-11s %s\n", s->cmd, s->summary);
-		else
-			fprintf(f, "  %-11s see 'sbox help %s'\n", s->cmd, s->cmd);
+			continue;
+		}
+		/* a group: its subcommands */
+		fprintf(f, "  %-11s", s->cmd);
+		for (t = s; t->cmd != NULL && strcmp(t->cmd, s->cmd) == 0; t++)
+			fprintf(f, "%s%s", t == s ? " " : " | ", t->sub);
+		fputc('\n', f);
 	}
 	fprintf(f, "\n'sbox help COMMAND' or 'sbox COMMAND --help' shows a "
 	    "command's usage.\nSBOX_SOCKET sets the socket like --socket; "

@@ -53,9 +53,12 @@ static const struct client_sub table_subs[] = {
 	  "its custom profile)", "save", -1 },
 	{ "run", NULL,
 	  "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] [-v] "
-	  "-- ARGV...",
-	  "run one command in a one-shot session (default profile: workspace; "
-	  "SBOX_SANDBOX chooses below --sandbox)",
+	  "-- ARGV...\n"
+	  "       (the profile: --sandbox, else SBOX_SANDBOX, else what the "
+	  "config chooses,\n"
+	  "       else workspace; -v prints the session id)",
+	  "run one command in a one-shot sandbox (by default "
+	  "workspace)",
 	  "s/sandbox= p/project= T/timeout= v/verbose", 0 },
 	{ "command", "list", "sbox command list SESSION",
 	  "a session's commands and background jobs, with their ids", "", -1 },
@@ -74,9 +77,10 @@ static const struct client_sub table_subs[] = {
 	{ "deny", NULL, "sbox deny ID",
 	  "refuse one request to run outside the sandbox", "", -1 },
 	{ "audit", NULL,
-	  "sbox audit [--session ID] [--since TIME] [--decision D]",
-	  "every run-outside request: decision, decider, result (TIME: 30m, "
-	  "2h, 7d, unix ms or ISO-8601)", "session= since= decision=", -1 },
+	  "sbox audit [--session ID] [--since TIME] [--decision D]\n"
+	  "       (TIME: 30m, 2h, 7d ago, unix ms, or ISO-8601 UTC)",
+	  "every run-outside request: decision, decider, result",
+	  "session= since= decision=", -1 },
 	{ "sandbox", "list", "sbox sandbox list",
 	  "the profiles, their network and folders, where each is chosen",
 	  "", -1 },
