@@ -8,7 +8,10 @@
 #include <string.h>
 
 /* Options are "name" (a flag) or "name=" (takes a value), optionally
- * "x/name" with a one-letter short form; --json and --help are implicit. */
+ * "x/name" with a one-letter short form; --json and --help are implicit.
+ * Every command, subcommand and option of the CLI must be listed here: the
+ * check before a command runs refuses an option this table does not name
+ * (and --help, completion and `sbox help` come from it). */
 static const struct client_sub table_subs[] = {
 	{ "version", NULL, "sbox version",
 	  "print the versions of sbox and of the running sboxd", "", -1 },
