@@ -105,13 +105,18 @@ $(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC)) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
-$(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPROTOCOL)
+$(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPOLICY) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
 $(BIN)/tests/%: $(OUT)/tests/unit/%.o $(LIBCLIENT) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBCLIENT) $(ALL_LIBS) $(PKG_LIBS) $(CHECK_LIBS)
+
+# The objects of unit tests and benches are made by the pattern rules only:
+# keep them (make would delete them as intermediate, and the next `make`
+# would build them again).
+.SECONDARY: $(patsubst %.c,$(OUT)/%.o,$(UNIT_SRC) $(BENCH_SRC))
 
 $(BIN)/bench/%: $(OUT)/tests/bench/%.o $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -144,6 +149,9 @@ install: all
 	install -m 0644 systemd/sboxd.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
 	install -m 0644 policy/registries.default $(DESTDIR)$(PREFIX)/share/sbox/registries
 	sed 's|@PREFIX@|$(PREFIX)|g' launchd/dev.sbox.sboxd.plist.in > $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 client/sbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1
+	$(BIN)/sbox completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sboxd $(DESTDIR)$(PREFIX)/bin/sbox \
@@ -151,7 +159,9 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.socket \
 	  $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist \
-	  $(DESTDIR)$(PREFIX)/share/sbox/registries
+	  $(DESTDIR)$(PREFIX)/share/sbox/registries \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox
 
 clean:
 	rm -rf build build-san bin bin-san

@@ -68,21 +68,58 @@ int exec_status(const json_t *result);
 void exec_print_blocked(const json_t *result);
 
 
-/* errors.c: the one place errors become text and an exit code. */
+/* errors.c: the one place errors become text and an exit code (with
+ * --json also a JSON document on stdout). */
 int client_fail(const sbox_error *err);
-/* Print a usage error for a command and return EXIT_USAGE. */
+/* Print a usage error as one line (with "try 'sbox help CMD'") and return
+ * EXIT_USAGE. */
 int client_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Print a JSON value (for --json), pretty, on stdout. */
+/* Name the command being run, for usage errors. */
+void client_usage_cmd(const char *cmd, const char *sub);
+/* Print "sbox: warning: ..." on stderr. */
+void client_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the "warnings" array of an answer, one warning line each. */
+void client_print_warnings(const json_t *r);
+/* Say whether --json was given. */
+void client_set_json(int on);
+/* Has a JSON document gone to stdout yet? */
+int client_json_printed(void);
+/* Print a JSON value (for --json), pretty, on stdout; only the first call
+ * of a run prints (stdout holds one document). */
 void client_print_json(const json_t *v);
 
 /* A command of the CLI. */
 struct client_cmd {
 	const char *name;      /* "session", "daemon", "version", ... */
 	int (*fn)(const struct client_opts *o, int argc, char **argv);
+};
+
+/* table.c: every command and subcommand, its usage and options. */
+struct client_sub {
+	const char *cmd;       /* "session" */
+	const char *sub;       /* "create", or NULL without subcommands */
 	const char *usage;     /* one or more lines */
 	const char *summary;
+	const char *opts;      /* "name" flags and "name=" with a value;
+	                          "x/name" adds -x; --json, --help implicit */
+	int         argv_at;   /* positionals before a command line (ARGV...)
+	                          starts; -1: no command line */
 };
+/* The table (ends with a NULL cmd). */
+const struct client_sub *table_all(void);
+/* Is cmd a command? */
+int table_is_cmd(const char *cmd);
+/* The entry for cmd and sub. */
+const struct client_sub *table_find(const char *cmd, const char *sub);
+/* The closest command (cmd NULL) or subcommand of cmd to word, or NULL. */
+const char *table_suggest(const char *cmd, const char *word);
+/* Print the help of cmd (every subcommand when sub is NULL). */
+void table_help(const char *cmd, const char *sub);
+/* Before a command runs: 1 after printing --help, -1 after a usage error,
+ * 0 to go on (--json taken out of argv into o->json). */
+int table_prepare(struct client_opts *o, int *argcp, char **argv);
+/* sbox completion bash. */
+int table_completion(const struct client_opts *o, int argc, char **argv);
 
 /* Command groups (one file each). */
 int cmd_version(const struct client_opts *o, int argc, char **argv);
@@ -95,6 +132,25 @@ int cmd_approve(const struct client_opts *o, int argc, char **argv);
 int cmd_deny(const struct client_opts *o, int argc, char **argv);
 int cmd_audit(const struct client_opts *o, int argc, char **argv);
 int cmd_sandbox(const struct client_opts *o, int argc, char **argv);
+int cmd_command(const struct client_opts *o, int argc, char **argv);
+int cmd_config(const struct client_opts *o, int argc, char **argv);
+
+/* cmd-session.c: run a prepared command.exec (terminal, detached, or
+ * --json in pipes mode); session is the session record, or NULL. */
+int cmd_session_run_params(const struct client_opts *o, struct client *cl,
+    json_t *params, int detach, const json_t *session);
+
+/* exec.c: notes about the sandbox a command runs in. */
+/* On a terminal (stderr), say which profile a session has and where it
+ * came from; always warn when it is not sandboxed (once). */
+void exec_note_profile(const json_t *session, int always);
+/* Add "sandboxed" (and "profile") of a session to a --json result. */
+void exec_mark_sandboxed(json_t *result, const json_t *session);
+/* Warn about folders a session's profile grants that do not exist; adds
+ * them to the session's "warnings". */
+void exec_folder_warnings(struct client *cl, json_t *session);
+/* Add stdout_text/stderr_text (when UTF-8) beside the base64 output. */
+void exec_add_text(json_t *result);
 
 /* cmd-outside.c: sbox session outside|log, and text helpers for what an
  * agent wrote (argv, reasons: control characters are shown escaped). */

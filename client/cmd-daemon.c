@@ -1,8 +1,12 @@
-/* cmd-daemon.c: sbox version, sbox daemon status|stop. */
+/* cmd-daemon.c: sbox version, sbox daemon status|stop|reload. */
 #include "client/client.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Run one method with no parameters and return its result, or NULL. */
 static json_t *
@@ -71,7 +75,75 @@ cmd_daemon_print_status(const json_t *r)
 	printf("config       %s\n", json_string_value(json_object_get(r, "config")));
 }
 
-/* sbox daemon status|stop. */
+/* Has process pid exited (gone, or a zombie nobody reaped yet)? */
+static int
+cmd_daemon_exited(long long pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	int gone;
+
+	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	gone = fgets(buf, sizeof buf, f) != NULL &&
+	    (p = strrchr(buf, ')')) != NULL && (p[2] == 'Z' || p[2] == 'X');
+	fclose(f);
+	return gone;
+}
+
+/* Wait until sboxd (pid) has exited, up to 30 s; 0 when it has. */
+static int
+cmd_daemon_wait_exit(long long pid)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 1500; i++) {
+		if (cmd_daemon_exited(pid))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+/* sbox daemon stop: ask sboxd to stop, then wait until it has exited. */
+static int
+cmd_daemon_stop(const struct client_opts *o)
+{
+	struct client_opts ns = *o;
+	sbox_error err;
+	long long pid;
+	json_t *r;
+
+	ns.no_start = 1;
+	error_clear(&err);
+	if ((r = cmd_daemon_simple(&ns, "daemon.stop", &err)) == NULL) {
+		if (strcmp(err.name, E_UNAVAILABLE) == 0)
+			error_set(&err, E_UNAVAILABLE, "no sboxd is running (nothing "
+			    "to stop)");
+		return client_fail(&err);
+	}
+	pid = (long long)json_integer_value(json_object_get(r, "pid"));
+	if (pid > 0 && cmd_daemon_wait_exit(pid) == -1) {
+		json_decref(r);
+		error_set(&err, E_INTERNAL, "sboxd (pid %lld) is still stopping "
+		    "after 30 s", pid);
+		return client_fail(&err);
+	}
+	json_object_set_new(r, "stopping", json_false());
+	json_object_set_new(r, "stopped", json_true());
+	if (o->json)
+		client_print_json(r);
+	else
+		printf("sboxd (pid %lld) stopped\n", pid);
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* sbox daemon status|stop|reload. */
 int
 cmd_daemon(const struct client_opts *o, int argc, char **argv)
 {
@@ -79,19 +151,23 @@ cmd_daemon(const struct client_opts *o, int argc, char **argv)
 	sbox_error err;
 
 	if (argc != 2 || (strcmp(argv[1], "status") != 0 &&
-	    strcmp(argv[1], "stop") != 0))
-		return client_usage("usage: sbox daemon status|stop");
+	    strcmp(argv[1], "stop") != 0 && strcmp(argv[1], "reload") != 0))
+		return client_usage(argc < 2 ? "sbox daemon needs a subcommand: "
+		    "status, stop, reload" : "unexpected argument \"%s\"",
+		    argv[argc < 3 ? 1 : 2]);
 	error_clear(&err);
-	if (strcmp(argv[1], "stop") == 0) {
+	if (strcmp(argv[1], "stop") == 0)
+		return cmd_daemon_stop(o);
+	if (strcmp(argv[1], "reload") == 0) {
 		struct client_opts ns = *o;
 		ns.no_start = 1;
-		if ((r = cmd_daemon_simple(&ns, "daemon.stop", &err)) == NULL)
+		if ((r = cmd_daemon_simple(&ns, "daemon.reload", &err)) == NULL)
 			return client_fail(&err);
 		if (o->json)
 			client_print_json(r);
 		else
-			printf("sboxd (pid %lld) is stopping\n",
-			    (long long)json_integer_value(json_object_get(r, "pid")));
+			printf("config reloaded from %s\n", json_string_value(
+			    json_object_get(r, "config")));
 		json_decref(r);
 		return EXIT_OK;
 	}

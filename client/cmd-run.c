@@ -1,4 +1,6 @@
-/* cmd-run.c: sbox run: a one-shot session around one command. */
+/* cmd-run.c: sbox run: a one-shot session around one command. It never
+ * runs a command unsandboxed without saying so: with nothing in the config
+ * choosing a profile, it uses `workspace` (and says so). */
 #include "client/client.h"
 
 #include <getopt.h>
@@ -10,10 +12,66 @@
 
 extern char **environ;
 
-int cmd_session_run_params(const struct client_opts *o, struct client *cl,
-    json_t *params, int detach);
+/* Our environment as a JSON object. */
+static json_t *
+cmd_run_environ(void)
+{
+	json_t *env = json_object();
+	char **e, *eq, *name;
 
-/* sbox run [--sandbox P] [--project DIR] [--timeout S] -- ARGV... */
+	for (e = environ; e && *e; e++) {
+		if ((eq = strchr(*e, '=')) == NULL || eq == *e)
+			continue;
+		if ((name = strndup(*e, (size_t)(eq - *e))) != NULL)
+			json_object_set_new(env, name, json_string(eq + 1));
+		free(name);
+	}
+	return env;
+}
+
+/* Did nothing in the config choose a profile for this project? Asks
+ * sandbox.resolve (host clients only; inside a sandbox the daemon narrows
+ * to the parent anyway, so the answer is "no"). */
+static int
+cmd_run_is_default(struct client *cl, const char *project)
+{
+	const char *by, *prov;
+	sbox_error err;
+	json_t *r;
+	int def;
+
+	error_clear(&err);
+	r = client_call(cl, "sandbox.resolve", json_pack("{s:s}", "project",
+	    project), NULL, 0, &err);
+	if (r == NULL)
+		return 0;
+	by = json_string_value(json_object_get(r, "chosen_by"));
+	prov = json_string_value(json_object_get(r, "provenance"));
+	if (by != NULL)
+		def = strcmp(by, "default") == 0;
+	else
+		def = prov != NULL && strstr(prov, ", by default") != NULL;
+	json_decref(r);
+	return def;
+}
+
+/* Print, on stderr, which sandbox the command gets and why. */
+static void
+cmd_run_note(const json_t *session, int by_default, const char *env_sb)
+{
+	if (by_default)
+		fprintf(stderr, "sbox: sandbox workspace (the default for sbox run; "
+		    "choose with --sandbox or in the config)\n");
+	else if (env_sb != NULL && json_is_true(json_object_get(session,
+	    "sandboxed"))) {
+		if (isatty(2))
+			fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n",
+			    env_sb);
+	} else
+		exec_note_profile(session, 0);
+}
+
+/* sbox run [--sandbox P] [--project DIR] [--timeout S] [-v] -- ARGV... */
 int
 cmd_run(const struct client_opts *o, int argc, char **argv)
 {
@@ -21,52 +79,71 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		{ "sandbox", required_argument, NULL, 's' },
 		{ "project", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char project[PATH_MAX], **e;
-	const char *sandbox = NULL, *proj = ".";
-	json_t *params, *av, *env, *r;
+	char project[PATH_MAX], *end;
+	const char *sandbox = NULL, *proj = ".", *env_sb = NULL;
+	json_t *params, *av, *r, *c;
 	struct client *cl;
 	sbox_error err;
 	long timeout = 0;
-	int ch, i, rc;
+	int ch, i, rc, verbose = 0, by_default = 0;
 
-	while ((ch = getopt_long(argc, argv, "+s:p:T:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+s:p:T:v", opts, NULL)) != -1) {
 		if (ch == 's')
 			sandbox = optarg;
 		else if (ch == 'p')
 			proj = optarg;
-		else if (ch == 'T')
-			timeout = atol(optarg);
-		else
-			goto usage;
+		else if (ch == 'v')
+			verbose = 1;
+		else if (ch == 'T') {
+			timeout = strtol(optarg, &end, 10);
+			if (*end != '\0' || timeout < 0)
+				return client_usage("--timeout takes seconds, not "
+				    "\"%s\"", optarg);
+		} else
+			return client_usage("bad option for 'sbox run'");
 	}
 	if (optind >= argc)
-		goto usage;
+		return client_usage("sbox run needs a command: sbox run -- ARGV...");
 	if (realpath(proj, project) == NULL)
 		return client_usage("project folder %s does not exist", proj);
-	env = json_object();
-	for (e = environ; e && *e; e++) {
-		char *eq = strchr(*e, '=');
-		if (eq == NULL || eq == *e)
-			continue;
-		char *name = strndup(*e, (size_t)(eq - *e));
-		json_object_set_new(env, name, json_string(eq + 1));
-		free(name);
-	}
-	params = json_pack("{s:s, s:s, s:o}", "project", project, "title",
-	    "sbox run", "env", env);
-	if (sandbox != NULL)
-		json_object_set_new(params, "sandbox", json_string(sandbox));
+	if (sandbox == NULL && (env_sb = getenv("SBOX_SANDBOX")) != NULL &&
+	    env_sb[0] != '\0')
+		sandbox = env_sb;
+	else
+		env_sb = NULL;
 	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL) {
-		json_decref(params);
+	if ((cl = client_connect(o, &err)) == NULL)
+		return client_fail(&err);
+	if (sandbox == NULL && cmd_run_is_default(cl, project)) {
+		sandbox = "workspace";
+		by_default = 1;
+	}
+	if (strcmp(project, "/") == 0 && (sandbox == NULL ||
+	    strcmp(sandbox, "none") != 0)) {
+		client_close(cl);
+		error_set(&err, E_INVALID_PARAMS, "cannot use / as the project "
+		    "folder of a sandbox (it would grant the whole file system): "
+		    "cd into a project, or pass --project DIR");
 		return client_fail(&err);
 	}
+	params = json_pack("{s:s, s:s, s:o}", "project", project, "title",
+	    "sbox run", "env", cmd_run_environ());
+	if (sandbox != NULL)
+		json_object_set_new(params, "sandbox", json_string(sandbox));
 	if ((r = client_call(cl, "session.create", params, NULL, 0, &err)) == NULL) {
 		client_close(cl);
 		return client_fail(&err);
 	}
+	client_print_warnings(r);
+	exec_folder_warnings(cl, r);
+	cmd_run_note(r, by_default, env_sb);
+	if (verbose)
+		fprintf(stderr, "sbox: session %s (%s)\n", json_string_value(
+		    json_object_get(r, "session")), json_string_value(
+		    json_object_get(r, "provenance")));
 	av = json_array();
 	for (i = optind; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));
@@ -74,14 +151,11 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 	    "argv", av);
 	if (timeout > 0)
 		json_object_set_new(params, "timeout", json_integer(timeout));
-	rc = cmd_session_run_params(o, cl, params, 0);
-	json_t *c = client_call(cl, "session.close", json_pack("{s:O}", "session",
+	rc = cmd_session_run_params(o, cl, params, 0, r);
+	c = client_call(cl, "session.close", json_pack("{s:O}", "session",
 	    json_object_get(r, "session")), NULL, 0, &err);
 	json_decref(c);
 	json_decref(r);
 	client_close(cl);
 	return rc;
-usage:
-	return client_usage("usage: sbox run [--sandbox PROFILE] [--project DIR] "
-	    "[--timeout S] -- ARGV...");
 }

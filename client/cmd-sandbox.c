@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CMD_SANDBOX_USAGE \
-	"usage: sbox sandbox list\n" \
-	"       sbox sandbox show PROFILE [--json]\n" \
-	"       sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n" \
-	"                            [--space S] [--sandbox PROFILE]\n" \
-	"       sbox sandbox status --session ID [--json]\n" \
-	"       sbox sandbox check [--profile P] [--project DIR]"
-
 /* Connect and call one method; NULL after printing the error (*rc set). */
 static json_t *
 cmd_sandbox_call(const struct client_opts *o, const char *method,
@@ -111,7 +103,7 @@ cmd_sandbox_list(const struct client_opts *o, int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1)
-		return client_usage("%s", CMD_SANDBOX_USAGE);
+		return client_usage("wrong arguments");
 	if ((r = cmd_sandbox_call(o, "sandbox.list", NULL, &rc)) == NULL)
 		return rc;
 	if (o->json) {
@@ -254,11 +246,11 @@ cmd_sandbox_show(const struct client_opts *o, int argc, char **argv)
 
 	while ((ch = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
 		if (ch != 'j')
-			return client_usage("%s", CMD_SANDBOX_USAGE);
+			return client_usage("wrong arguments");
 		mo.json = 1;
 	}
 	if (optind + 1 != argc)
-		return client_usage("%s", CMD_SANDBOX_USAGE);
+		return client_usage("wrong arguments");
 	if ((r = cmd_sandbox_call(&mo, "sandbox.show", json_pack("{s:s}",
 	    "profile", argv[optind]), &rc)) == NULL)
 		return rc;
@@ -306,15 +298,16 @@ cmd_sandbox_resolve(const struct client_opts *o, int argc, char **argv)
 			json_object_set_new(params, key, json_string(optarg));
 		else {
 			json_decref(params);
-			return client_usage("%s", CMD_SANDBOX_USAGE);
+			return client_usage("wrong arguments");
 		}
 	}
 	if (optind != argc) {
 		json_decref(params);
-		return client_usage("%s", CMD_SANDBOX_USAGE);
+		return client_usage("wrong arguments");
 	}
 	if ((r = cmd_sandbox_call(&mo, "sandbox.resolve", params, &rc)) == NULL)
 		return rc;
+	client_print_warnings(r);
 	if (mo.json)
 		client_print_json(r);
 	else {
@@ -407,12 +400,12 @@ cmd_sandbox_status(const struct client_opts *o, int argc, char **argv)
 		else if (ch == 'j')
 			mo.json = 1;
 		else
-			return client_usage("%s", CMD_SANDBOX_USAGE);
+			return client_usage("wrong arguments");
 	}
 	if (optind == argc - 1 && session == NULL)
 		session = argv[optind++];
 	if (session == NULL || optind != argc)
-		return client_usage("%s", CMD_SANDBOX_USAGE);
+		return client_usage("wrong arguments");
 	if ((r = cmd_sandbox_call(&mo, "sandbox.status", json_pack("{s:s}",
 	    "session", session), &rc)) == NULL)
 		return rc;
@@ -453,12 +446,12 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 			mo.json = 1;
 		else {
 			json_decref(params);
-			return client_usage("%s", CMD_SANDBOX_USAGE);
+			return client_usage("wrong arguments");
 		}
 	}
 	if (optind != argc) {
 		json_decref(params);
-		return client_usage("%s", CMD_SANDBOX_USAGE);
+		return client_usage("wrong arguments");
 	}
 	if (!mo.json)
 		fprintf(stderr, "starting a test sandbox...\n");
@@ -507,13 +500,13 @@ cmd_sandbox(const struct client_opts *o, int argc, char **argv)
 	size_t i;
 
 	if (argc < 2)
-		return client_usage("%s", CMD_SANDBOX_USAGE);
+		return client_usage("sbox sandbox needs a subcommand: list, show, "
+		    "resolve, status, check");
 	for (i = 0; i < sizeof subs / sizeof subs[0]; i++) {
 		if (strcmp(argv[1], subs[i].name) == 0) {
 			optind = 0;
 			return subs[i].fn(o, argc - 1, argv + 1);
 		}
 	}
-	return client_usage("unknown sandbox command \"%s\"\n%s", argv[1],
-	    CMD_SANDBOX_USAGE);
+	return client_usage("unknown sandbox command \"%s\"", argv[1]);
 }

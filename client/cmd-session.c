@@ -1,6 +1,9 @@
 /* cmd-session.c: sbox session create|list|info|close|exec|send|allow-host
  * (outside and log are in cmd-outside.c). */
 #include "client/client.h"
+#include "policy/envfilter.h"
+#include "policy/policy.h"
+#include "policy/profile.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -107,6 +110,7 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *params = json_object(), *r;
+	const char *env_sb = NULL;
 	struct client *cl;
 	char *project = NULL;
 	sbox_error err;
@@ -125,30 +129,43 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 			json_object_set_new(params, key, json_string(optarg));
 		else {
 			json_decref(params);
-			return client_usage("usage: sbox session create --project DIR "
-			    "[--sandbox PROFILE|none] [--title T] [--provider P] "
-			    "[--model M] [--space S]");
+			free(project);
+			return client_usage("bad option for 'sbox session create'");
 		}
 	}
 	if (project == NULL || optind != argc) {
 		json_decref(params);
 		free(project);
-		return client_usage("usage: sbox session create --project DIR "
-		    "[--sandbox PROFILE|none] [--title T] [--provider P] "
-		    "[--model M] [--space S]");
+		if (optind != argc)
+			return client_usage("unexpected argument \"%s\"",
+			    argv[optind]);
+		return client_usage("--project DIR is required");
 	}
 	json_object_set_new(params, "project", json_string(project));
 	json_object_set_new(params, "env", cmd_session_environ());
 	free(project);
+	/* SBOX_SANDBOX chooses below --sandbox, above the config */
+	if (json_object_get(params, "sandbox") == NULL &&
+	    (env_sb = getenv("SBOX_SANDBOX")) != NULL && env_sb[0] != '\0')
+		json_object_set_new(params, "sandbox", json_string(env_sb));
 	error_clear(&err);
 	if ((cl = client_connect(o, &err)) == NULL) {
 		json_decref(params);
 		return client_fail(&err);
 	}
 	r = client_call(cl, "session.create", params, NULL, 0, &err);
-	client_close(cl);
-	if (r == NULL)
+	if (r == NULL) {
+		client_close(cl);
 		return client_fail(&err);
+	}
+	client_print_warnings(r);
+	exec_folder_warnings(cl, r);
+	client_close(cl);
+	if (env_sb != NULL && env_sb[0] != '\0' && isatty(2) &&
+	    json_is_true(json_object_get(r, "sandboxed")))
+		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n", env_sb);
+	else
+		exec_note_profile(r, 0);
 	if (o->json)
 		client_print_json(r);
 	else
@@ -210,37 +227,147 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach)
 	return 0;
 }
 
-/* Run a prepared command.exec: with the terminal, or detached. */
-int
-cmd_session_run_params(const struct client_opts *o, struct client *cl,
-    json_t *params, int detach)
+/* The session record (session.info), or NULL (quietly). */
+static json_t *
+cmd_session_info(struct client *cl, json_t *id)
 {
 	sbox_error err;
-	json_t *r;
+
+	error_clear(&err);
+	return client_call(cl, "session.info", json_pack("{s:O}", "session", id),
+	    NULL, 0, &err);
+}
+
+/* Warn about --env variables the session's profile will drop (secret-looking
+ * names it does not name); returns them as a JSON array of warnings. */
+static json_t *
+cmd_session_env_warnings(const json_t *params, const json_t *session)
+{
+	json_t *names = json_object_get(json_object_get(session,
+	    "resolved_profile"), "env"), *w = json_array(), *v;
+	const char *k, *prof = json_string_value(json_object_get(session,
+	    "profile"));
+	char **list;
+	size_t i, n = json_array_size(names);
+
+	if (session == NULL || json_is_false(json_object_get(session, "sandboxed")))
+		return w;
+	if ((list = calloc(n + 1, sizeof *list)) == NULL)
+		return w;
+	json_array_foreach(names, i, v)
+		list[i] = (char *)json_string_value(v);
+	json_object_foreach((json_t *)json_object_get(params, "env"), k, v) {
+		char *msg;
+		if (!envfilter_is_secret(k) || envfilter_named(list, k))
+			continue;
+		if (asprintf(&msg, "%s is not passed to the command: its name looks "
+		    "like a secret and profile %s does not name it (add it to the "
+		    "profile's \"env\")", k, prof ? prof : "?") == -1)
+			continue;
+		client_warn("%s", msg);
+		json_array_append_new(w, json_string(msg));
+		free(msg);
+	}
+	free(list);
+	return w;
+}
+
+/* Say so when a command matches the profile's `exclude` patterns: it then
+ * waits for a person to allow it to run outside the sandbox. */
+static void
+cmd_session_note_exclude(const json_t *params, const json_t *info)
+{
+	json_t *ex = json_object_get(json_object_get(info, "resolved_profile"),
+	    "exclude"), *argv = json_object_get(params, "argv"), *v;
+	struct profile p;
+	char **pats, **av;
+	size_t i;
+
+	if (json_array_size(ex) == 0 || json_array_size(argv) == 0)
+		return;
+	pats = calloc(json_array_size(ex) + 1, sizeof *pats);
+	av = calloc(json_array_size(argv) + 1, sizeof *av);
+	if (pats != NULL && av != NULL) {
+		json_array_foreach(ex, i, v)
+			pats[i] = (char *)json_string_value(v);
+		json_array_foreach(argv, i, v)
+			av[i] = (char *)json_string_value(v);
+		memset(&p, 0, sizeof p);
+		p.exclude = pats;
+		if (policy_exclude_match(&p, av))
+			fprintf(stderr, "sbox: this command matches an exclude "
+			    "pattern of profile %s: it runs outside the sandbox once "
+			    "a person allows it ('sbox approvals --watch' or 'sbox "
+			    "approve ID'); waiting for the decision...\n",
+			    json_string_value(json_object_get(info, "profile")) ?
+			    json_string_value(json_object_get(info, "profile")) : "?");
+	}
+	free(pats);
+	free(av);
+}
+
+/* Run a prepared command.exec: with the terminal, detached, or (--json) in
+ * pipes mode with its output inside the one JSON document. session is the
+ * session record when the caller has it (else it is asked for when needed). */
+int
+cmd_session_run_params(const struct client_opts *o, struct client *cl,
+    json_t *params, int detach, const json_t *session)
+{
+	json_t *info = NULL, *warnings, *r;
+	sbox_error err;
 	int status;
 
 	error_clear(&err);
+	/* the stored record: its resolved profile says what is dropped and
+	 * what goes through approval */
+	info = cmd_session_info(cl, json_object_get(params, "session"));
+	if (info != NULL && session == NULL &&
+	    json_is_false(json_object_get(info, "sandboxed")))
+		exec_note_profile(info, 0);
+	if (session == NULL)
+		session = info;
+	warnings = cmd_session_env_warnings(params, info);
+	if (session != info)	/* warnings found when the session was made */
+		json_array_extend(warnings, json_object_get(session, "warnings"));
+	if (!detach)
+		cmd_session_note_exclude(params, info);
 	if (detach) {
 		json_object_set_new(params, "detach", json_true());
 		json_object_set_new(params, "stdio", json_string("none"));
-		if ((r = client_call(cl, "command.exec", params, NULL, 0,
-		    &err)) == NULL)
-			return client_fail(&err);
+		r = client_call(cl, "command.exec", params, NULL, 0, &err);
+	} else if (o->json) {
+		json_object_set_new(params, "stdio", json_string("pipes"));
+		r = client_call(cl, "command.exec", params, NULL, 0, &err);
+	} else
+		r = exec_with_terminal(cl, params, &err);
+	if (r == NULL) {
+		json_decref(info);
+		json_decref(warnings);
+		return client_fail(&err);
+	}
+	exec_mark_sandboxed(r, session);
+	if (json_array_size(warnings) > 0)
+		json_object_set(r, "warnings", warnings);
+	json_decref(warnings);
+	json_decref(info);
+	if (detach) {
 		if (o->json)
 			client_print_json(r);
 		else
 			printf("%lld\n", (long long)json_integer_value(
 			    json_object_get(r, "command")));
+		if (!o->json && isatty(2))
+			fprintf(stderr, "sbox: command %lld runs in the background; "
+			    "see 'sbox command read|wait|kill %lld'\n",
+			    (long long)json_integer_value(json_object_get(r, "command")),
+			    (long long)json_integer_value(json_object_get(r, "command")));
 		json_decref(r);
 		return EXIT_OK;
 	}
-	if ((r = exec_with_terminal(cl, params, &err)) == NULL)
-		return client_fail(&err);
 	exec_print_blocked(r);
 	if (o->json) {
-		json_t *out = json_deep_copy(r);
-		client_print_json(out);
-		json_decref(out);
+		exec_add_text(r);
+		client_print_json(r);
 	}
 	status = exec_status(r);
 	json_decref(r);
@@ -272,7 +399,7 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_fail(&err);
 	}
-	rc = cmd_session_run_params(o, cl, params, detach);
+	rc = cmd_session_run_params(o, cl, params, detach, NULL);
 	client_close(cl);
 	return rc;
 usage:
@@ -321,9 +448,28 @@ cmd_session_send(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_fail(&err);
 	}
-	rc = cmd_session_run_params(o, cl, params, 0);
+	rc = cmd_session_run_params(o, cl, params, 0, NULL);
 	client_close(cl);
 	return rc;
+}
+
+/* Print what session.close answered. */
+static void
+cmd_session_print_closed(const json_t *r)
+{
+	printf("session %s closed\n", json_string_value(json_object_get(r,
+	    "session")));
+}
+
+/* Print what session.allow_host answered. */
+static void
+cmd_session_print_allowed(const json_t *r)
+{
+	printf("%s may now pass the proxy of session %s%s\n",
+	    json_string_value(json_object_get(r, "host")),
+	    json_string_value(json_object_get(r, "session")),
+	    json_is_true(json_object_get(r, "saved")) ? " (saved in the "
+	    "profile)" : "");
 }
 
 /* sbox session SUBCOMMAND ... */
@@ -342,21 +488,40 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		return cmd_outside_run(o, argc - 1, argv + 1);
 	if (strcmp(sub, "log") == 0)
 		return cmd_outside_log(o, argc - 1, argv + 1);
-	if (strcmp(sub, "list") == 0 && (argc == 2 || (argc == 3 &&
-	    strcmp(argv[2], "--all") == 0)))
+	if (strcmp(sub, "list") == 0) {
+		if (argc > 3 || (argc == 3 && strcmp(argv[2], "--all") != 0))
+			return client_usage("unexpected argument \"%s\"", argv[2]);
 		return cmd_session_simple(o, "session.list", json_pack("{s:b}",
 		    "all", argc == 3), cmd_session_print_list);
-	if (strcmp(sub, "info") == 0 && argc == 3)
-		return cmd_session_simple(o, "session.info", json_pack("{s:s}",
-		    "session", argv[2]), cmd_session_print_info);
-	if (strcmp(sub, "close") == 0 && argc == 3)
-		return cmd_session_simple(o, "session.close", json_pack("{s:s}",
-		    "session", argv[2]), NULL);
-	if (strcmp(sub, "allow-host") == 0 && (argc == 4 || (argc == 5 &&
-	    strcmp(argv[4], "--save") == 0)))
+	}
+	if (strcmp(sub, "info") == 0 || strcmp(sub, "close") == 0) {
+		if (argc != 3)
+			return client_usage("sbox session %s takes one session id",
+			    sub);
+		return cmd_session_simple(o, sub[0] == 'i' ? "session.info" :
+		    "session.close", json_pack("{s:s}", "session", argv[2]),
+		    sub[0] == 'i' ? cmd_session_print_info :
+		    cmd_session_print_closed);
+	}
+	if (strcmp(sub, "allow-host") == 0) {
+		int save = 0, i, n = 0;
+		const char *pos[2] = { NULL, NULL };
+		for (i = 2; i < argc; i++) {
+			if (strcmp(argv[i], "--save") == 0)
+				save = 1;
+			else if (n < 2)
+				pos[n++] = argv[i];
+			else
+				return client_usage("unexpected argument \"%s\"",
+				    argv[i]);
+		}
+		if (n != 2)
+			return client_usage("sbox session allow-host takes a session "
+			    "id and a host");
 		return cmd_session_simple(o, "session.allow_host",
-		    json_pack("{s:s, s:s, s:b}", "session", argv[2], "host",
-		    argv[3], "save", argc == 5), NULL);
-	return client_usage("usage: sbox session create|list|info|close|exec|"
-	    "send|outside|log|allow-host ...; see 'sbox help session'");
+		    json_pack("{s:s, s:s, s:b}", "session", pos[0], "host",
+		    pos[1], "save", save), cmd_session_print_allowed);
+	}
+	return client_usage("sbox session needs a subcommand: create, list, "
+	    "info, close, exec, send, outside, log, allow-host");
 }

@@ -2,6 +2,7 @@
  * turning its result into sbox's exit status. Shared by `session exec`,
  * `session send` and `run`. */
 #include "client/client.h"
+#include "protocol/base64.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t exec_interrupted;
@@ -53,9 +55,17 @@ exec_status(const json_t *result)
 
 	if (json_is_true(json_object_get(result, "timed_out")))
 		fprintf(stderr, "sbox: the command timed out and was killed\n");
-	if (json_object_get(result, "error") != NULL)
-		fprintf(stderr, "sbox: %s\n",
-		    json_string_value(json_object_get(result, "error")));
+	if (json_is_string(json_object_get(result, "error"))) {
+		const char *msg = json_string_value(json_object_get(result,
+		    "error"));
+		const char *prog = json_string_value(json_array_get(
+		    json_object_get(result, "argv"), 0));
+		/* name the program ("cannot run the command: No such file") */
+		if (prog != NULL && strstr(msg, prog) == NULL)
+			fprintf(stderr, "sbox: %s: %s\n", prog, msg);
+		else
+			fprintf(stderr, "sbox: %s\n", msg);
+	}
 	if (json_is_integer(sig) && json_integer_value(sig) > 0)
 		return 128 + (int)json_integer_value(sig);
 	if (json_is_integer(code))
@@ -118,4 +128,105 @@ out:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	return r;
+}
+
+/* On a terminal (stderr), say which profile a session has and where it came
+ * from (always when `always`); a session that is not sandboxed gets a
+ * warning line instead, on a terminal or when `always`. */
+void
+exec_note_profile(const json_t *session, int always)
+{
+	const char *prov = json_string_value(json_object_get(session,
+	    "provenance"));
+	const char *prof = json_string_value(json_object_get(session, "profile"));
+
+	if (!always && !isatty(2))
+		return;
+	if (prov == NULL)
+		prov = prof ? prof : "?";
+	if (json_is_false(json_object_get(session, "sandboxed")))
+		client_warn("not sandboxed (%s): commands run with your own rights",
+		    prov);
+	else
+		fprintf(stderr, "sbox: sandbox %s\n", prov);
+}
+
+/* Add "sandboxed" (and "profile") of a session to a --json result. */
+void
+exec_mark_sandboxed(json_t *result, const json_t *session)
+{
+	json_t *sb = json_object_get(session, "sandboxed");
+
+	if (!json_is_object(result) || !json_is_boolean(sb))
+		return;
+	json_object_set(result, "sandboxed", sb);
+	if (json_is_string(json_object_get(session, "profile")))
+		json_object_set(result, "profile", json_object_get(session,
+		    "profile"));
+}
+
+/* Add the output of a pipes result as text (stdout_text, stderr_text) when
+ * it is UTF-8; the base64 fields stay. */
+void
+exec_add_text(json_t *result)
+{
+	static const char *keys[][2] = { { "stdout", "stdout_text" },
+	    { "stderr", "stderr_text" } };
+	unsigned char *raw;
+	const char *b64;
+	size_t i, n;
+
+	for (i = 0; i < 2; i++) {
+		if ((b64 = json_string_value(json_object_get(result,
+		    keys[i][0]))) == NULL)
+			continue;
+		if ((raw = base64_decode(b64, strlen(b64), &n)) == NULL)
+			continue;
+		json_t *t = json_stringn((const char *)raw, n);
+		if (t != NULL)
+			json_object_set_new(result, keys[i][1], t);
+		free(raw);
+	}
+}
+
+/* Warn about folders a session's profile grants that do not exist (the
+ * sandbox silently goes without them); appends the warnings to the
+ * session's "warnings" array (made when missing). */
+void
+exec_folder_warnings(struct client *cl, json_t *session)
+{
+	static const char *kinds[][2] = { { "read_write", "read-write" },
+	    { "read_only", "read-only" } };
+	json_t *info, *folders, *w, *v;
+	struct stat st;
+	sbox_error err;
+	size_t i, k;
+	char *msg;
+
+	error_clear(&err);
+	info = client_call(cl, "session.info", json_pack("{s:O}", "session",
+	    json_object_get(session, "session")), NULL, 0, &err);
+	folders = json_object_get(json_object_get(info, "resolved_profile"),
+	    "folders");
+	if ((w = json_object_get(session, "warnings")) == NULL) {
+		w = json_array();
+		json_object_set_new(session, "warnings", w);
+	}
+	for (k = 0; k < 2 && json_is_true(json_object_get(info, "sandboxed"));
+	    k++) {
+		json_array_foreach(json_object_get(folders, kinds[k][0]), i, v) {
+			const char *path = json_string_value(v);
+			if (path == NULL || stat(path, &st) == 0)
+				continue;
+			if (asprintf(&msg, "the folder %s that profile %s grants %s "
+			    "does not exist: the sandbox goes without it", path,
+			    json_string_value(json_object_get(info, "profile")),
+			    kinds[k][1]) == -1)
+				continue;
+			client_warn("%s", msg);
+			json_array_append_new(w, json_string(msg));
+			free(msg);
+		}
+	}
+	json_decref(info);
 }

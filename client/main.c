@@ -1,5 +1,5 @@
-/* main.c: sbox, the command-line client of sboxd: global options and the
- * table of commands. */
+/* main.c: sbox, the command-line client of sboxd: global options, the
+ * commands' functions, and dispatch (usage and options are in table.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,82 +10,109 @@
 static int main_help(const struct client_opts *o, int argc, char **argv);
 
 static const struct client_cmd main_cmds[] = {
-	{ "version", cmd_version, "sbox version",
-	  "print the versions of sbox and of the running sboxd" },
-	{ "daemon", cmd_daemon, "sbox daemon status|stop",
-	  "show or stop the daemon" },
-	{ "events", cmd_events, "sbox events [TOPIC...]",
-	  "print events as they come, one JSON object per line" },
-	{ "session", cmd_session,
-	  "sbox session create --project DIR [--sandbox PROFILE|none] [--title T]\n"
-	  "                    [--provider P] [--model M] [--space S]\n"
-	  "       sbox session list [--all] | info ID | close ID\n"
-	  "       sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
-	  "                    [--timeout S] -- ARGV...\n"
-	  "       sbox session send ID --stdin\n"
-	  "       sbox session outside ID --reason TEXT [--cwd DIR] -- ARGV...\n"
-	  "       sbox session log ID [--json]\n"
-	  "       sbox session allow-host ID HOST [--save]",
-	  "create, list, inspect and close sessions; run commands in them" },
-	{ "run", cmd_run, "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] -- ARGV...",
-	  "run one command in a one-shot session" },
-	{ "approvals", cmd_approvals, "sbox approvals [--watch]",
-	  "list requests to run outside the sandbox, or prompt for each" },
-	{ "approve", cmd_approve, "sbox approve ID",
-	  "allow one request to run outside the sandbox, once" },
-	{ "deny", cmd_deny, "sbox deny ID",
-	  "refuse one request to run outside the sandbox" },
-	{ "audit", cmd_audit,
-	  "sbox audit [--session ID] [--since TIME] [--decision D] [--json]",
-	  "every run-outside request: decision, decider, result" },
-	{ "sandbox", cmd_sandbox,
-	  "sbox sandbox list\n"
-	  "       sbox sandbox show PROFILE [--json]\n"
-	  "       sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n"
-	  "                            [--space S] [--sandbox PROFILE]\n"
-	  "       sbox sandbox status --session ID [--json]\n"
-	  "       sbox sandbox check [--profile P] [--project DIR]",
-	  "what the profiles allow, which one a session gets, a session's "
-	  "sandbox, a check" },
-	{ "help", main_help, "sbox help [COMMAND]", "show help" },
-	{ NULL, NULL, NULL, NULL },
+	{ "version", cmd_version },
+	{ "daemon", cmd_daemon },
+	{ "events", cmd_events },
+	{ "session", cmd_session },
+	{ "run", cmd_run },
+	{ "command", cmd_command },
+	{ "approvals", cmd_approvals },
+	{ "approve", cmd_approve },
+	{ "deny", cmd_deny },
+	{ "audit", cmd_audit },
+	{ "sandbox", cmd_sandbox },
+	{ "config", cmd_config },
+	{ "completion", table_completion },
+	{ "help", main_help },
+	{ NULL, NULL },
 };
 
 /* Print the global usage. */
 static void
 main_usage(FILE *f)
 {
-	const struct client_cmd *c;
+	const struct client_sub *s, *t;
+	const char *last = "";
 
 	fprintf(f, "usage: sbox [--socket PATH] [--json] [--no-start] COMMAND ...\n"
 	    "\ncommands:\n");
-	for (c = main_cmds; c->name != NULL; c++)
-		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\nSBOX_SOCKET sets the socket like --socket. Exit codes: 0 ok, "
-	    "1 the request failed,\n2 usage, 69 daemon unavailable, 77 denied.\n");
+	for (s = table_all(); s->cmd != NULL; s++) {
+		if (strcmp(s->cmd, last) == 0)
+			continue;
+		last = s->cmd;
+		if (s->sub == NULL) {
+			fprintf(f, "  %-11s %s\n", s->cmd, s->summary);
+			continue;
+		}
+		/* a group: its subcommands */
+		fprintf(f, "  %-11s", s->cmd);
+		for (t = s; t->cmd != NULL && strcmp(t->cmd, s->cmd) == 0; t++)
+			fprintf(f, "%s%s", t == s ? " " : " | ", t->sub);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n'sbox help COMMAND' or 'sbox COMMAND --help' shows a "
+	    "command's usage.\nSBOX_SOCKET sets the socket like --socket; "
+	    "SBOX_SANDBOX chooses the profile of\n'sbox run' and 'sbox session "
+	    "create' (below --sandbox). Exit codes: 0 ok,\n1 the request failed, "
+	    "2 usage, 69 daemon unavailable, 77 denied.\n");
 }
 
-/* sbox help [COMMAND]. */
+/* The message for an unknown command, with a suggestion when one is close. */
+static int
+main_unknown(const char *cmd, const char *sub)
+{
+	const char *sugg = table_suggest(sub ? cmd : NULL, sub ? sub : cmd);
+
+	client_usage_cmd(NULL, NULL);
+	if (sub != NULL && sugg != NULL)
+		return client_usage("unknown command 'sbox %s %s'; did you mean "
+		    "'sbox %s %s'? (see 'sbox help %s')", cmd, sub, cmd, sugg, cmd);
+	if (sub != NULL)
+		return client_usage("unknown command 'sbox %s %s'; see 'sbox help "
+		    "%s'", cmd, sub, cmd);
+	if (sugg != NULL)
+		return client_usage("unknown command \"%s\"; did you mean '%s'? "
+		    "(see 'sbox help')", cmd, sugg);
+	return client_usage("unknown command \"%s\"; see 'sbox help'", cmd);
+}
+
+/* sbox help [COMMAND [SUBCOMMAND]]. */
 static int
 main_help(const struct client_opts *o, int argc, char **argv)
 {
-	const struct client_cmd *c;
+	const struct client_sub *s;
+	json_t *all, *e;
 
-	(void)o;
+	if (o->json) {
+		all = json_array();
+		for (s = table_all(); s->cmd != NULL; s++) {
+			if (argc > 1 && strcmp(s->cmd, argv[1]) != 0)
+				continue;
+			e = json_pack("{s:s, s:s?, s:s, s:s}", "command", s->cmd,
+			    "subcommand", s->sub, "usage", s->usage, "summary",
+			    s->summary);
+			json_array_append_new(all, e);
+		}
+		e = json_pack("{s:o}", "commands", all);
+		client_print_json(e);
+		json_decref(e);
+		return EXIT_OK;
+	}
 	if (argc < 2) {
 		main_usage(stdout);
 		return EXIT_OK;
 	}
-	for (c = main_cmds; c->name != NULL; c++) {
-		if (strcmp(c->name, argv[1]) == 0) {
-			printf("usage: %s\n\n%s\n", c->usage, c->summary);
-			return EXIT_OK;
-		}
-	}
-	return client_usage("unknown command \"%s\"; see 'sbox help'", argv[1]);
+	if (argc > 3)
+		return client_usage("usage: sbox help [COMMAND [SUBCOMMAND]]");
+	if (!table_is_cmd(argv[1]))
+		return main_unknown(argv[1], NULL);
+	if (argc == 3 && table_find(argv[1], argv[2]) == NULL)
+		return main_unknown(argv[1], argv[2]);
+	table_help(argv[1], argc == 3 ? argv[2] : NULL);
+	return EXIT_OK;
 }
 
-/* Parse the global options, then run the command. */
+/* Parse the global options, check the command line, run the command. */
 int
 main(int argc, char **argv)
 {
@@ -99,8 +126,9 @@ main(int argc, char **argv)
 	};
 	struct client_opts o = { NULL, 0, 0 };
 	const struct client_cmd *c;
-	int ch;
+	int ch, rc, sub, n;
 
+	opterr = 0; /* one "sbox: ..." line of our own instead */
 	/* "+": stop at the first non-option (the command). */
 	while ((ch = getopt_long(argc, argv, "+s:jnhV", opts, NULL)) != -1) {
 		switch (ch) {
@@ -109,20 +137,37 @@ main(int argc, char **argv)
 		case 'n': o.no_start = 1; break;
 		case 'h': main_usage(stdout); return EXIT_OK;
 		case 'V': printf("sbox %s\n", SBOX_VERSION); return EXIT_OK;
-		default: main_usage(stderr); return EXIT_USAGE;
+		default:
+			if (optopt == 's')
+				return client_usage("option --socket needs a value; "
+				    "see 'sbox help'");
+			return client_usage("unknown option %s; see 'sbox help'",
+			    argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
 		main_usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (c = main_cmds; c->name != NULL; c++) {
-		if (strcmp(c->name, argv[optind]) == 0) {
-			int sub = optind;
-			optind = 0; /* subcommands parse their own options */
-			return c->fn(&o, argc - sub, argv + sub);
-		}
+	for (c = main_cmds; c->name != NULL; c++)
+		if (strcmp(c->name, argv[optind]) == 0)
+			break;
+	if (c->name == NULL)
+		return main_unknown(argv[optind], NULL);
+	sub = optind;
+	n = argc - sub;
+	client_usage_cmd(c->name, n > 1 && argv[sub + 1][0] != '-' &&
+	    table_find(c->name, argv[sub + 1]) != NULL &&
+	    table_find(c->name, NULL) == NULL ? argv[sub + 1] : NULL);
+	if ((rc = table_prepare(&o, &n, argv + sub)) != 0)
+		return rc == 1 ? EXIT_OK : EXIT_USAGE;
+	client_set_json(o.json);
+	optind = 0; /* subcommands parse their own options */
+	rc = c->fn(&o, n, argv + sub);
+	if (o.json && !client_json_printed() && strcmp(c->name, "events") != 0) {
+		json_t *r = json_pack("{s:b, s:i}", "ok", rc == 0, "exit_code", rc);
+		client_print_json(r);
+		json_decref(r);
 	}
-	return client_usage("unknown command \"%s\"; see 'sbox help'",
-	    argv[optind]);
+	return rc;
 }

@@ -24,6 +24,7 @@
 #include "daemon/listener.h"
 #include "daemon/config-reload.h"
 #include "daemon/log.h"
+#include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/proxy-local.h"
 #include "daemon/sboxd.h"
@@ -467,6 +468,7 @@ main(int argc, char **argv)
 	event_add(main_flush_timer, &flush);
 	log_info("sboxd %s listening on %s (state %s)", SBOX_VERSION,
 	    sboxd.socket_path, sboxd.state_dir);
+	notify_ready();
 	if (main_ready_fd >= 0) {
 		if (write(main_ready_fd, "R", 1) != 1)
 			log_warn("cannot tell the parent we are ready");

@@ -1,11 +1,14 @@
-/* rpc-daemon.c: daemon.status and daemon.stop. */
+/* rpc-daemon.c: daemon.status, daemon.stop and daemon.reload. */
 #include <unistd.h>
 
 #include <event2/event.h>
 
+#include "daemon/events.h"
+#include "daemon/log.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "policy/config.h"
 
 /* daemon.status: version, pid, uptime, connections, sessions, store path. */
 static int
@@ -48,10 +51,38 @@ rpc_daemon_stop(struct rpc_call *call, json_t *params, json_t **result,
 	return 0;
 }
 
+/* daemon.reload: load the config file again, as SIGHUP does; a broken one
+ * is refused (sbox.ConfigError) and the old one stays. */
+static int
+rpc_daemon_reload(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct config *cfg;
+
+	(void)call; (void)params;
+	if ((cfg = config_load(sboxd.config_path, err)) == NULL) {
+		log_error("config reload refused, keeping the old config: %s",
+		    err->message);
+		events_publish("config.rejected", NULL, json_pack("{s:s, s:s}",
+		    "path", sboxd.config_path, "error", err->message));
+		return -1;
+	}
+	config_free(sboxd.config);
+	sboxd.config = cfg;
+	log_info("config reloaded from %s (daemon.reload)", sboxd.config_path);
+	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
+	    sboxd.config_path));
+	*result = json_pack("{s:b, s:s}", "reloaded", 1, "config",
+	    sboxd.config_path);
+	return *result ? 0 : error_nomem(err);
+}
+
 const struct rpc_method rpc_daemon_methods[] = {
 	{ "daemon.status", NULL, rpc_daemon_status, 0,
 	  "version, pid, uptime, connections, sessions, store path" },
 	{ "daemon.stop", NULL, rpc_daemon_stop, RPC_HOST_ONLY,
 	  "close every session and stop the daemon" },
+	{ "daemon.reload", NULL, rpc_daemon_reload, RPC_HOST_ONLY,
+	  "load the config file again (as SIGHUP)" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

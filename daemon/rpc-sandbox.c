@@ -227,6 +227,60 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	return 0;
 }
 
+/* The level that chose a profile, from its provenance ("strict, from
+ * project /x" -> "project"; "none, by default (...)" -> "default"). */
+static const char *
+rpc_sandbox_chosen_level(const char *prov)
+{
+	static const char *levels[] = { "session", "model", "provider",
+	    "project", "space", "all_sessions", NULL };
+	const char *from = prov ? strstr(prov, ", from ") : NULL;
+	size_t i, n;
+
+	if (from == NULL)
+		return "default";
+	from += 7;
+	for (i = 0; levels[i] != NULL; i++) {
+		n = strlen(levels[i]);
+		if (strncmp(from, levels[i], n) == 0 && (from[n] == '\0' ||
+		    from[n] == ' '))
+			return levels[i];
+	}
+	return "default";
+}
+
+/* Warnings for names of a resolve request the config does not know (they
+ * choose nothing, silently otherwise). */
+static json_t *
+rpc_sandbox_resolve_warnings(const struct resolve_request *req)
+{
+	const struct config *cfg = sboxd.config;
+	json_t *w = json_array();
+	struct { const char *what, *name; const struct config_binding *b;
+	    size_t n; } k[3] = {
+		{ "provider", req->provider, cfg ? cfg->providers : NULL,
+		  cfg ? cfg->n_providers : 0 },
+		{ "model", req->model, cfg ? cfg->models : NULL,
+		  cfg ? cfg->n_models : 0 },
+		{ "space", req->space, cfg ? cfg->spaces : NULL,
+		  cfg ? cfg->n_spaces : 0 },
+	};
+	char *msg;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (k[i].name == NULL || config_find_binding(k[i].b, k[i].n,
+		    k[i].name) != NULL)
+			continue;
+		if (asprintf(&msg, "no %s \"%s\" in the config: it chooses "
+		    "nothing", k[i].what, k[i].name) == -1)
+			continue;
+		json_array_append_new(w, json_string(msg));
+		free(msg);
+	}
+	return w;
+}
+
 /* sandbox.resolve {project?, provider?, model?, space?, sandbox?}: the
  * profile a session created with these would get, and why. */
 static int
@@ -250,11 +304,13 @@ rpc_sandbox_resolve(struct rpc_call *call, json_t *params, json_t **result,
 		profile_free(p);
 		return error_nomem(err);
 	}
-	*result = json_pack("{s:s, s:s, s:b, s:s, s:s, s:o}",
+	*result = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:o, s:o}",
 	    "profile", p->name, "provenance", p->provenance ? p->provenance : "",
+	    "chosen_by", rpc_sandbox_chosen_level(p->provenance),
 	    "sandboxed", p->sandboxed, "network",
 	    profile_network_name(p->network), "run_outside",
-	    profile_run_outside_name(p->run_outside), "resolved", pub);
+	    profile_run_outside_name(p->run_outside), "resolved", pub,
+	    "warnings", rpc_sandbox_resolve_warnings(&req));
 	profile_free(p);
 	return *result ? 0 : error_nomem(err);
 }

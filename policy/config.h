@@ -102,4 +102,10 @@ struct profile *profile_get(const struct config *cfg, const char *name,
  * NULL-terminated (free with strv_free); NULL on ENOMEM. */
 char **profile_list(const struct config *cfg);
 
+/* config-check.c: check the file at path (NULL: the default) and append
+ * every error to errors as {"field", "message"} (not only the first);
+ * returns how many (0: valid), -1 with err when it cannot be read. */
+int config_check(const char *path, const char *home, json_t *errors,
+    sbox_error *err);
+
 #endif

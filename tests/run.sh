@@ -12,6 +12,17 @@ passed=0
 failed=0
 failures=()
 
+# Everything the suites make in a temporary folder goes under one private
+# TMPDIR, removed at the end: a run leaves nothing in /tmp (processes a test
+# left behind may still write there, so wait for them first).
+RUN_TMP=$(mktemp -d /tmp/sbox-test-run.XXXXXX)
+chmod 755 "$RUN_TMP"
+export TMPDIR=$RUN_TMP
+cleanup_tmp() {
+	rm -rf "$RUN_TMP" 2>/dev/null || { sleep 1; rm -rf "$RUN_TMP"; }
+}
+trap cleanup_tmp EXIT
+
 # Run one Check suite and add its counts.
 run_unit() {
 	local t=$1 out line n f e
@@ -55,7 +66,7 @@ if [ "$MODE" = all ] || [ "$MODE" = unit ]; then
 fi
 
 if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
-	out=$(mktemp)
+	out=$RUN_TMP/e2e.out
 	echo "== end-to-end as $(id -un) ($BIN)"
 	python3 tests/e2e/run.py --bin "$BIN" 2>&1 | tee "$out"
 	count_e2e "$out" "$(id -un)"
@@ -63,7 +74,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		id "$TEST_USER" >/dev/null 2>&1 || useradd -m -s /bin/sh "$TEST_USER"
 		# The clone may sit in a folder the test user cannot enter: copy
 		# what the suite needs to a world-readable place.
-		stage=$(mktemp -d /tmp/sbox-e2e.XXXXXX)
+		stage=$(mktemp -d "$RUN_TMP/sbox-e2e.XXXXXX")
 		chmod 755 "$stage"
 		mkdir -p "$stage/tests"
 		cp -a "$BIN" "$stage/$BIN"
@@ -74,9 +85,12 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		fi
 		cp -a tests/e2e "$stage/tests/e2e"
 		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md protocol/error.h "$stage/protocol/"
+		mkdir -p "$stage/client" && cp -a systemd launchd "$stage/" && cp client/sbox.1 "$stage/client/"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"
-		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN'" </dev/null 2>&1 | tee "$out"
+		user_tmp=$RUN_TMP/user
+		mkdir -p "$user_tmp" && chown "$TEST_USER" "$user_tmp" && chmod 700 "$user_tmp"
+		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN'" </dev/null 2>&1 | tee "$out"
 		count_e2e "$out" "$TEST_USER"
 		rm -rf "$stage"
 	fi

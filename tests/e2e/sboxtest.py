@@ -199,7 +199,7 @@ class Daemon:
             "LANG": "C.UTF-8",
             "SBOX_SOCKET": self.sock,
         }
-        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TMPDIR"):
             if k in os.environ:
                 e[k] = os.environ[k]
         # Under ASan, freed memory waits in a quarantine (256 MB by default),
@@ -277,11 +277,41 @@ class Daemon:
                     return int(line.split()[1])
         return 0
 
+    def kill_leftovers(self):
+        """Kill what this daemon started that outlived it (a background
+        question to npm keeps running after a SIGKILL and would recreate
+        HOME/.npm after the folder is removed): every process whose
+        environment holds this daemon's HOME."""
+        key = ("HOME=%s" % self.home).encode()
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == os.getpid():
+                continue
+            try:
+                with open("/proc/%s/environ" % name, "rb") as f:
+                    env = f.read().split(b"\0")
+            except OSError:
+                continue
+            if key in env:
+                try:
+                    os.kill(int(name), signal.SIGKILL)
+                except OSError:
+                    pass
+
     def cleanup(self):
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+            # in order first: sboxd then stops what it started
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.kill_leftovers()
         shutil.rmtree(self.root, ignore_errors=True)
+        if os.path.exists(self.root):
+            time.sleep(0.2)
+            self.kill_leftovers()
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 class Context:

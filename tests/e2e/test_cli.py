@@ -76,7 +76,9 @@ def test_cli_daemon_status_and_stop(ctx):
     assert r.returncode == 0, out(r)
     r = sbox(d, "daemon", "stop")
     assert r.returncode == 0, out(r)
-    assert "stopping" in r.stdout.decode()
+    assert "stopped" in r.stdout.decode(), out(r)
+    # it returns once sboxd has exited (issue 15)
+    assert d.proc.poll() == 0, "sbox daemon stop returned before sboxd exited"
     assert d.proc.wait(10) == 0
     # nobody listens now: 69 with a hint on how to start it
     r = sbox(d, "--no-start", "daemon", "status")
@@ -89,6 +91,8 @@ def test_cli_daemon_status_and_stop(ctx):
     assert r.returncode == 69, out(r)
     r = sbox(d, "daemon", "stop")
     assert r.returncode == 69, out(r)
+    assert "no-start" not in r.stderr.decode(), out(r)
+    assert "no sboxd is running" in r.stderr.decode(), out(r)
 
 
 def test_cli_events(ctx):

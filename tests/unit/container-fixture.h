@@ -188,7 +188,8 @@ exists(const char *name)
 static inline void
 make_project(void)
 {
-	snprintf(proj, sizeof proj, "/tmp/sbox-ctest-XXXXXX");
+	snprintf(proj, sizeof proj, "%s/sbox-ctest-XXXXXX",
+	    getenv("TMPDIR") && getenv("TMPDIR")[0] == '/' ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(proj));
 	put("ro.txt", "read only\n");
 	put("secret.txt", "s3cret\n");

@@ -16,7 +16,8 @@ static char cfgpath[128];
 static void
 setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/sbox-test-config.XXXXXX");
+	snprintf(tmpdir, sizeof tmpdir, "%s/sbox-test-config.XXXXXX",
+	    getenv("TMPDIR") && getenv("TMPDIR")[0] == '/' ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 	snprintf(cfgpath, sizeof cfgpath, "%s/config.json", tmpdir);
 }

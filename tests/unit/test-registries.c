@@ -31,7 +31,8 @@ put(const char *rel, const char *text)
 static void
 setup(void)
 {
-	snprintf(home, sizeof home, "/tmp/sbox-test-reg.XXXXXX");
+	snprintf(home, sizeof home, "%s/sbox-test-reg.XXXXXX",
+	    getenv("TMPDIR") && getenv("TMPDIR")[0] == '/' ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(home));
 	put(".npmrc", "; npm\nregistry = https://npm.corp.example.test/\n"
 	    "@scope:registry=https://user:pw@scoped.example.test:8443/x/\n"

@@ -28,7 +28,8 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 static inline void
 setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/test-store-XXXXXX");
+	snprintf(tmpdir, sizeof tmpdir, "%s/test-store-XXXXXX",
+	    getenv("TMPDIR") && getenv("TMPDIR")[0] == '/' ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 	snprintf(dbpath, sizeof dbpath, "%s/state/sbox/sbox.db", tmpdir);
 }

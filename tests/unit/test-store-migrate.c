@@ -28,7 +28,8 @@ rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 static void
 setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/test-store-migrate-XXXXXX");
+	snprintf(tmpdir, sizeof tmpdir, "%s/test-store-migrate-XXXXXX",
+	    getenv("TMPDIR") && getenv("TMPDIR")[0] == '/' ? getenv("TMPDIR") : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 	snprintf(dbpath, sizeof dbpath, "%s/sbox.db", tmpdir);
 }

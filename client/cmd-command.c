@@ -1,0 +1,152 @@
+/* cmd-command.c: sbox command list|read|wait|kill: the commands and
+ * background jobs of a session, by their id (the number `session exec
+ * --detach` prints, the same in `session log`). */
+#include "client/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "protocol/base64.h"
+
+/* A command id argument; -1 when it is not a positive number. */
+static long long
+cmd_command_id(const char *s)
+{
+	char *end;
+	long long id = strtoll(s, &end, 10);
+
+	return (*end != '\0' || id <= 0) ? -1 : id;
+}
+
+/* Write the kept output of a result (base64 stdout/stderr) to our own. */
+static void
+cmd_command_write_output(const json_t *r)
+{
+	static const char *keys[] = { "stdout", "stderr" };
+	unsigned char *raw;
+	const char *b64;
+	size_t i, n;
+
+	for (i = 0; i < 2; i++) {
+		if ((b64 = json_string_value(json_object_get(r, keys[i]))) == NULL ||
+		    (raw = base64_decode(b64, strlen(b64), &n)) == NULL)
+			continue;
+		fwrite(raw, 1, n, i == 0 ? stdout : stderr);
+		fflush(i == 0 ? stdout : stderr);
+		free(raw);
+	}
+}
+
+/* Print the session's commands as a table. */
+static void
+cmd_command_print_list(const json_t *r)
+{
+	char state[64];
+	json_t *c;
+	size_t i;
+
+	printf("%-8s %-5s %-14s %s\n", "COMMAND", "SEQ", "STATE", "ARGV");
+	json_array_foreach(json_object_get(r, "commands"), i, c) {
+		char *av = cmd_outside_argv_text(json_object_get(c, "argv"));
+		json_t *code = json_object_get(c, "exit_code");
+		snprintf(state, sizeof state, "%s%s", json_string_value(
+		    json_object_get(c, "state")) ? json_string_value(
+		    json_object_get(c, "state")) : "?", json_is_true(
+		    json_object_get(c, "outside")) ? " (outside)" : "");
+		if (json_is_integer(code))
+			snprintf(state + strlen(state), sizeof state - strlen(state),
+			    " %lld", (long long)json_integer_value(code));
+		printf("%-8lld %-5lld %-14s %s\n", (long long)json_integer_value(
+		    json_object_get(c, "command")), (long long)json_integer_value(
+		    json_object_get(c, "seq")), state, av ? av : "");
+		free(av);
+	}
+}
+
+/* sbox command list|read|wait|kill ... */
+int
+cmd_command(const struct client_opts *o, int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+	struct client *cl;
+	json_t *params, *r;
+	long long id = -1, sig = 15;
+	const char *method;
+	sbox_error err;
+	char *end;
+	int i, rc = EXIT_OK;
+
+	if (strcmp(sub, "list") == 0) {
+		if (argc != 3)
+			return client_usage("sbox command list takes one session id");
+		method = "command.list";
+		params = json_pack("{s:s}", "session", argv[2]);
+	} else if (strcmp(sub, "read") == 0 || strcmp(sub, "wait") == 0 ||
+	    strcmp(sub, "kill") == 0) {
+		for (i = 2; i < argc; i++) {
+			if (strcmp(argv[i], "--signal") == 0 && i + 1 < argc &&
+			    sub[0] == 'k') {
+				sig = strtoll(argv[++i], &end, 10);
+				if (*end != '\0' || sig <= 0 || sig > 64)
+					return client_usage("--signal takes a signal "
+					    "number, not \"%s\"", argv[i]);
+			} else if (id == -1 && (id = cmd_command_id(argv[i])) == -1)
+				return client_usage("\"%s\" is not a command id (the "
+				    "number 'sbox command list' shows)", argv[i]);
+			else if (id != -1 && cmd_command_id(argv[i]) != id)
+				return client_usage("unexpected argument \"%s\"",
+				    argv[i]);
+		}
+		if (id == -1)
+			return client_usage("sbox command %s takes a command id", sub);
+		method = sub[0] == 'r' ? "command.read" : sub[0] == 'w' ?
+		    "command.wait" : "command.kill";
+		params = json_pack("{s:I}", "command", (json_int_t)id);
+		if (sub[0] == 'k')
+			json_object_set_new(params, "signal", json_integer(sig));
+	} else
+		return client_usage("sbox command needs a subcommand: list, read, "
+		    "wait, kill");
+	error_clear(&err);
+	if ((cl = client_connect(o, &err)) == NULL) {
+		json_decref(params);
+		return client_fail(&err);
+	}
+	r = client_call(cl, method, params, NULL, 0, &err);
+	if (r != NULL && o->json && json_is_string(json_object_get(r, "session"))) {
+		/* say whether it ran in a sandbox, as every --json result does */
+		json_t *info = client_call(cl, "session.info", json_pack("{s:O}",
+		    "session", json_object_get(r, "session")), NULL, 0, &err);
+		exec_mark_sandboxed(r, info);
+		json_decref(info);
+		error_clear(&err);
+	}
+	client_close(cl);
+	if (r == NULL)
+		return client_fail(&err);
+	if (sub[0] == 'w')
+		rc = exec_status(r);
+	if (o->json) {
+		exec_add_text(r);
+		client_print_json(r);
+	} else if (sub[0] == 'l')
+		cmd_command_print_list(r);
+	else if (sub[0] == 'k')
+		printf("sent signal %lld to command %lld\n", sig, id);
+	else {
+		cmd_command_write_output(r);
+		if (sub[0] == 'r' && json_is_integer(json_object_get(r,
+		    "running_ms")))
+			fprintf(stderr, "sbox: command %lld is running (%lld s)\n", id,
+			    (long long)json_integer_value(json_object_get(r,
+			    "running_ms")) / 1000);
+		else if (sub[0] == 'r')
+			fprintf(stderr, "sbox: command %lld %s\n", id,
+			    json_string_value(json_object_get(r, "state")) ?
+			    json_string_value(json_object_get(r, "state")) : "ended");
+	}
+	json_decref(r);
+	return rc;
+}

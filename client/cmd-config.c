@@ -1,0 +1,74 @@
+/* cmd-config.c: sbox config check [FILE]: every error of a config file. */
+#include "client/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/config.h"
+
+/* The config file sboxd uses, when one runs (never starts one); caller
+ * frees. */
+static char *
+cmd_config_daemon_path(const struct client_opts *o)
+{
+	struct client_opts ns = *o;
+	struct client *cl;
+	sbox_error err;
+	char *path = NULL;
+	json_t *r;
+
+	ns.no_start = 1;
+	error_clear(&err);
+	if ((cl = client_connect(&ns, &err)) == NULL)
+		return NULL;
+	if ((r = client_call(cl, "daemon.status", NULL, NULL, 0, &err)) != NULL &&
+	    json_is_string(json_object_get(r, "config")))
+		path = strdup(json_string_value(json_object_get(r, "config")));
+	json_decref(r);
+	client_close(cl);
+	return path;
+}
+
+/* sbox config check [FILE]: exit 0 when valid, 1 with every error listed. */
+int
+cmd_config(const struct client_opts *o, int argc, char **argv)
+{
+	json_t *errors, *e, *out;
+	char *path = NULL, *def = NULL;
+	sbox_error err;
+	size_t i;
+	int n;
+
+	if (argc < 2 || strcmp(argv[1], "check") != 0)
+		return client_usage("sbox config needs a subcommand: check");
+	if (argc > 3)
+		return client_usage("unexpected argument \"%s\"", argv[3]);
+	if (argc == 3)
+		path = argv[2];
+	else if ((path = def = cmd_config_daemon_path(o)) == NULL)
+		path = def = config_default_path(NULL);
+	errors = json_array();
+	error_clear(&err);
+	if ((n = config_check(path, NULL, errors, &err)) == -1) {
+		json_decref(errors);
+		free(def);
+		return client_fail(&err);
+	}
+	if (o->json) {
+		out = json_pack("{s:s?, s:b, s:O}", "path", path, "ok", n == 0,
+		    "errors", errors);
+		client_print_json(out);
+		json_decref(out);
+	} else if (n == 0)
+		printf("%s: ok\n", path ? path : "config");
+	else {
+		json_array_foreach(errors, i, e)
+			printf("%s\n", json_string_value(json_object_get(e,
+			    "message")));
+		printf("%d error%s\n", n, n == 1 ? "" : "s");
+	}
+	json_decref(errors);
+	free(def);
+	return n == 0 ? EXIT_OK : EXIT_FAILED;
+}

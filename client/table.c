@@ -1,0 +1,396 @@
+/* table.c: the table of sbox's commands and subcommands (usage, summary,
+ * options), and what is done with it before a command runs: --help, --json
+ * anywhere on the line, unknown options, "did you mean", shell completion. */
+#include "client/client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Options are "name" (a flag) or "name=" (takes a value), optionally
+ * "x/name" with a one-letter short form; --json and --help are implicit.
+ * Every command, subcommand and option of the CLI must be listed here: the
+ * check before a command runs refuses an option this table does not name
+ * (and --help, completion and `sbox help` come from it). */
+static const struct client_sub table_subs[] = {
+	{ "version", NULL, "sbox version",
+	  "print the versions of sbox and of the running sboxd", "", -1 },
+	{ "daemon", "status", "sbox daemon status",
+	  "the daemon's pid, uptime, connections, sessions and paths", "", -1 },
+	{ "daemon", "stop", "sbox daemon stop",
+	  "close every session and stop sboxd; returns once it has exited",
+	  "", -1 },
+	{ "daemon", "reload", "sbox daemon reload",
+	  "load the config file again (as SIGHUP); a broken one is refused",
+	  "", -1 },
+	{ "events", NULL, "sbox events [TOPIC...]",
+	  "print events as they come, one JSON object per line", "", -1 },
+	{ "session", "create",
+	  "sbox session create --project DIR [--sandbox PROFILE|none] [--title T]\n"
+	  "                    [--provider P] [--model M] [--space S]",
+	  "start a session; prints its id (SBOX_SANDBOX chooses the profile "
+	  "below --sandbox)",
+	  "project= sandbox= title= provider= model= space=", -1 },
+	{ "session", "list", "sbox session list [--all]",
+	  "the live sessions (--all: closed ones too)", "all", -1 },
+	{ "session", "info", "sbox session info ID",
+	  "one session: profile, where it came from, state", "", -1 },
+	{ "session", "close", "sbox session close ID",
+	  "end every process of a session and remove its sandbox", "", -1 },
+	{ "session", "exec",
+	  "sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
+	  "                  [--timeout S] -- ARGV...",
+	  "run a command in a session (--detach: a background job; see "
+	  "'sbox command')",
+	  "C/cwd= e/env= d/detach T/timeout=", 1 },
+	{ "session", "send", "sbox session send ID --stdin",
+	  "run the shell script read from stdin in a session", "stdin", -1 },
+	{ "session", "outside",
+	  "sbox session outside ID --reason TEXT [--cwd DIR] -- ARGV...",
+	  "ask a person to run one command outside the sandbox (77 when "
+	  "denied)", "r/reason= C/cwd=", 1 },
+	{ "session", "log", "sbox session log ID",
+	  "the session's timeline, runs outside the sandbox marked", "", -1 },
+	{ "session", "allow-host", "sbox session allow-host ID HOST [--save]",
+	  "let a refused host through a live session's proxy (--save: into "
+	  "its custom profile)", "save", -1 },
+	{ "run", NULL,
+	  "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] [-v] "
+	  "-- ARGV...\n"
+	  "       (the profile: --sandbox, else SBOX_SANDBOX, else what the "
+	  "config chooses,\n"
+	  "       else workspace; -v prints the session id)",
+	  "run one command in a one-shot sandbox (by default "
+	  "workspace)",
+	  "s/sandbox= p/project= T/timeout= v/verbose", 0 },
+	{ "command", "list", "sbox command list SESSION",
+	  "a session's commands and background jobs, with their ids", "", -1 },
+	{ "command", "read", "sbox command read COMMAND",
+	  "a command's state and the output kept so far", "", -1 },
+	{ "command", "wait", "sbox command wait COMMAND",
+	  "wait for a command to end; its output, and its exit status", "", -1 },
+	{ "command", "kill", "sbox command kill COMMAND [--signal N]",
+	  "send a signal (default 15) to a command's process group",
+	  "signal=", -1 },
+	{ "approvals", NULL, "sbox approvals [--watch]",
+	  "list requests to run outside the sandbox, or prompt for each",
+	  "watch", -1 },
+	{ "approve", NULL, "sbox approve ID",
+	  "allow one request to run outside the sandbox, once", "", -1 },
+	{ "deny", NULL, "sbox deny ID",
+	  "refuse one request to run outside the sandbox", "", -1 },
+	{ "audit", NULL,
+	  "sbox audit [--session ID] [--since TIME] [--decision D]\n"
+	  "       (TIME: 30m, 2h, 7d ago, unix ms, or ISO-8601 UTC)",
+	  "every run-outside request: decision, decider, result",
+	  "session= since= decision=", -1 },
+	{ "sandbox", "list", "sbox sandbox list",
+	  "the profiles, their network and folders, where each is chosen",
+	  "", -1 },
+	{ "sandbox", "show", "sbox sandbox show PROFILE",
+	  "what a profile allows: hosts, folders, ports, variables", "", -1 },
+	{ "sandbox", "resolve",
+	  "sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n"
+	  "                     [--space S] [--sandbox PROFILE]",
+	  "which profile a session would get, and where it comes from",
+	  "project= provider= model= space= sandbox=", -1 },
+	{ "sandbox", "status", "sbox sandbox status --session ID",
+	  "a session's sandbox, whether it runs here, the hosts it refused",
+	  "session=", -1 },
+	{ "sandbox", "check", "sbox sandbox check [--profile P] [--project DIR]",
+	  "start a test sandbox and show each step (exit 1 if one fails)",
+	  "profile= project=", -1 },
+	{ "config", "check", "sbox config check [FILE]",
+	  "check a config file (default: the daemon's) and list every error",
+	  "", -1 },
+	{ "completion", NULL, "sbox completion bash",
+	  "print a bash completion script (source it from ~/.bashrc)", "", -1 },
+	{ "help", NULL, "sbox help [COMMAND [SUBCOMMAND]]", "show help", "", -1 },
+	{ NULL, NULL, NULL, NULL, NULL, 0 },
+};
+
+/* The whole table (ends with a NULL cmd). */
+const struct client_sub *
+table_all(void)
+{
+	return table_subs;
+}
+
+/* Does cmd have subcommands? */
+static int
+table_has_subs(const char *cmd)
+{
+	const struct client_sub *s;
+
+	for (s = table_subs; s->cmd != NULL; s++)
+		if (strcmp(s->cmd, cmd) == 0 && s->sub != NULL)
+			return 1;
+	return 0;
+}
+
+/* Is cmd a command of the table? */
+int
+table_is_cmd(const char *cmd)
+{
+	const struct client_sub *s;
+
+	for (s = table_subs; s->cmd != NULL; s++)
+		if (strcmp(s->cmd, cmd) == 0)
+			return 1;
+	return 0;
+}
+
+/* The entry for cmd and sub (sub NULL for a command without subcommands). */
+const struct client_sub *
+table_find(const char *cmd, const char *sub)
+{
+	const struct client_sub *s;
+
+	for (s = table_subs; s->cmd != NULL; s++) {
+		if (strcmp(s->cmd, cmd) != 0)
+			continue;
+		if (s->sub == NULL || (sub != NULL && strcmp(s->sub, sub) == 0))
+			return s;
+	}
+	return NULL;
+}
+
+/* Edit distance between two short words (insert, delete, replace, swap). */
+static size_t
+table_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d[32][32];
+
+	if (la >= 32 || lb >= 32)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	}
+	return d[la][lb];
+}
+
+/* The closest name to word among the commands (cmd NULL) or the
+ * subcommands of cmd, or NULL when none is close. */
+const char *
+table_suggest(const char *cmd, const char *word)
+{
+	const struct client_sub *s;
+	const char *best = NULL, *name;
+	size_t bd = 3, d, len = strlen(word);
+
+	for (s = table_subs; s->cmd != NULL; s++) {
+		if (cmd != NULL && (strcmp(s->cmd, cmd) != 0 || s->sub == NULL))
+			continue;
+		name = cmd != NULL ? s->sub : s->cmd;
+		d = table_distance(word, name);
+		/* a prefix of a longer name counts as close ("sess") */
+		if (len >= 3 && strncmp(name, word, len) == 0)
+			d = 1;
+		if (d < bd && (len > 2 || d < 2)) {
+			bd = d;
+			best = name;
+		}
+	}
+	return best;
+}
+
+/* Find an option of the spec: long name (with len) or short letter. */
+static const char *
+table_opt(const char *spec, const char *name, size_t len, int letter,
+    int *takes_value)
+{
+	const char *p = spec, *t, *n;
+	size_t tl;
+
+	while (*p != '\0') {
+		while (*p == ' ')
+			p++;
+		t = p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		tl = (size_t)(p - t);
+		if (tl == 0)
+			break;
+		n = (tl > 2 && t[1] == '/') ? t + 2 : t;
+		*takes_value = t[tl - 1] == '=';
+		if (letter != 0 && n != t && t[0] == letter)
+			return n;
+		if (letter == 0 && (size_t)(t + tl - n) - (size_t)*takes_value ==
+		    len && strncmp(n, name, len) == 0)
+			return n;
+	}
+	return NULL;
+}
+
+/* Print the help of one entry (or of every subcommand of cmd) on stdout. */
+void
+table_help(const char *cmd, const char *sub)
+{
+	const struct client_sub *s;
+	int first = 1;
+
+	for (s = table_subs; s->cmd != NULL; s++) {
+		if (strcmp(s->cmd, cmd) != 0 || (sub != NULL && s->sub != NULL &&
+		    strcmp(s->sub, sub) != 0))
+			continue;
+		printf("%susage: %s\n  %s\n", first ? "" : "\n", s->usage,
+		    s->summary);
+		first = 0;
+	}
+	if (!first)
+		printf("\n--json (anywhere before --): one JSON document on stdout; "
+		    "--help: this help.\n");
+}
+
+/* Check a command line before the command runs: --help prints help (1),
+ * --json anywhere before "--" is taken out (o->json), an unknown option or
+ * one without its value is a usage error (-1, printed); 0 otherwise. */
+int
+table_prepare(struct client_opts *o, int *argcp, char **argv)
+{
+	const struct client_sub *s;
+	const char *sub = NULL, *a, *eq, *sugg;
+	int argc = *argcp, i, out, pos = 0, stop = 0, val, first = 1;
+
+	if (table_has_subs(argv[0]) && argc > 1 && argv[1][0] != '-') {
+		sub = argv[1];
+		first = 2;
+	}
+	s = table_find(argv[0], sub);
+	for (i = out = first; i < argc; i++) {
+		a = argv[i];
+		if (stop) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			stop = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+			continue;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			table_help(argv[0], s != NULL ? s->sub : NULL);
+			return 1;
+		} else if (s != NULL && a[0] == '-' && a[1] != '\0' &&
+		    strcmp(argv[0], "help") != 0) {
+			const char *name = a[1] == '-' ? a + 2 : a + 1;
+			size_t len = (eq = strchr(name, '=')) ? (size_t)(eq - name) :
+			    strlen(name);
+			if (table_opt(s->opts, name, len, a[1] == '-' ? 0 : a[1],
+			    &val) == NULL || (a[1] != '-' && len != 1)) {
+				client_usage_cmd(argv[0], s->sub);
+				return client_usage("unknown option %s for 'sbox %s%s%s'",
+				    a, argv[0], s->sub ? " " : "", s->sub ? s->sub : ""),
+				    -1;
+			}
+			if (val && eq == NULL) {
+				if (i + 1 >= argc) {
+					client_usage_cmd(argv[0], s->sub);
+					return client_usage("option %s needs a value", a), -1;
+				}
+				argv[out++] = argv[i++];
+			}
+		} else if (s != NULL && s->argv_at >= 0 && a[0] != '-' &&
+		    ++pos > s->argv_at) {
+			stop = 1;
+		}
+		argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	*argcp = out;
+	if (s == NULL && sub != NULL) {
+		client_usage_cmd(argv[0], NULL);
+		if ((sugg = table_suggest(argv[0], sub)) != NULL)
+			return client_usage("unknown command 'sbox %s %s'; did you "
+			    "mean 'sbox %s %s'? (see 'sbox help %s')", argv[0], sub,
+			    argv[0], sugg, argv[0]), -1;
+		return client_usage("unknown command 'sbox %s %s'; see 'sbox help "
+		    "%s'", argv[0], sub, argv[0]), -1;
+	}
+	return 0;
+}
+
+/* sbox completion bash: a completion script made from the table. */
+int
+table_completion(const struct client_opts *o, int argc, char **argv)
+{
+	const struct client_sub *s, *t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = stdout;
+
+	if (argc != 2 || strcmp(argv[1], "bash") != 0)
+		return client_usage("only 'sbox completion bash' is supported");
+	if (o->json && (f = open_memstream(&buf, &len)) == NULL)
+		return EXIT_FAILED;
+	fprintf(f, "# bash completion for sbox; generated by 'sbox completion bash'\n"
+	    "_sbox() {\n"
+	    "  local cur=${COMP_WORDS[COMP_CWORD]} i cmd= sub= words=\n"
+	    "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+	    "    case ${COMP_WORDS[i]} in\n"
+	    "      --socket) ((i++)) ;;\n"
+	    "      -*) ;;\n"
+	    "      *) if [ -z \"$cmd\" ]; then cmd=${COMP_WORDS[i]}; "
+	    "elif [ -z \"$sub\" ]; then sub=${COMP_WORDS[i]}; fi ;;\n"
+	    "    esac\n"
+	    "  done\n"
+	    "  case \"$cmd/$sub\" in\n"
+	    "    /) words='");
+	for (s = table_subs; s->cmd != NULL; s++)
+		if (s == table_subs || strcmp(s[-1].cmd, s->cmd) != 0)
+			fprintf(f, "%s ", s->cmd);
+	fprintf(f, "--socket --json --no-start --help --version' ;;\n");
+	for (s = table_subs; s->cmd != NULL; s++) {
+		if (s->sub == NULL || (s != table_subs && strcmp(s[-1].cmd,
+		    s->cmd) == 0))
+			continue;
+		fprintf(f, "    %s/) words='", s->cmd);
+		for (t = s; t->cmd != NULL && strcmp(t->cmd, s->cmd) == 0; t++)
+			fprintf(f, "%s ", t->sub);
+		fprintf(f, "--help' ;;\n");
+	}
+	for (s = table_subs; s->cmd != NULL; s++) {
+		const char *p = s->opts;
+		fprintf(f, "    %s/%s) words='", s->cmd, s->sub ? s->sub : "*");
+		while (*p != '\0') {
+			while (*p == ' ')
+				p++;
+			if (p[0] != '\0' && p[1] == '/')
+				p += 2;
+			fprintf(f, "--");
+			while (*p != '\0' && *p != ' ' && *p != '=')
+				fputc(*p++, f);
+			while (*p != '\0' && *p != ' ')
+				p++;
+			fputc(' ', f);
+		}
+		fprintf(f, "--json --help' ;;\n");
+	}
+	fprintf(f, "  esac\n"
+	    "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+	    "}\n"
+	    "complete -o default -F _sbox sbox\n");
+	if (o->json) {
+		json_t *j;
+		fclose(f);
+		j = json_pack("{s:s, s:s%}", "shell", "bash", "script", buf, len);
+		client_print_json(j);
+		json_decref(j);
+		free(buf);
+	}
+	return EXIT_OK;
+}
