@@ -46,9 +46,10 @@ static const struct client_sub table_subs[] = {
 	{ "session", "send", "sbox session send ID --stdin",
 	  "run the shell script read from stdin in a session", "stdin", -1 },
 	{ "session", "outside",
-	  "sbox session outside ID --reason TEXT [--cwd DIR] -- ARGV...",
+	  "sbox session outside ID --reason TEXT [--cwd DIR] [--env NAME=VALUE]...\n"
+	  "                     -- ARGV...",
 	  "ask a person to run one command outside the sandbox (77 when "
-	  "denied)", "r/reason= C/cwd=", 1 },
+	  "denied)", "r/reason= C/cwd= e/env=", 1 },
 	{ "session", "log", "sbox session log ID",
 	  "the session's timeline, runs outside the sandbox marked", "", -1 },
 	{ "session", "allow-host", "sbox session allow-host ID HOST [--save]",
