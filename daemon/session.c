@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon/approval.h"
+#include "daemon/cachedir.h"
 #include "daemon/command.h"
 #include "daemon/container.h"
 #include "daemon/events.h"
@@ -526,7 +527,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct plan_context ctx;
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
-	char **registries = NULL;
+	char **registries = NULL, *cache_root = NULL;
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
@@ -551,7 +552,17 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.sbox_paths = sbox_paths;
 	ctx.xdg_runtime_dir = xdg ? xdg : getenv("XDG_RUNTIME_DIR");
 	ctx.env = client_env;
+	/* sbox's own caches of the profile; owner: sboxd's uid until a
+	 * separate sandbox uid is configured */
+	if (cachedir_session_root(sboxd.state_dir, s->profile, getuid(),
+	    getgid(), &cache_root, err) == -1) {
+		strv_free(client_env);
+		free(sockdir);
+		return -1;
+	}
+	ctx.cache_root = cache_root;
 	if (toolconf_registries(home, client_env, &registries, err) == -1) {
+		free(cache_root);
 		strv_free(client_env);
 		free(sockdir);
 		return error_context(err, "registry hosts");
@@ -559,6 +570,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.registry_hosts = registries;
 	ctx.hostname = "sbox";
 	s->plan = policy_plan(s->profile, &ctx, err);
+	free(cache_root);
 	strv_free(registries);
 	strv_free(client_env);
 	free(sockdir);

@@ -1,0 +1,290 @@
+/* cachedir.c: sbox's own package-cache folders on disk: making them for a
+ * session, sizing and clearing them. Everything walks from held
+ * descriptors (openat, fstatat with AT_SYMLINK_NOFOLLOW, unlinkat) and
+ * never follows a link a sandbox planted. See cachedir.h. */
+#include "daemon/cachedir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "policy/caches.h"
+#include "policy/profile.h"
+
+#define CACHEDIR_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* Open path component by component from "/", never following a link. */
+int
+cachedir_open(const char *path)
+{
+	char *copy, *comp, *save = NULL;
+	int fd, nfd;
+
+	if (path == NULL || path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((copy = strdup(path)) == NULL)
+		return -1;
+	if ((fd = open("/", CACHEDIR_OPEN_DIR)) < 0) {
+		free(copy);
+		return -1;
+	}
+	for (comp = strtok_r(copy, "/", &save); comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, "..") == 0) {
+			close(fd);
+			free(copy);
+			errno = EINVAL;
+			return -1;
+		}
+		nfd = openat(fd, comp, CACHEDIR_OPEN_DIR);
+		close(fd);
+		if (nfd < 0) {
+			free(copy);
+			return -1;
+		}
+		fd = nfd;
+	}
+	free(copy);
+	return fd;
+}
+
+/* Make (or take) the folder name in dfd: mode, owner; its descriptor, or
+ * -1 with err. */
+static int
+cachedir_mkdir(int dfd, const char *name, mode_t mode, uid_t uid, gid_t gid,
+    int chown_it, sbox_error *err)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dfd, name, mode) == -1 && errno != EEXIST) {
+		error_set_errno(err, E_IO, errno, "cannot create the cache folder "
+		    "%s", name);
+		return -1;
+	}
+	if ((fd = openat(dfd, name, CACHEDIR_OPEN_DIR)) < 0) {
+		error_set_errno(err, E_IO, errno, "cannot open the cache folder "
+		    "%s (a link or a file is in the way)", name);
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    (chown_it && (st.st_uid != uid || st.st_gid != gid) &&
+	    fchown(fd, uid, gid) == -1) ||
+	    ((st.st_mode & 07777) != mode && fchmod(fd, mode) == -1)) {
+		error_set_errno(err, E_IO, errno, "cannot set the owner and "
+		    "mode of the cache folder %s", name);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Make <state_dir>/caches/<profile>/<tree> for every tree of the table. */
+int
+cachedir_prepare(const char *state_dir, const char *profile, uid_t uid,
+    gid_t gid, sbox_error *err)
+{
+	const struct cache_tree *t;
+	int sfd, bfd, pfd, tfd;
+	char *root;
+
+	if ((root = caches_profile_root(state_dir, profile, err)) == NULL)
+		return -1;
+	free(root);
+	if ((sfd = cachedir_open(state_dir)) < 0)
+		return error_set_errno(err, E_IO, errno, "cannot open the state "
+		    "folder %s", state_dir);
+	bfd = cachedir_mkdir(sfd, "caches", 0711, 0, 0, 0, err);
+	close(sfd);
+	if (bfd < 0)
+		return error_context(err, "sbox's package caches");
+	pfd = cachedir_mkdir(bfd, profile, 0700, uid, gid, 1, err);
+	close(bfd);
+	if (pfd < 0)
+		return error_context(err, "package caches of profile %s", profile);
+	for (t = caches_table; t->name != NULL; t++) {
+		if ((tfd = cachedir_mkdir(pfd, t->name, 0700, uid, gid, 1,
+		    err)) < 0) {
+			close(pfd);
+			return error_context(err, "package caches of profile %s",
+			    profile);
+		}
+		close(tfd);
+	}
+	close(pfd);
+	return 0;
+}
+
+static void cachedir_measure_at(int, const char *, dev_t, int,
+    struct cachedir_usage *);
+static void cachedir_clear_at(int, const char *, dev_t, int, int,
+    struct cachedir_usage *);
+
+/* The cache root a new session of profile p binds (made, owned by uid/gid);
+ * *root NULL for a profile without caches. */
+int
+cachedir_session_root(const char *state_dir, const struct profile *p,
+    uid_t uid, gid_t gid, char **root, sbox_error *err)
+{
+	*root = NULL;
+	if (!p->sandboxed || !p->project_access)
+		return 0;
+	if (cachedir_prepare(state_dir, p->name, uid, gid, err) == -1)
+		return -1;
+	if ((*root = caches_profile_root(state_dir, p->name, err)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* Size of the folder fd (not itself), depth levels below the tree. */
+static void
+cachedir_measure_dir(int fd, dev_t dev, int depth, struct cachedir_usage *u)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		u->skipped++;
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (depth >= CACHEDIR_MAX_DEPTH) {
+			u->skipped++;
+			continue;
+		}
+		cachedir_measure_at(dirfd(d), de->d_name, dev, depth, u);
+	}
+	closedir(d);
+}
+
+/* Add what entry name of dfd (depth levels down) holds to u. */
+static void
+cachedir_measure_at(int dfd, const char *name, dev_t dev, int depth,
+    struct cachedir_usage *u)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    st.st_dev != dev) {
+		u->skipped++;
+		return;
+	}
+	u->bytes += (uint64_t)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode)) {
+		u->files++;
+		u->links += S_ISLNK(st.st_mode);
+		return;
+	}
+	u->dirs++;
+	if ((fd = openat(dfd, name, CACHEDIR_OPEN_DIR)) < 0) {
+		u->skipped++;
+		return;
+	}
+	cachedir_measure_dir(fd, dev, depth + 1, u);
+}
+
+/* Add what entry name of dfd holds to u. */
+void
+cachedir_measure(int dfd, const char *name, dev_t dev, struct cachedir_usage *u)
+{
+	cachedir_measure_at(dfd, name, dev, 0, u);
+}
+
+/* Make the folder name of dfd readable, writable and searchable by its
+ * owner when it is not (Go marks its module cache read-only); never
+ * through a link. */
+static void
+cachedir_unlock(int dfd, const char *name, const struct stat *st)
+{
+	if ((st->st_mode & 0700) != 0700)
+		fchmodat(dfd, name, (st->st_mode & 07777) | 0700,
+		    AT_SYMLINK_NOFOLLOW);
+}
+
+/* Remove the contents of the folder fd (closed here). */
+static void
+cachedir_clear_dir(int fd, dev_t dev, int depth, struct cachedir_usage *f)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		f->skipped++;
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (depth >= CACHEDIR_MAX_DEPTH) {
+			f->skipped++;
+			continue;
+		}
+		cachedir_clear_at(dirfd(d), de->d_name, dev, depth, 0, f);
+	}
+	closedir(d);
+}
+
+/* Remove what folder (or file) name of dfd (depth levels down) holds; the
+ * folder itself too unless keep. */
+static void
+cachedir_clear_at(int dfd, const char *name, dev_t dev, int depth, int keep,
+    struct cachedir_usage *freed)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    st.st_dev != dev) {
+		freed->skipped++;
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		/* a link, a hard link's name, a socket: the name goes, never
+		 * what it leads to */
+		if (unlinkat(dfd, name, 0) == -1) {
+			freed->skipped++;
+			return;
+		}
+		freed->bytes += (uint64_t)st.st_blocks * 512;
+		freed->files++;
+		freed->links += S_ISLNK(st.st_mode);
+		return;
+	}
+	cachedir_unlock(dfd, name, &st);
+	if ((fd = openat(dfd, name, CACHEDIR_OPEN_DIR)) < 0) {
+		freed->skipped++;
+		return;
+	}
+	cachedir_clear_dir(fd, dev, depth + 1, freed);
+	if (keep)
+		return;
+	if (unlinkat(dfd, name, AT_REMOVEDIR) == -1) {
+		if (errno != ENOTEMPTY)
+			log_warn("cache: cannot remove %s: %s", name,
+			    strerror(errno));
+		freed->skipped++;
+		return;
+	}
+	freed->bytes += (uint64_t)st.st_blocks * 512;
+	freed->dirs++;
+}
+
+/* Remove what name of dfd holds (the folder itself too unless keep). */
+void
+cachedir_clear(int dfd, const char *name, dev_t dev, int keep,
+    struct cachedir_usage *freed)
+{
+	cachedir_clear_at(dfd, name, dev, 0, keep, freed);
+}
