@@ -95,6 +95,7 @@ int cmd_approve(const struct client_opts *o, int argc, char **argv);
 int cmd_deny(const struct client_opts *o, int argc, char **argv);
 int cmd_audit(const struct client_opts *o, int argc, char **argv);
 int cmd_sandbox(const struct client_opts *o, int argc, char **argv);
+int cmd_cache(const struct client_opts *o, int argc, char **argv);
 
 /* cmd-outside.c: sbox session outside|log, and text helpers for what an
  * agent wrote (argv, reasons: control characters are shown escaped). */

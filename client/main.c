@@ -47,6 +47,10 @@ static const struct client_cmd main_cmds[] = {
 	  "       sbox sandbox check [--profile P] [--project DIR]",
 	  "what the profiles allow, which one a session gets, a session's "
 	  "sandbox, a check" },
+	{ "cache", cmd_cache,
+	  "sbox cache list [--profile P] [--json]\n"
+	  "       sbox cache clear [--profile P] [--json]",
+	  "sbox's own package caches of each profile: sizes, and freeing them" },
 	{ "help", main_help, "sbox help [COMMAND]", "show help" },
 	{ NULL, NULL, NULL, NULL },
 };

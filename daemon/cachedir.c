@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,6 +142,35 @@ cachedir_session_root(const char *state_dir, const struct profile *p,
 	if ((*root = caches_profile_root(state_dir, p->name, err)) == NULL)
 		return -1;
 	return 0;
+}
+
+/* What a profile's sessions see of package caches (sandbox.show): each
+ * tree, where its writes go (host paths only for a host client). */
+json_t *
+cachedir_describe(const char *state_dir, const struct profile *p, int inside)
+{
+	const struct cache_tree *t;
+	json_t *trees, *o;
+	char *root;
+
+	if (!p->sandboxed || !p->project_access)
+		return json_pack("{s:[], s:s}", "trees", "note", p->sandboxed ?
+		    "no package caches" : "not sandboxed: the host's own caches");
+	if ((root = caches_profile_root(state_dir, p->name, NULL)) == NULL)
+		return NULL;
+	trees = json_array();
+	for (t = caches_table; t->name != NULL; t++)
+		json_array_append_new(trees, inside ? json_pack("{s:s+, s:s}",
+		    "path", "~/", t->rel, "tools", t->tools) :
+		    json_pack("{s:s+, s:s, s:s++}", "path", "~/", t->rel, "tools",
+		    t->tools, "writes_to", root, "/", t->name));
+	o = json_pack("{s:o, s:s, s:s}", "trees", trees, "shared_with",
+	    p->name, "host_caches", "never visible; nothing written here is "
+	    "read by the host");
+	if (o != NULL && !inside)
+		json_object_set_new(o, "root", json_string(root));
+	free(root);
+	return o;
 }
 
 /* Size of the folder fd (not itself), depth levels below the tree. */

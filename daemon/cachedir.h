@@ -40,6 +40,12 @@ struct profile;
  * "none"). The caller frees *root. */
 int cachedir_session_root(const char *state_dir, const struct profile *p,
     uid_t uid, gid_t gid, char **root, sbox_error *err);
+/* What the sessions of profile p see of package caches, for sandbox.show:
+ * {trees: [{path, tools, writes_to}], shared_with, host_caches, root};
+ * host paths (writes_to, root) only when !inside. NULL on ENOMEM. */
+struct json_t;
+struct json_t *cachedir_describe(const char *state_dir, const struct profile *p,
+    int inside);
 /* Open the folder path for walking: every component without following
  * links (O_PATH is not used: the result can be read). -1 with errno. */
 int cachedir_open(const char *path);
