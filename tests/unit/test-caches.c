@@ -19,6 +19,8 @@
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "policy/profile.h"
+#include "policy/render-bwrap.h"
+#include "policy/render-sbpl.h"
 #include "policy/strv.h"
 
 #define HOME "/home/u"
@@ -230,6 +232,42 @@ START_TEST(test_plan_no_caches)
 }
 END_TEST
 
+/* The renderers: bwrap binds sbox's folder at the tool's place, with no
+ * placeholder in a cache; Seatbelt (which cannot remap) grants nothing of
+ * the host's cache paths. */
+START_TEST(test_renderers)
+{
+	struct plan *p = plan_of("workspace", ROOT);
+	struct render_bwrap_opts o = { .init_path = "/usr/libexec/sbox-init",
+	    .ctl_fd = 3, .seccomp_fd = -1 };
+	struct render_bwrap_result r;
+	sbox_error err;
+	char *sbpl;
+	size_t i, found = 0;
+
+	error_clear(&err);
+	ck_assert_int_eq(render_bwrap(p, &o, &r, &err), 0);
+	for (i = 0; i + 2 < r.argc; i++) {
+		if (strcmp(r.argv[i], "--bind") == 0 &&
+		    strcmp(r.argv[i + 1], ROOT "/npm") == 0 &&
+		    strcmp(r.argv[i + 2], HOME "/.npm") == 0)
+			found++;
+		ck_assert_msg(!(strcmp(r.argv[i], "--bind") == 0 &&
+		    strcmp(r.argv[i + 1], HOME "/.npm") == 0), "host ~/.npm bound");
+	}
+	ck_assert_uint_eq(found, 1);
+	for (i = 0; i < r.n_placeholders; i++)
+		ck_assert(!path_is_under(r.placeholders[i].path, ROOT));
+	render_bwrap_free(&r);
+	sbpl = render_sbpl(p, 3128, &err);
+	ck_assert_ptr_nonnull(sbpl);
+	ck_assert_ptr_null(strstr(sbpl, "\"" HOME "/.npm\""));
+	ck_assert_ptr_null(strstr(sbpl, "\"" HOME "/.cache\""));
+	free(sbpl);
+	plan_free(p);
+}
+END_TEST
+
 static char tmp[64];
 
 /* A fresh temporary folder in tmp. */
@@ -406,6 +444,7 @@ caches_suite(void)
 	tcase_add_test(tc, test_profile_root);
 	tcase_add_test(tc, test_plan_binds);
 	tcase_add_test(tc, test_plan_no_caches);
+	tcase_add_test(tc, test_renderers);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(disk, setup, teardown);
 	tcase_add_test(disk, test_prepare);
