@@ -1,21 +1,39 @@
 /* rpc-cache.c: cache.list and cache.clear: sbox's own package caches
  * (policy/caches.h), per profile under <state_dir>/caches/: their sizes,
  * and freeing them. Sizes and removal never follow a link a sandbox
- * planted (daemon/cachedir.h). Host clients only. */
+ * planted (daemon/cachedir.h). A sandbox decides how big a tree is, so the
+ * walk runs in a child process and the event loop never waits for it.
+ * Host clients only. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "daemon/cachedir.h"
+#include "daemon/child.h"
+#include "daemon/log.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "policy/caches.h"
 #include "policy/profile.h"
 #include "policy/strv.h"
+
+#define RPC_CACHE_MAX_REPLY (16 * 1024 * 1024)
+
+/* One walk running in a child: its output and its exit. */
+struct rpc_cache_job {
+	struct rpc_call *call;
+	struct event    *ev;
+	char            *buf;
+	size_t           len, cap;
+	int              fd, io_done, reaped, status;
+};
 
 /* qsort order of names. */
 static int
@@ -139,9 +157,6 @@ rpc_cache_run(json_t *params, int clear, json_t **result, sbox_error *err)
 	size_t i;
 	int bfd, pfd;
 
-	if (only != NULL && !profile_name_valid(only))
-		return error_set_field(err, E_INVALID_PARAMS, "profile",
-		    "\"%s\" is not a profile name", only);
 	if ((base = caches_base(sboxd.state_dir)) == NULL)
 		return error_nomem(err);
 	bfd = cachedir_open(base);
@@ -187,14 +202,149 @@ rpc_cache_run(json_t *params, int clear, json_t **result, sbox_error *err)
 	return *result ? 0 : error_nomem(err);
 }
 
+/* Reply once the child's output has ended and the child is reaped. */
+static void
+rpc_cache_job_finish(struct rpc_cache_job *j)
+{
+	json_t *msg, *e;
+	sbox_error err;
+
+	if (!j->io_done || !j->reaped)
+		return;
+	error_clear(&err);
+	msg = j->buf && WIFEXITED(j->status) && WEXITSTATUS(j->status) == 0 ?
+	    json_loadb(j->buf, j->len, 0, NULL) : NULL;
+	if (msg != NULL && json_is_object(json_object_get(msg, "result")))
+		rpc_call_reply(j->call, json_incref(json_object_get(msg,
+		    "result")));
+	else {
+		e = json_object_get(msg, "error");
+		if (e != NULL)
+			error_set_field(&err, json_string_value(json_object_get(e,
+			    "name")), json_string_value(json_object_get(e,
+			    "field")), "%s", json_string_value(json_object_get(e,
+			    "message")));
+		else
+			error_set(&err, E_INTERNAL, "the cache walk ended without "
+			    "an answer (status %d)", j->status);
+		rpc_call_fail(j->call, &err);
+	}
+	json_decref(msg);
+	free(j->buf);
+	free(j);
+}
+
+/* The child's output: collect it (bounded) until EOF. */
+static void
+rpc_cache_job_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct rpc_cache_job *j = arg;
+	ssize_t n;
+	char *nb;
+
+	(void)what;
+	if (j->cap - j->len < 65536 && j->cap < RPC_CACHE_MAX_REPLY) {
+		if ((nb = realloc(j->buf, j->cap + 65536)) != NULL) {
+			j->buf = nb;
+			j->cap += 65536;
+		}
+	}
+	n = j->cap > j->len ? read(fd, j->buf + j->len, j->cap - j->len) : 0;
+	if (n > 0) {
+		j->len += (size_t)n;
+		return;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	event_free(j->ev);
+	close(j->fd);
+	j->io_done = 1;
+	rpc_cache_job_finish(j);
+}
+
+/* The child has exited. */
+static void
+rpc_cache_job_exited(pid_t pid, int status, void *arg)
+{
+	struct rpc_cache_job *j = arg;
+
+	(void)pid;
+	j->status = status;
+	j->reaped = 1;
+	rpc_cache_job_finish(j);
+}
+
+/* In the child: walk, write {"result": ...} or {"error": ...}, exit. */
+static void
+rpc_cache_child(json_t *params, int clear, int fd)
+{
+	json_t *r = NULL, *msg;
+	sbox_error err;
+
+	error_clear(&err);
+	if (rpc_cache_run(params, clear, &r, &err) == -1)
+		msg = json_pack("{s:{s:s, s:s, s:s}}", "error", "name", err.name,
+		    "field", err.field, "message", err.message);
+	else
+		msg = json_pack("{s:o}", "result", r);
+	_exit(msg != NULL && json_dumpfd(msg, fd, JSON_COMPACT) == 0 ? 0 : 1);
+}
+
+/* Start list (clear = 0) or clear (1) in a child; the call ends later. */
+static int
+rpc_cache_start(struct rpc_call *call, json_t *params, int clear,
+    sbox_error *err)
+{
+	const char *only = json_string_value(json_object_get(params, "profile"));
+	struct rpc_cache_job *j;
+	int p[2];
+	pid_t pid;
+
+	if (only != NULL && !profile_name_valid(only))
+		return error_set_field(err, E_INVALID_PARAMS, "profile",
+		    "\"%s\" is not a profile name", only);
+	if ((j = calloc(1, sizeof *j)) == NULL)
+		return error_nomem(err);
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		free(j);
+		return error_set_errno(err, E_INTERNAL, errno, "pipe");
+	}
+	if ((pid = fork()) == -1) {
+		close(p[0]);
+		close(p[1]);
+		free(j);
+		return error_set_errno(err, E_INTERNAL, errno, "fork");
+	}
+	if (pid == 0) {
+		close(p[0]);
+		rpc_cache_child(params, clear, p[1]);
+	}
+	close(p[1]);
+	j->call = call;
+	j->fd = p[0];
+	evutil_make_socket_nonblocking(j->fd);
+	if ((j->ev = event_new(sboxd.base, j->fd, EV_READ | EV_PERSIST,
+	    rpc_cache_job_read, j)) == NULL || event_add(j->ev, NULL) == -1 ||
+	    child_watch(pid, rpc_cache_job_exited, j, err) == -1) {
+		log_error("cache: cannot follow the walk (pid %d)", (int)pid);
+		if (j->ev != NULL)
+			event_free(j->ev);
+		close(j->fd);
+		free(j);
+		child_reap_now(pid, 0);
+		return err->name[0] ? -1 : error_nomem(err);
+	}
+	return RPC_LATER;
+}
+
 /* cache.list {profile?}: the sizes of sbox's own caches, per profile and
  * tree. */
 static int
 rpc_cache_list(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	(void)call;
-	return rpc_cache_run(params, 0, result, err);
+	(void)result;
+	return rpc_cache_start(call, params, 0, err);
 }
 
 /* cache.clear {profile?}: empty sbox's own caches of one profile (or of
@@ -203,8 +353,8 @@ static int
 rpc_cache_clear(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	(void)call;
-	return rpc_cache_run(params, 1, result, err);
+	(void)result;
+	return rpc_cache_start(call, params, 1, err);
 }
 
 static const struct params_field rpc_cache_params[] = {
