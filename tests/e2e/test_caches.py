@@ -213,6 +213,12 @@ def test_list_clear_no_follow(ctx):
             "./sbox", "cache", m.split(".")[1]], "channel": True})
         assert e["exit_code"] == 1 and "not available from inside a sandbox" \
             in b64(e["stderr"]), e
+    # inside, sandbox show names the caches but no host path
+    e = c.call("command.exec", {"session": s, "argv": [
+        "./sbox", "--json", "sandbox", "show", "workspace"], "channel": True})
+    shown = json.loads(b64(e["stdout"]))["caches"]
+    assert [t for t in shown["trees"] if t["path"] == "~/.npm"], shown
+    assert "root" not in shown and d.state not in json.dumps(shown), shown
     os.unlink(os.path.join(proj, "sbox"))
     r = d.cli("cache", "clear", "--profile", "workspace")
     assert r.returncode == 0 and "freed" in r.stdout.decode(), r
