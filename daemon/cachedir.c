@@ -19,41 +19,16 @@
 
 #define CACHEDIR_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* Open path component by component from "/", never following a link. */
+/* Open the folder path (sboxd's own: links above its last component are
+ * the administrator's and followed; the last one is not). */
 int
 cachedir_open(const char *path)
 {
-	char *copy, *comp, *save = NULL;
-	int fd, nfd;
-
 	if (path == NULL || path[0] != '/') {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((copy = strdup(path)) == NULL)
-		return -1;
-	if ((fd = open("/", CACHEDIR_OPEN_DIR)) < 0) {
-		free(copy);
-		return -1;
-	}
-	for (comp = strtok_r(copy, "/", &save); comp != NULL;
-	    comp = strtok_r(NULL, "/", &save)) {
-		if (strcmp(comp, "..") == 0) {
-			close(fd);
-			free(copy);
-			errno = EINVAL;
-			return -1;
-		}
-		nfd = openat(fd, comp, CACHEDIR_OPEN_DIR);
-		close(fd);
-		if (nfd < 0) {
-			free(copy);
-			return -1;
-		}
-		fd = nfd;
-	}
-	free(copy);
-	return fd;
+	return open(path, CACHEDIR_OPEN_DIR);
 }
 
 /* Make (or take) the folder name in dfd: mode, owner; its descriptor, or

@@ -339,6 +339,14 @@ START_TEST(test_prepare)
 	ck_assert_str_eq(err.name, E_IO);
 	ck_assert_int_eq(lstat(at(a, sizeof a, "outside"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+	/* links above the state folder are the administrator's: followed */
+	ck_assert_int_eq(symlink(at(a, sizeof a, "state"),
+	    at(b, sizeof b, "statelink")), 0);
+	error_clear(&err);
+	ck_assert_int_eq(cachedir_prepare(b, "viasym", getuid(), getgid(), &err),
+	    0);
+	ck_assert_int_eq(lstat(at(a, sizeof a, "state/caches/viasym/npm"), &st),
+	    0);
 	error_clear(&err);
 	ck_assert_int_eq(cachedir_prepare(at(a, sizeof a, "state"), "../x",
 	    getuid(), getgid(), &err), -1);
