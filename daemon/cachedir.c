@@ -19,8 +19,9 @@
 
 #define CACHEDIR_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* Open the folder path (sboxd's own: links above its last component are
- * the administrator's and followed; the last one is not). */
+/* Open the folder path: sboxd's own (its state folder, the caches folder),
+ * which no sandbox can write, so links on the way are the administrator's
+ * and followed. Below it every walk refuses links. */
 int
 cachedir_open(const char *path)
 {
@@ -28,7 +29,7 @@ cachedir_open(const char *path)
 		errno = EINVAL;
 		return -1;
 	}
-	return open(path, CACHEDIR_OPEN_DIR);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* Make (or take) the folder name in dfd: mode, owner; its descriptor, or

@@ -46,8 +46,9 @@ int cachedir_session_root(const char *state_dir, const struct profile *p,
 struct json_t;
 struct json_t *cachedir_describe(const char *state_dir, const struct profile *p,
     int inside);
-/* Open sboxd's own folder path for walking (absolute; links above its
- * last component are followed, the last one is not). -1 with errno. */
+/* Open one of sboxd's own folders (absolute; no sandbox can write there,
+ * so links on the way are followed; walks below refuse them). -1 with
+ * errno. */
 int cachedir_open(const char *path);
 /* Add what the entry name of folder dfd holds (itself included) to u.
  * Never follows links; stays on device dev. */
