@@ -218,11 +218,16 @@ cachedir_unlock(int dfd, const char *name, const struct stat *st)
 		    AT_SYMLINK_NOFOLLOW);
 }
 
-/* Remove the contents of the folder fd (closed here). */
+/* Remove the contents of the folder fd (closed here). Entries removed
+ * while reading a folder may hide others from readdir: a pass that removed
+ * everything it saw is followed by one more (only then, so that a nest of
+ * folders that cannot all go is never walked again). */
 static void
 cachedir_clear_dir(int fd, dev_t dev, int depth, struct cachedir_usage *f)
 {
+	struct cachedir_usage pass;
 	struct dirent *de;
+	int passes = 0;
 	DIR *d;
 
 	if ((d = fdopendir(fd)) == NULL) {
@@ -230,15 +235,26 @@ cachedir_clear_dir(int fd, dev_t dev, int depth, struct cachedir_usage *f)
 		f->skipped++;
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (depth >= CACHEDIR_MAX_DEPTH) {
-			f->skipped++;
-			continue;
+	do {
+		memset(&pass, 0, sizeof pass);
+		rewinddir(d);
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (depth >= CACHEDIR_MAX_DEPTH) {
+				pass.skipped++;
+				continue;
+			}
+			cachedir_clear_at(dirfd(d), de->d_name, dev, depth, 0, &pass);
 		}
-		cachedir_clear_at(dirfd(d), de->d_name, dev, depth, 0, f);
-	}
+		f->bytes += pass.bytes;
+		f->files += pass.files;
+		f->dirs += pass.dirs;
+		f->links += pass.links;
+	} while (pass.skipped == 0 && pass.files + pass.dirs > 0 &&
+	    ++passes < 2);
+	f->skipped += pass.skipped;
 	closedir(d);
 }
 

@@ -440,6 +440,35 @@ START_TEST(test_deep)
 }
 END_TEST
 
+/* A folder of thousands of entries is emptied completely. */
+START_TEST(test_many)
+{
+	struct cachedir_usage f = { 0 };
+	char a[512], name[32];
+	struct stat st;
+	int fd, dfd, i;
+
+	mkdir(at(a, sizeof a, "many"), 0700);
+	dfd = open(a, O_RDONLY | O_DIRECTORY);
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof name, "entry-%d", i);
+		if (i % 3 == 0)
+			ck_assert_int_eq(mkdirat(dfd, name, 0500), 0);
+		else
+			close(openat(dfd, name, O_CREAT | O_WRONLY, 0400));
+	}
+	close(dfd);
+	fd = cachedir_open(tmp);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	cachedir_clear(fd, "many", st.st_dev, 1, &f);
+	ck_assert_uint_eq(f.files, 2000);
+	ck_assert_uint_eq(f.dirs, 1000);
+	ck_assert_uint_eq(f.skipped, 0);
+	ck_assert_int_eq(rmdir(at(a, sizeof a, "many")), 0);
+	close(fd);
+}
+END_TEST
+
 /* Suite of cache tests. */
 static Suite *
 caches_suite(void)
@@ -458,6 +487,7 @@ caches_suite(void)
 	tcase_add_test(disk, test_prepare);
 	tcase_add_test(disk, test_measure_clear);
 	tcase_add_test(disk, test_deep);
+	tcase_add_test(disk, test_many);
 	suite_add_tcase(s, disk);
 	return s;
 }
