@@ -70,8 +70,11 @@ def test_plants_never_reach_the_host(ctx):
     script = r"""
 set +e
 # what the host had in its caches is not there
-cat ~/.npm/_npx/1111/package.json ~/.cache/pip/cached ~/.npm/cached 2>/dev/null && echo SAW-HOST
-ls ~/.cache/host.sock 2>/dev/null && echo SAW-SOCKET
+for f in ~/.npm/_npx/1111/package.json ~/.cache/pip/cached ~/.npm/cached \
+    ~/.cache/node/corepack/lastKnownGood.json ~/.cache/huggingface/token; do
+    test -e $f && echo SAW-HOST $f
+done
+test -S ~/.cache/host.sock && echo SAW-SOCKET
 # npx's install cache, corepack's, pip's wheels, a .pth
 mkdir -p ~/.npm/_npx/2222/node_modules/.bin && echo 'touch %(m)s' > ~/.npm/_npx/2222/node_modules/.bin/evil && echo PLANT-npx
 mkdir -p ~/.cache/node/corepack/v1/pnpm/9.0.0/bin && echo 'touch %(m)s' > ~/.cache/node/corepack/v1/pnpm/9.0.0/bin/pnpm.cjs && echo PLANT-corepack
