@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,8 +64,12 @@ rpc_cache_profiles(int bfd, const char *only, sbox_error *err)
 		error_nomem(err);
 		return NULL;
 	}
-	if (bfd < 0 || (fd = dup(bfd)) < 0 || (d = fdopendir(fd)) == NULL)
+	if (bfd < 0 || (fd = dup(bfd)) < 0)
 		return names;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return names;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (!profile_name_valid(de->d_name) || fstatat(bfd, de->d_name,
 		    &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(st.st_mode))
@@ -129,8 +135,11 @@ rpc_cache_profile_clear(int pfd, const char *profile)
 	DIR *d;
 	int fd;
 
+	d = NULL;
 	if (pfd >= 0 && fstat(pfd, &st) == 0 && (fd = dup(pfd)) >= 0 &&
-	    (d = fdopendir(fd)) != NULL) {
+	    (d = fdopendir(fd)) == NULL)
+		close(fd);
+	if (d != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			if (strcmp(de->d_name, ".") == 0 ||
 			    strcmp(de->d_name, "..") == 0)
@@ -274,13 +283,27 @@ rpc_cache_job_exited(pid_t pid, int status, void *arg)
 	rpc_cache_job_finish(j);
 }
 
-/* In the child: walk, write {"result": ...} or {"error": ...}, exit. */
+/* In the child: walk, write {"result": ...} or {"error": ...} on fd,
+ * exit. Every other descriptor of sboxd (clients, containers' control
+ * sockets) is closed first, so that none of them outlives sboxd's own
+ * close of it while the walk goes on. */
 static void
 rpc_cache_child(json_t *params, int clear, int fd)
 {
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD };
 	json_t *r = NULL, *msg;
 	sbox_error err;
+	size_t i;
+	int n;
 
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
+	if (fd != 3 && (dup2(fd, 3) == -1 || close(fd) == -1))
+		_exit(1);
+	fd = 3;
+	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+		for (n = 4; n < 65536; n++)
+			close(n);
 	error_clear(&err);
 	if (rpc_cache_run(params, clear, &r, &err) == -1)
 		msg = json_pack("{s:{s:s, s:s, s:s}}", "error", "name", err.name,

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import socket
+import select
 import subprocess
 
 import sboxtest
@@ -289,3 +290,29 @@ def test_npm_offline_from_warm_cache(ctx):
     _close(c, o)
     # and the host's cache never got it
     assert not os.path.exists(os.path.join(d.home, ".npm", "_cacache"))
+
+
+def test_walk_does_not_stall_the_daemon(ctx):
+    d, c, proj = _daemon(ctx)
+    s = create(c, proj)
+    # a sandbox decides how big its cache is: 10000 entries (made from
+    # here, as a sandbox would, only faster)
+    junk = os.path.join(_cache_dir(d, "workspace", "npm"), "junk")
+    for i in range(50):
+        os.makedirs(os.path.join(junk, str(i)))
+        for j in range(200):
+            open(os.path.join(junk, str(i), str(j)), "w").close()
+    other = d.client()
+    walk = c.send("cache.list", {"profile": "workspace"})
+    # the daemon answers another client while the walk goes on: the ping's
+    # answer comes first, the walk's is not there yet
+    assert other.call("rpc.ping")["pong"] is True
+    ready, _, _ = select.select([c.sock], [], [], 0)
+    assert not ready and not c.buf, "cache.list answered before the ping"
+    r = c.result(c.wait_reply(walk))
+    files = {t["name"]: t for t in r["profiles"][0]["trees"]}["npm"]["files"]
+    assert files >= 10000, r
+    r = c.call("cache.clear", {"profile": "workspace"})
+    assert r["profiles"][0]["left"] == 0, r
+    assert os.listdir(_cache_dir(d, "workspace", "npm")) == []
+    _close(c, s)
