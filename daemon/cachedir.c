@@ -15,6 +15,7 @@
 
 #include "daemon/log.h"
 #include "policy/caches.h"
+#include "policy/plan.h"
 #include "policy/profile.h"
 
 #define CACHEDIR_OPEN_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -105,14 +106,36 @@ static void cachedir_clear_at(int, const char *, dev_t, int, int,
     struct cachedir_usage *);
 
 /* The cache root a new session of profile p binds (made, owned by uid/gid);
- * *root NULL for a profile without caches. */
+ * a session made from inside a sandbox gets its parent's; *root NULL for
+ * none. */
 int
 cachedir_session_root(const char *state_dir, const struct profile *p,
-    uid_t uid, gid_t gid, char **root, sbox_error *err)
+    const struct plan *parent, uid_t uid, gid_t gid, char **root,
+    sbox_error *err)
 {
+	const struct plan_mount *m;
+	char *slash;
+	size_t i;
+
 	*root = NULL;
 	if (!p->sandboxed || !p->project_access)
 		return 0;
+	if (parent != NULL && parent->sandboxed) {
+		/* narrow on plans: at most the caches its parent writes */
+		for (i = 0; i < parent->n_mounts; i++) {
+			m = &parent->mounts[i];
+			if (m->kind != PLAN_MOUNT_RW_BIND || m->rule == NULL ||
+			    strcmp(m->rule, PLAN_RULE_CACHES) != 0 ||
+			    m->src == NULL || strcmp(m->src, m->dst) == 0)
+				continue;
+			if ((*root = strdup(m->src)) == NULL)
+				return error_nomem(err);
+			if ((slash = strrchr(*root, '/')) != NULL && slash != *root)
+				*slash = '\0';
+			return 0;
+		}
+		return 0;
+	}
 	if (cachedir_prepare(state_dir, p->name, uid, gid, err) == -1)
 		return -1;
 	if ((*root = caches_profile_root(state_dir, p->name, err)) == NULL)

@@ -34,12 +34,16 @@ struct cachedir_usage {
 int cachedir_prepare(const char *state_dir, const char *profile, uid_t uid,
     gid_t gid, sbox_error *err);
 struct profile;
-/* The cache root under state_dir a new session of profile p binds (policy/caches.h
- * caches_profile_root), made with cachedir_prepare for owner uid/gid;
- * *root is NULL (and 0 returned) for a profile without caches ("lab",
- * "none"). The caller frees *root. */
+struct plan;
+/* The cache root under state_dir a new session of profile p binds (policy/
+ * caches.h caches_profile_root), made with cachedir_prepare for owner
+ * uid/gid; *root is NULL (and 0 returned) for a profile without caches
+ * ("lab", "none"). A session made from inside a sandbox (parent: the plan
+ * of the session it was made in) gets its parent's caches, or none when
+ * its parent has none: never another profile's. The caller frees *root. */
 int cachedir_session_root(const char *state_dir, const struct profile *p,
-    uid_t uid, gid_t gid, char **root, sbox_error *err);
+    const struct plan *parent, uid_t uid, gid_t gid, char **root,
+    sbox_error *err);
 /* What the sessions of profile p see of package caches, for sandbox.show:
  * {trees: [{path, tools, writes_to}], shared_with, host_caches, root};
  * host paths (writes_to, root) only when !inside. NULL on ENOMEM. */

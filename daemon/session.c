@@ -528,6 +528,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
 	char **registries = NULL, *cache_root = NULL;
+	struct session *parent;
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
@@ -552,10 +553,11 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.sbox_paths = sbox_paths;
 	ctx.xdg_runtime_dir = xdg ? xdg : getenv("XDG_RUNTIME_DIR");
 	ctx.env = client_env;
-	/* sbox's own caches of the profile; owner: sboxd's uid until a
-	 * separate sandbox uid is configured */
-	if (cachedir_session_root(sboxd.state_dir, s->profile, getuid(),
-	    getgid(), &cache_root, err) == -1) {
+	/* sbox's own caches of the profile (a child: its parent's); owner:
+	 * sboxd's uid until a separate sandbox uid is configured */
+	parent = s->parent ? session_find(s->parent, NULL) : NULL;
+	if (cachedir_session_root(sboxd.state_dir, s->profile, parent ?
+	    parent->plan : NULL, getuid(), getgid(), &cache_root, err) == -1) {
 		strv_free(client_env);
 		free(sockdir);
 		return -1;

@@ -316,3 +316,23 @@ def test_walk_does_not_stall_the_daemon(ctx):
     assert r["profiles"][0]["left"] == 0, r
     assert os.listdir(_cache_dir(d, "workspace", "npm")) == []
     _close(c, s)
+
+
+def test_child_session_gets_its_parents_caches(ctx):
+    d, c, proj = _daemon(ctx)
+    shutil.copy(sboxtest.sbox_for_sandbox(), os.path.join(proj, "sbox"))
+    s = create(c, proj)
+    ok(c, s, "echo parent > ~/.npm/parent.txt")
+    # a session made from inside (another profile) is at most as wide as
+    # its parent: it writes its parent's caches, never strict's own
+    e = c.call("command.exec", {"session": s, "channel": True, "argv": [
+        "sh", "-c", "child=$(./sbox session create --project . --sandbox "
+        "strict) && ./sbox session exec $child -- sh -c 'cat ~/.npm/parent.txt"
+        " && echo child > ~/.npm/child.txt'"]})
+    assert e["exit_code"] == 0 and b64(e["stdout"]).strip() == "parent", e
+    with open(os.path.join(_cache_dir(d, "workspace", "npm"), "child.txt")) as f:
+        assert f.read() == "child\n"
+    assert not os.path.exists(os.path.join(d.state, "caches", "strict"))
+    os.unlink(os.path.join(proj, "sbox"))
+    _close(c, s)
+
