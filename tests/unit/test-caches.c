@@ -469,6 +469,45 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* A session's cache root: its profile's (made), none for lab, and for a
+ * session made from inside a sandbox its parent's, never its own. */
+START_TEST(test_session_root)
+{
+	struct profile *strict = profile_builtin("strict", NULL);
+	struct profile *lab = profile_builtin("lab", NULL);
+	struct plan *ws = plan_of("workspace", ROOT), *lp = plan_of("lab", ROOT);
+	char a[512], b[512], *root;
+	sbox_error err;
+	struct stat st;
+
+	mkdir(at(a, sizeof a, "state"), 0700);
+	error_clear(&err);
+	ck_assert_int_eq(cachedir_session_root(a, strict, NULL, getuid(),
+	    getgid(), &root, &err), 0);
+	ck_assert_str_eq(root, at(b, sizeof b, "state/caches/strict"));
+	ck_assert_int_eq(lstat(at(b, sizeof b, "state/caches/strict/cache"),
+	    &st), 0);
+	free(root);
+	ck_assert_int_eq(cachedir_session_root(a, lab, NULL, getuid(), getgid(),
+	    &root, &err), 0);
+	ck_assert_ptr_null(root);
+	rmdir(at(b, sizeof b, "state/caches/strict/cache"));
+	ck_assert_int_eq(cachedir_session_root(a, strict, ws, getuid(),
+	    getgid(), &root, &err), 0);
+	ck_assert_str_eq(root, ROOT);
+	free(root);
+	ck_assert_int_eq(lstat(at(b, sizeof b, "state/caches/strict/cache"),
+	    &st), -1);
+	ck_assert_int_eq(cachedir_session_root(a, strict, lp, getuid(),
+	    getgid(), &root, &err), 0);
+	ck_assert_ptr_null(root);
+	plan_free(ws);
+	plan_free(lp);
+	profile_free(strict);
+	profile_free(lab);
+}
+END_TEST
+
 /* Suite of cache tests. */
 static Suite *
 caches_suite(void)
@@ -488,6 +527,7 @@ caches_suite(void)
 	tcase_add_test(disk, test_measure_clear);
 	tcase_add_test(disk, test_deep);
 	tcase_add_test(disk, test_many);
+	tcase_add_test(disk, test_session_root);
 	suite_add_tcase(s, disk);
 	return s;
 }
