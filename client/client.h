@@ -151,6 +151,7 @@ void exec_mark_sandboxed(json_t *result, const json_t *session);
 void exec_folder_warnings(struct client *cl, json_t *session);
 /* Add stdout_text/stderr_text (when UTF-8) beside the base64 output. */
 void exec_add_text(json_t *result);
+int cmd_cache(const struct client_opts *o, int argc, char **argv);
 
 /* cmd-outside.c: sbox session outside|log, and text helpers for what an
  * agent wrote (argv, reasons: control characters are shown escaped). */

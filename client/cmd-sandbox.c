@@ -152,6 +152,33 @@ cmd_sandbox_line(const char *key, const char *value)
 		printf("%-14s %s\n", key, value);
 }
 
+/* Print which package caches a profile sees and where their writes go. */
+static void
+cmd_sandbox_print_caches(const json_t *c)
+{
+	const json_t *t;
+	char line[1024];
+	size_t i;
+
+	if (json_array_size(json_object_get(c, "trees")) == 0) {
+		cmd_sandbox_line("caches", cmd_sandbox_s(c, "note", "none"));
+		return;
+	}
+	snprintf(line, sizeof line, "sbox's own, shared only by sessions of "
+	    "profile %s; the host's caches are never visible%s%s",
+	    cmd_sandbox_s(c, "shared_with", "?"), json_is_string(
+	    json_object_get(c, "root")) ? "; in " : "", cmd_sandbox_s(c, "root",
+	    ""));
+	cmd_sandbox_line("caches", line);
+	json_array_foreach(json_object_get(c, "trees"), i, t) {
+		snprintf(line, sizeof line, "%-20s %s%s(%s)", cmd_sandbox_s(t,
+		    "path", "?"), cmd_sandbox_s(t, "writes_to", ""),
+		    json_is_string(json_object_get(t, "writes_to")) ? "  " : "",
+		    cmd_sandbox_s(t, "tools", ""));
+		cmd_sandbox_line("", line);
+	}
+}
+
 /* Print what sandbox.show said, readable. */
 static void
 cmd_sandbox_print_show(const json_t *r)
@@ -204,6 +231,7 @@ cmd_sandbox_print_show(const json_t *r)
 	    "read_only"), buf, sizeof buf));
 	cmd_sandbox_line("  denied", cmd_sandbox_join(json_object_get(f, "deny"),
 	    buf, sizeof buf));
+	cmd_sandbox_print_caches(json_object_get(r, "caches"));
 	cmd_sandbox_line("variables", cmd_sandbox_join(json_object_get(r, "env"),
 	    buf, sizeof buf));
 	n = 0;

@@ -22,6 +22,7 @@ static const struct client_cmd main_cmds[] = {
 	{ "audit", cmd_audit },
 	{ "sandbox", cmd_sandbox },
 	{ "config", cmd_config },
+	{ "cache", cmd_cache },
 	{ "completion", table_completion },
 	{ "help", main_help },
 	{ NULL, NULL },

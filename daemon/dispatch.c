@@ -31,6 +31,7 @@ static const struct rpc_method *const dispatch_tables[] = {
 	rpc_command_methods,
 	rpc_file_methods,
 	rpc_approval_methods,
+	rpc_cache_methods,
 };
 
 /* Find a method by name across all tables. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "daemon/cachedir.h"
 #include "daemon/container.h"
 #include "daemon/proxy.h"
 #include "daemon/rpc.h"
@@ -222,6 +223,8 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	    NULL : sboxd.config, p->name));
 	if (p->network == PROFILE_NET_REGISTRIES && p->sandboxed && !inside)
 		rpc_sandbox_registries(o);
+	json_object_set_new(o, "caches", cachedir_describe(sboxd.state_dir, p,
+	    inside));
 	profile_free(p);
 	*result = o;
 	return 0;

@@ -86,6 +86,7 @@ extern const struct rpc_method rpc_session_methods[]; /* rpc-session.c: session.
 extern const struct rpc_method rpc_command_methods[]; /* rpc-command.c: command.* */
 extern const struct rpc_method rpc_file_methods[];    /* rpc-file.c: file.* */
 extern const struct rpc_method rpc_approval_methods[];/* rpc-approval.c: approval.*, audit.* */
+extern const struct rpc_method rpc_cache_methods[];   /* rpc-cache.c: cache.* */
 
 /* Find a method by name across all tables (NULL if unknown). */
 const struct rpc_method *dispatch_find(const char *name);

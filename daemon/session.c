@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon/approval.h"
+#include "daemon/cachedir.h"
 #include "daemon/command.h"
 #include "daemon/container.h"
 #include "daemon/container-bind.h"
@@ -477,11 +478,13 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct plan_context ctx;
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
-	char **registries = NULL;
+	char **registries = NULL, *cache_root = NULL;
+	struct session *parent;
+	uid_t cuid;
+	gid_t cgid;
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
-	struct session *parent;
 
 	if (home == NULL || home[0] != '/')
 		home = pw ? pw->pw_dir : "/";
@@ -505,7 +508,23 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.sbox_paths = sbox_paths;
 	ctx.xdg_runtime_dir = xdg ? xdg : getenv("XDG_RUNTIME_DIR");
 	ctx.env = client_env;
+	/* sbox's own caches of the profile (a child: its parent's), owned by
+	 * the uid the sandbox runs as (a root sboxd's is not root) */
+	parent = s->parent ? session_find(s->parent, NULL) : NULL;
+	cuid = getuid();
+	cgid = getgid();
+	if (geteuid() == 0)
+		container_bind_sandbox_ids(&cuid, &cgid);
+	if (cachedir_session_root(sboxd.state_dir, s->profile, parent ?
+	    parent->plan : NULL, cuid, cgid, &cache_root, err) == -1) {
+		strv_free(client_env);
+		free(sockdir);
+		free(scratch_base);
+		return -1;
+	}
+	ctx.cache_root = cache_root;
 	if (toolconf_registries(home, client_env, &registries, err) == -1) {
+		free(cache_root);
 		strv_free(client_env);
 		free(sockdir);
 		free(scratch_base);
@@ -519,6 +538,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 		ctx.n_inherit = parent->plan->n_rules;
 	}
 	s->plan = policy_plan(s->profile, &ctx, err);
+	free(cache_root);
 	strv_free(registries);
 	strv_free(client_env);
 	free(sockdir);

@@ -8,6 +8,7 @@
 struct plan_grant {
 	enum plan_mount_kind kind;
 	char       *path;
+	char       *src;	/* a bind's host path when not path */
 	const char *rule;
 	enum plan_access access;
 	uint64_t    size;
@@ -30,8 +31,8 @@ struct plan_builder {
 /* Does path exist? Fills *is_dir and *mode when it does (plan.c). */
 int plan_exists(struct plan_builder *b, const char *path, int *is_dir,
     mode_t *mode);
-/* Record a grant (emitted later, sorted by depth). */
-void plan_grant(struct plan_builder *b, enum plan_mount_kind kind,
+/* Record a grant (emitted later, sorted by depth); NULL on ENOMEM. */
+struct plan_grant *plan_grant(struct plan_builder *b, enum plan_mount_kind kind,
     const char *path, const char *rule, enum plan_access access, int optional);
 /* Keep path read-only (or, missing, uncreatable) when a grant makes it
  * writable. */

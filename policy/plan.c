@@ -6,9 +6,9 @@
  *      grant wins): system folders read-only (/usr /bin /sbin /lib* /etc /opt
  *      /var, each when present), /proc, /dev, a private /tmp and /var/tmp, an
  *      empty /run, the home folder as an empty tmpfs, developer tools
- *      read-only, package caches read-write (not for "lab"), the profile's
- *      read_only and read_write folders, the project (not for "lab") and the
- *      scratch folder read-write;
+ *      read-only, sbox's own package caches (caches.h) read-write (not for
+ *      "lab"), the profile's read_only and read_write folders, the project
+ *      (not for "lab") and the scratch folder read-write;
  *   2. files that run programs later, read-only, in the project and in each
  *      read_write folder of the profile (and the home folder when a grant
  *      makes it writable): the git folder is first bound onto itself so that
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/caches.h"
 #include "policy/envfilter.h"
 #include "policy/path.h"
 #include "policy/plan-fs.h"
@@ -45,11 +46,6 @@ static const char *const plan_tools[] = {
 	".cargo/bin", ".rustup", ".local/bin", ".nvm", ".pyenv", ".rbenv",
 	".asdf", ".volta", ".bun/bin", ".deno/bin", ".dotnet", ".sdkman",
 	"go/bin", ".gitconfig", ".config/git", NULL
-};
-static const char *const plan_caches[] = {
-	".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg/mod",
-	".m2/repository", ".gradle/caches", ".nuget/packages", ".yarn/berry/cache",
-	".pnpm-store", ".bun/install/cache", NULL
 };
 /* credentials under home; a trailing '/' marks a folder */
 static const char *const plan_credentials[] = {
@@ -162,7 +158,7 @@ plan_add_rule(struct plan_builder *b, const char *path, enum plan_access access,
 }
 
 /* Record a grant (emitted later, sorted by depth). */
-void
+struct plan_grant *
 plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
     const char *rule, enum plan_access access, int optional)
 {
@@ -171,14 +167,14 @@ plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
 	g = realloc(b->grants, (b->n_grants + 1) * sizeof *g);
 	if (g == NULL) {
 		b->oom = 1;
-		return;
+		return NULL;
 	}
 	b->grants = g;
 	g = &b->grants[b->n_grants];
 	memset(g, 0, sizeof *g);
 	if ((g->path = strdup(path)) == NULL) {
 		b->oom = 1;
-		return;
+		return NULL;
 	}
 	g->kind = kind;
 	g->rule = rule;
@@ -187,6 +183,7 @@ plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
 	g->is_dir = 1;
 	plan_exists(b, path, &g->is_dir, NULL);
 	g->seq = b->n_grants++;
+	return g;
 }
 
 /* Grant home/rel with kind when it exists. */
@@ -222,8 +219,10 @@ static void
 plan_grants(struct plan_builder *b, const struct profile *pr)
 {
 	const struct plan_context *ctx = b->ctx;
+	const struct cache_tree *t;
 	struct plan_mount *m;
 	struct plan_grant *g;
+	char *dst;
 	size_t i;
 
 	for (i = 0; plan_system[i] != NULL; i++) {
@@ -244,9 +243,17 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 	for (i = 0; plan_tools[i] != NULL; i++)
 		plan_grant_home(b, plan_tools[i], PLAN_MOUNT_RO_BIND, PLAN_RULE_TOOLS,
 		    PLAN_ACCESS_RO);
-	for (i = 0; pr->project_access && plan_caches[i] != NULL; i++)
-		plan_grant_home(b, plan_caches[i], PLAN_MOUNT_RW_BIND, PLAN_RULE_CACHES,
-		    PLAN_ACCESS_RW);
+	for (t = caches_table; pr->project_access && ctx->cache_root &&
+	    t->name != NULL; t++) {	/* sbox's own, never the host's */
+		if ((dst = path_join(ctx->home, t->rel)) == NULL ||
+		    (g = plan_grant(b, PLAN_MOUNT_RW_BIND, dst, PLAN_RULE_CACHES,
+		    PLAN_ACCESS_RW, 0)) == NULL ||
+		    (g->src = path_join(ctx->cache_root, t->name)) == NULL)
+			b->oom = 1;
+		else
+			g->is_dir = 1;
+		free(dst);
+	}
 	for (i = 0; pr->folders_ro != NULL && pr->folders_ro[i] != NULL; i++) {
 		if (plan_exists(b, pr->folders_ro[i], NULL, NULL))
 			plan_grant(b, PLAN_MOUNT_RO_BIND, pr->folders_ro[i],
@@ -272,7 +279,7 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 		g = &b->grants[i];
 		m = plan_add_mount(b, g->kind,
 		    g->kind == PLAN_MOUNT_RO_BIND || g->kind == PLAN_MOUNT_RW_BIND ?
-		    g->path : NULL, g->path, g->rule);
+		    (g->src ? g->src : g->path) : NULL, g->path, g->rule);
 		if (m == NULL)
 			return;
 		m->optional = g->optional;
@@ -361,7 +368,8 @@ plan_hide(struct plan_builder *b, const char *path, int dir_hint,
 		}
 	}
 	if (eff == NULL || plan_done(b, path, 1) ||
-	    (eff->kind != PLAN_MOUNT_RO_BIND && eff->kind != PLAN_MOUNT_RW_BIND))
+	    (eff->kind != PLAN_MOUNT_RO_BIND && eff->kind != PLAN_MOUNT_RW_BIND) ||
+	    strcmp(eff->src, eff->dst) != 0)	/* sbox's caches: not the host's */
 		return;
 	exists = plan_exists(b, path, &is_dir, NULL);
 	if (!exists && eff->kind != PLAN_MOUNT_RW_BIND)
@@ -761,8 +769,10 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 			p = NULL;
 		}
 	}
-	for (i = 0; i < b.n_grants; i++)
+	for (i = 0; i < b.n_grants; i++) {
 		free(b.grants[i].path);
+		free(b.grants[i].src);
+	}
 	free(b.grants);
 	free(b.wt_gitdir);
 	if (p != NULL && b.oom) {

@@ -90,6 +90,9 @@ struct plan_context {
 	const char *registries_file;  /* installer's defaults file for
 	                                 registries_collect, or NULL */
 	const char *hostname;         /* uts name inside, NULL: "sbox" */
+	const char *cache_root;       /* sbox's own caches of this profile
+	                                 (policy/caches.h), bound read-write
+	                                 at ~/<rel>; NULL: no caches */
 	const struct plan_fs *fs;     /* NULL: the real filesystem */
 	const struct plan_path_rule *inherit; /* a parent sandbox's rules: its */
 	size_t      n_inherit;        /* read-only and hidden ones stay so here */

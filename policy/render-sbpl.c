@@ -73,6 +73,12 @@ render_sbpl(const struct plan *p, int proxy_port, sbox_error *err)
 		m = &p->mounts[i];
 		if (m->missing)
 			continue;
+		/* Seatbelt cannot show one path at another: a bind from
+		 * elsewhere (sbox's own caches) grants nothing, and the host's
+		 * path stays out of reach */
+		if ((m->kind == PLAN_MOUNT_RO_BIND || m->kind == PLAN_MOUNT_RW_BIND) &&
+		    m->src != NULL && strcmp(m->src, m->dst) != 0)
+			continue;
 		if (m->kind == PLAN_MOUNT_RO_BIND) {
 			fputs("(allow file-read*", f);
 			render_sbpl_filter(f, render_sbpl_path(m->dst, buf, sizeof buf), m->is_dir);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/cachedir.h"
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "policy/render-bwrap.h"
@@ -78,7 +79,7 @@ main(int argc, char **argv)
 	struct config *cfg;
 	struct plan *plan;
 	sbox_error err;
-	char *blob, *sockdir, *slash;
+	char *blob, *sockdir, *slash, *cache_root = NULL;
 	size_t len;
 	int sfd;
 
@@ -114,6 +115,10 @@ main(int argc, char **argv)
 	ctx.sbox_paths = sbox_paths;
 	ctx.xdg_runtime_dir = getenv("XDG_RUNTIME_DIR");
 	ctx.hostname = "sbox";
+	if (cachedir_session_root(argv[2], prof, NULL, getuid(), getgid(),
+	    &cache_root, &err) == -1)
+		bwrapargs_fail("caches", &err);
+	ctx.cache_root = cache_root;
 	if ((plan = policy_plan(prof, &ctx, &err)) == NULL)
 		bwrapargs_fail("plan", &err);
 	memset(&ro, 0, sizeof ro);
@@ -133,6 +138,7 @@ main(int argc, char **argv)
 	close(sfd);
 	free(blob);
 	free(sockdir);
+	free(cache_root);
 	render_bwrap_free(&rr);
 	plan_free(plan);
 	profile_free(prof);

@@ -120,10 +120,12 @@ def test_workspace_rules(ctx):
     assert open(os.path.join(proj, "sub/d/f")).read() == "deep\n"
     assert open(os.path.join(proj, "kept.txt")).read() == "kept\n"
     assert not os.path.exists(os.path.join(proj, "made2.txt"))
-    # package caches are writable (and shared with the host)
+    # package caches are writable: sbox's own, never the host's (issue 11)
     for rel in CACHES:
-        ok(c, s, "echo new >> ~/%s" % rel)
-        assert open(os.path.join(d.home, rel)).read() == "cache\nnew\n", rel
+        out = ok(c, s, "cat ~/%s 2>/dev/null; mkdir -p \"$(dirname ~/%s)\" &&"
+                 " echo new >> ~/%s && cat ~/%s" % (rel, rel, rel, rel))
+        assert out == "new\n", (rel, out)
+        assert open(os.path.join(d.home, rel)).read() == "cache\n", rel
     os.unlink(os.path.join(proj, "kept.txt"))
     shutil.rmtree(os.path.join(proj, "sub"))
 

@@ -134,6 +134,7 @@ context(void)
 		.home = "/home/u", .user = "u", .uid = 1000, .gid = 1000,
 		.sbox_paths = sbox_paths, .xdg_runtime_dir = "/run/user/1000",
 		.env = client_env, .registry_hosts = registry_hosts, .fs = &fs,
+		.cache_root = "/home/u/.local/state/sbox/caches/p",
 	};
 	return ctx;
 }
@@ -254,10 +255,14 @@ START_TEST(test_workspace_rules)
 	/* credentials inside a granted folder are hidden after the grants */
 	home = find_mount(p, PLAN_MOUNT_TMPFS, "/home/u");
 	ck_assert(home >= 0 && home < proj);
-	ck_assert(find_mount(p, PLAN_MOUNT_HIDE_FILE, "/home/u/.cache/huggingface/token") > proj);
+	/* the host's ~/.cache is not there: nothing of it to hide */
+	ck_assert_int_eq(find_mount(p, PLAN_MOUNT_HIDE_FILE,
+	    "/home/u/.cache/huggingface/token"), -1);
 	ssh = find_mount(p, PLAN_MOUNT_HIDE_DIR, "/home/u/.ssh");
 	ck_assert_int_eq(ssh, -1);	/* not reachable: home is an empty tmpfs */
 	ck_assert(find_mount(p, PLAN_MOUNT_RW_BIND, "/home/u/.cache") > home);
+	ck_assert_str_eq(p->mounts[find_mount(p, PLAN_MOUNT_RW_BIND,
+	    "/home/u/.cache")].src, "/home/u/.local/state/sbox/caches/p/cache");
 	ck_assert(find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/.cargo/bin") > home);
 	/* no host socket */
 	ck_assert(find_mount(p, PLAN_MOUNT_TMPFS, "/run") >= 0);

@@ -1,0 +1,110 @@
+/* caches.c: the table of package-cache trees (see caches.h): which folder
+ * under the user's home each tool reads and fills, and the folder sbox
+ * keeps for it under its state folder. */
+#include "policy/caches.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/profile.h"
+
+/* Every tree here holds, or may hold, programs a tool runs later (npx,
+ * corepack, pip wheels, pre-commit, go-build, cargo build scripts...): none
+ * is ever shared writable with the host. */
+const struct cache_tree caches_table[] = {
+	{ "cache", ".cache", "XDG cache: pip, corepack, go-build, uv, "
+	  "pre-commit, poetry, Playwright, Hugging Face, yarn 1" },
+	{ "npm", ".npm", "npm, npx (_npx)" },
+	{ "cargo-registry", ".cargo/registry", "cargo (crates)" },
+	{ "cargo-git", ".cargo/git", "cargo (git dependencies)" },
+	{ "go-mod", "go/pkg/mod", "Go modules" },
+	{ "m2", ".m2/repository", "Maven" },
+	{ "gradle", ".gradle/caches", "Gradle" },
+	{ "nuget", ".nuget/packages", "NuGet, dotnet" },
+	{ "yarn", ".yarn/berry/cache", "Yarn 2+" },
+	{ "pnpm", ".pnpm-store", "pnpm" },
+	{ "bun", ".bun/install/cache", "bun" },
+	{ NULL, NULL, NULL },
+};
+
+/* Number of entries of caches_table. */
+size_t
+caches_count(void)
+{
+	size_t n = 0;
+
+	while (caches_table[n].name != NULL)
+		n++;
+	return n;
+}
+
+/* The tree called name, or NULL. */
+const struct cache_tree *
+caches_find(const char *name)
+{
+	const struct cache_tree *t;
+
+	for (t = caches_table; name != NULL && t->name != NULL; t++) {
+		if (strcmp(t->name, name) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* The tree whose place in home is rel, or NULL. */
+const struct cache_tree *
+caches_find_rel(const char *rel)
+{
+	const struct cache_tree *t;
+
+	for (t = caches_table; rel != NULL && t->name != NULL; t++) {
+		if (strcmp(t->rel, rel) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* <state_dir>/caches. */
+char *
+caches_base(const char *state_dir)
+{
+	char *out;
+
+	if (state_dir == NULL || state_dir[0] != '/')
+		return NULL;
+	if (asprintf(&out, "%s/caches", strcmp(state_dir, "/") == 0 ? "" :
+	    state_dir) == -1)
+		return NULL;
+	return out;
+}
+
+/* <state_dir>/caches/<profile>. */
+char *
+caches_profile_root(const char *state_dir, const char *profile,
+    sbox_error *err)
+{
+	char *base, *out;
+
+	if (!profile_name_valid(profile)) {
+		error_set_field(err, E_INVALID_PARAMS, "profile", "\"%s\" is not "
+		    "a profile name", profile ? profile : "");
+		return NULL;
+	}
+	if (state_dir == NULL || state_dir[0] != '/') {
+		error_set(err, E_INTERNAL, "the state folder is not an absolute "
+		    "path");
+		return NULL;
+	}
+	if ((base = caches_base(state_dir)) == NULL) {
+		error_nomem(err);
+		return NULL;
+	}
+	if (asprintf(&out, "%s/%s", base, profile) == -1) {
+		free(base);
+		error_nomem(err);
+		return NULL;
+	}
+	free(base);
+	return out;
+}
