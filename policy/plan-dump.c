@@ -122,6 +122,7 @@ plan_free(struct plan *p)
 	strv_free(p->env);
 	strv_free(p->net.hosts);
 	strv_free(p->net.private_hosts);
+	strv_free(p->net.provider_hosts);
 	free(p->net.local_ports);
 	for (i = 0; i < p->net.n_resolve; i++) {
 		free(p->net.resolve[i].host);

@@ -91,6 +91,8 @@ struct plan_context {
 	                                 registries_collect, or NULL */
 	const char *hostname;         /* uts name inside, NULL: "sbox" */
 	const struct plan_fs *fs;     /* NULL: the real filesystem */
+	const char *provider_home;    /* the provider's own home folder (host
+	                                 path) when its profile keeps one */
 	const struct plan_path_rule *inherit; /* a parent sandbox's rules: its */
 	size_t      n_inherit;        /* read-only and hidden ones stay so here */
 };
