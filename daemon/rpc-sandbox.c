@@ -222,6 +222,8 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	    NULL : sboxd.config, p->name));
 	if (p->network == PROFILE_NET_REGISTRIES && p->sandboxed && !inside)
 		rpc_sandbox_registries(o);
+	if (!inside)	/* their hosts are reachable in every network mode */
+		json_object_set_new(o, "providers", rpc_provider_list(sboxd.config));
 	profile_free(p);
 	*result = o;
 	return 0;
