@@ -22,7 +22,10 @@ static const struct client_cmd main_cmds[] = {
 	  "       sbox session list [--all] | info ID | close ID\n"
 	  "       sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
 	  "                    [--timeout S] -- ARGV...\n"
-	  "       sbox session send ID --stdin\n"
+	  "       sbox session send ID [--sandbox PROFILE] --stdin\n"
+	  "       sbox session status ID [--json]\n"
+	  "       sbox session choices [--project DIR] [--provider P] [--model M]\n"
+	  "                    [--space S] [--sandbox PROFILE] [--json]\n"
 	  "       sbox session outside ID --reason TEXT [--cwd DIR] -- ARGV...\n"
 	  "       sbox session log ID [--json]\n"
 	  "       sbox session allow-host ID HOST [--save]",
