@@ -180,6 +180,8 @@ rpc_sandbox_registries(json_t *o)
 		json_array_append_new(a, json_string(hosts[i]));
 	strv_free(hosts);
 	json_object_set_new(o, "registry_hosts", a);
+	json_object_set_new(o, "registry_sources",
+	    toolconf_sources_json(getenv("HOME"), NULL));
 	json_object_set_new(o, "registries_file", file ? json_string(file) :
 	    json_null());
 }
