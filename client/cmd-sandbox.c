@@ -13,7 +13,7 @@
 	"       sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n" \
 	"                            [--space S] [--sandbox PROFILE]\n" \
 	"       sbox sandbox status --session ID [--json]\n" \
-	"       sbox sandbox check [--profile P] [--project DIR]"
+	"       sbox sandbox check [--profile P] [--project DIR] [--provider NAME]"
 
 /* Connect and call one method; NULL after printing the error (*rc set). */
 static json_t *
@@ -440,6 +440,7 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "project", required_argument, NULL, 'P' },
+		{ "provider", required_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -449,9 +450,11 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 	size_t i, failed = 0;
 	int ch, rc = EXIT_OK;
 
-	while ((ch = getopt_long(argc, argv, "+p:P:j", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+p:P:v:j", opts, NULL)) != -1) {
 		if (ch == 'p')
 			json_object_set_new(params, "profile", json_string(optarg));
+		else if (ch == 'v')	/* its hosts and home are checked too */
+			json_object_set_new(params, "provider", json_string(optarg));
 		else if (ch == 'P') {
 			real = realpath(optarg, NULL);
 			json_object_set_new(params, "project",

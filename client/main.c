@@ -47,7 +47,7 @@ static const struct client_cmd main_cmds[] = {
 	  "       sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n"
 	  "                            [--space S] [--sandbox PROFILE]\n"
 	  "       sbox sandbox status --session ID [--json]\n"
-	  "       sbox sandbox check [--profile P] [--project DIR]",
+	  "       sbox sandbox check [--profile P] [--project DIR] [--provider NAME]",
 	  "what the profiles allow, which one a session gets, a session's "
 	  "sandbox, a check" },
 	{ "help", main_help, "sbox help [COMMAND]", "show help" },

@@ -371,12 +371,23 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
 	const char *name = rpc_sandbox_str(params, "profile");
+	const char *provider = rpc_sandbox_str(params, "provider");
 	struct resolve_request req = { NULL, NULL, NULL, NULL, NULL };
 	struct profile *p;
 	char *chosen;
 	int rc;
 
-	if (name != NULL)
+	if (provider != NULL && config_find_binding(sboxd.config ?
+	    sboxd.config->providers : NULL, sboxd.config ?
+	    sboxd.config->n_providers : 0, provider) == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "provider",
+		    "no provider \"%s\" in the config", provider);
+	if (provider != NULL) {	/* the profile its sessions get */
+		req.sandbox = name;
+		req.provider = provider;
+		req.project = rpc_sandbox_str(params, "project");
+		p = policy_resolve(sboxd.config, &req, err);
+	} else if (name != NULL)
 		p = profile_get(sboxd.config, name, err);
 	else {
 		req.project = rpc_sandbox_str(params, "project");
@@ -405,7 +416,7 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
 		return error_nomem(err);
 	}
 	profile_free(p);
-	rc = sandbox_check_start(chosen, call, result, err);
+	rc = sandbox_check_start_provider(chosen, provider, call, result, err);
 	free(chosen);
 	return rc;
 }
@@ -429,6 +440,7 @@ static const struct params_field rpc_sandbox_status_params[] = {
 };
 static const struct params_field rpc_sandbox_check_params[] = {
 	{ "profile", PARAMS_STRING, 0, 64 },
+	{ "provider", PARAMS_STRING, 0, 256 },
 	{ "project", PARAMS_STRING, 0, 4096 },
 	{ NULL, 0, 0, 0 },
 };
