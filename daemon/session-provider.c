@@ -32,6 +32,30 @@ session_provider_mkdir(const char *dir, mode_t mode, sbox_error *err)
 	return 0;
 }
 
+/* Make the account folders of p that do not exist yet (their parents
+ * too, 0700): an agent signs in there on its first run, and a folder
+ * missing at the start would not be bound. Failures are left to the plan
+ * (a folder that is not there is not granted). */
+static void
+session_provider_accounts(const struct profile *p)
+{
+	char path[4096], *slash;
+	size_t i;
+
+	for (i = 0; p->account_folders && p->account_folders[i]; i++) {
+		if (snprintf(path, sizeof path, "%s", p->account_folders[i]) >=
+		    (int)sizeof path || access(path, F_OK) == 0)
+			continue;
+		for (slash = strchr(path + 1, '/'); slash != NULL;
+		    slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			(void)mkdir(path, 0700);
+			*slash = '/';
+		}
+		(void)mkdir(path, 0700);
+	}
+}
+
 /* The provider's home folder, created when missing. */
 int
 session_provider_home(const struct profile *p, char **out, sbox_error *err)
@@ -41,6 +65,8 @@ session_provider_home(const struct profile *p, char **out, sbox_error *err)
 	gid_t g;
 
 	*out = NULL;
+	if (p->sandboxed)
+		session_provider_accounts(p);
 	if (!p->sandboxed || !p->provider_home)
 		return 0;
 	if (p->provider == NULL || !config_provider_name_safe(p->provider))

@@ -7,7 +7,8 @@
 
 struct profile;
 
-/* The provider's home folder, <state_dir>/homes/<provider>, created when
+/* The provider's account folders are made when missing (0700). Its home
+ * folder, <state_dir>/homes/<provider>, is created when
  * missing (mode 0700; owned by the sandbox's uid when sboxd runs as root):
  * *out is a new string, or NULL when the profile keeps no home. -1 with
  * err when it cannot be made, or is not a plain folder. */

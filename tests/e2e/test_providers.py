@@ -33,7 +33,8 @@ def config(home, resolve_to):
                       "home": "persistent",
                       "account_folders": ["~/.agent"]},
             "other": {"sandbox": "offline", "home": "persistent",
-                      "hosts": ["other.prov.test"]},
+                      "hosts": ["other.prov.test"],
+                      "account_folders": ["~/.other/acct"]},
             "hostonly": {"sandbox_capable": False},
         },
     }
@@ -158,6 +159,12 @@ def test_provider_home_kept_and_own(ctx):
     sid = create(c, ctx.tmp, "other")
     r = run(c, sid, 'cat "$HOME/note" 2>&1; echo rc=$?')
     assert "kept" not in r["stdout"] and "rc=1" in r["stdout"], r
+    # a missing account folder is made for it, and it writes there
+    acct = os.path.join(d.home, ".other", "acct")
+    r = run(c, sid, 'echo in > %s/signin && echo rc=$?' % acct)
+    assert "rc=0" in r["stdout"], r
+    with open(os.path.join(acct, "signin")) as f:
+        assert f.read() == "in\n"
     st = os.stat(os.path.join(d.state, "homes", "other"))
     if is_root():
         assert st.st_uid != 0, st
