@@ -126,6 +126,9 @@ def test_provider_env_never_shown(ctx):
     c.call("session.log", {"session": sid})
     c.call("session.close", {"session": sid})
     assert sub
+    c.call("rpc.ping", {})
+    seen = json.dumps(c.notifications)
+    assert "session.ready" in seen and SECRET not in seen, seen
     d.stop()
     blob = b""
     for name in os.listdir(d.state):
