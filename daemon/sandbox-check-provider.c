@@ -32,6 +32,7 @@ static const char sandbox_check_provider_tail[] =
 	"done\n"
 	"[ -n \"$PHOSTS\" ] || d=\"the provider lists no hosts; \"\n"
 	"pstep provider_hosts \"$ok\" \"${d%; }\"\n"
+	"rm -f \"$HOME/.sbox-check-probe\" 2>/dev/null\n"	/* write_out's, in its own home */
 	"f=\"$HOME/.sbox-check-home-$$\"\n"
 	"if printf x > \"$f\" 2>/dev/null && rm -f \"$f\"; then pstep provider_home ok \"$HOME is writable ($PHOME)\"\n"
 	"else pstep provider_home fail \"$HOME is not writable ($PHOME)\"; fi\n";
