@@ -153,6 +153,12 @@ void exec_folder_warnings(struct client *cl, json_t *session);
 void exec_add_text(json_t *result);
 int cmd_cache(const struct client_opts *o, int argc, char **argv);
 
+/* cmd-choices.c: sbox session status ID, sbox session choices [...], and
+ * sbox session send ID --sandbox P --stdin. */
+int cmd_choices_status(const struct client_opts *o, int argc, char **argv);
+int cmd_choices_choices(const struct client_opts *o, int argc, char **argv);
+int cmd_choices_send(const struct client_opts *o, int argc, char **argv);
+
 /* cmd-outside.c: sbox session outside|log, and text helpers for what an
  * agent wrote (argv, reasons: control characters are shown escaped). */
 int cmd_outside_run(const struct client_opts *o, int argc, char **argv);

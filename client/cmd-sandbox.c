@@ -212,6 +212,9 @@ cmd_sandbox_print_show(const json_t *r)
 	if (json_array_size(json_object_get(r, "registry_hosts")) > 0)
 		cmd_sandbox_line("registries", cmd_sandbox_join(json_object_get(r,
 		    "registry_hosts"), buf, sizeof buf));
+	json_array_foreach(json_object_get(r, "registry_sources"), n, v)
+		printf("  %s: from %s\n", cmd_sandbox_s(v, "host", "?"),
+		    cmd_sandbox_s(v, "source", "?"));
 	if (json_is_string(json_object_get(r, "registries_error")))
 		cmd_sandbox_line("registries", cmd_sandbox_s(r,
 		    "registries_error", ""));
@@ -258,6 +261,14 @@ cmd_sandbox_print_show(const json_t *r)
 	cmd_sandbox_line("limits", n ? buf : "defaults");
 	cmd_sandbox_line("chosen by", cmd_sandbox_chosen(json_object_get(r,
 	    "chosen_by"), buf, sizeof buf));
+	/* providers: their hosts are reachable in every network mode */
+	json_array_foreach(json_object_get(r, "providers"), n, v)
+		printf("%-14s %s: hosts %s; home %s%s\n", n == 0 ? "providers" : "",
+		    cmd_sandbox_s(v, "name", "?"), cmd_sandbox_join(
+		    json_object_get(v, "hosts"), buf, sizeof buf),
+		    cmd_sandbox_s(v, "home", "empty"), json_is_false(
+		    json_object_get(v, "sandbox_capable")) ? "; cannot run in a "
+		    "sandbox" : "");
 }
 
 /* sbox sandbox show PROFILE [--json]. */
@@ -453,6 +464,7 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "project", required_argument, NULL, 'P' },
+		{ "provider", required_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -462,9 +474,11 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 	size_t i, failed = 0;
 	int ch, rc = EXIT_OK;
 
-	while ((ch = getopt_long(argc, argv, "+p:P:j", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+p:P:v:j", opts, NULL)) != -1) {
 		if (ch == 'p')
 			json_object_set_new(params, "profile", json_string(optarg));
+		else if (ch == 'v')	/* its hosts and home are checked too */
+			json_object_set_new(params, "provider", json_string(optarg));
 		else if (ch == 'P') {
 			real = realpath(optarg, NULL);
 			json_object_set_new(params, "project",

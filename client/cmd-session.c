@@ -482,8 +482,15 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		return cmd_session_create(o, argc - 1, argv + 1);
 	if (strcmp(sub, "exec") == 0)
 		return cmd_session_exec(o, argc - 1, argv + 1);
+	if (strcmp(sub, "send") == 0 && argc > 3 && (strcmp(argv[3],
+	    "--sandbox") == 0 || (argc > 4 && strcmp(argv[4], "--sandbox") == 0)))
+		return cmd_choices_send(o, argc - 1, argv + 1);	/* cmd-choices.c */
 	if (strcmp(sub, "send") == 0)
 		return cmd_session_send(o, argc - 1, argv + 1);
+	if (strcmp(sub, "status") == 0)
+		return cmd_choices_status(o, argc - 1, argv + 1);
+	if (strcmp(sub, "choices") == 0)
+		return cmd_choices_choices(o, argc - 1, argv + 1);
 	if (strcmp(sub, "outside") == 0)
 		return cmd_outside_run(o, argc - 1, argv + 1);
 	if (strcmp(sub, "log") == 0)

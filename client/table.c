@@ -43,8 +43,17 @@ static const struct client_sub table_subs[] = {
 	  "run a command in a session (--detach: a background job; see "
 	  "'sbox command')",
 	  "C/cwd= e/env= d/detach T/timeout=", 1 },
-	{ "session", "send", "sbox session send ID --stdin",
-	  "run the shell script read from stdin in a session", "stdin", -1 },
+	{ "session", "send", "sbox session send ID [--sandbox PROFILE] --stdin",
+	  "run the shell script read from stdin in a session (--sandbox: "
+	  "under a narrower profile, in a child session)", "stdin sandbox=", -1 },
+	{ "session", "status", "sbox session status ID",
+	  "state, sandbox, whether it runs here, refused hosts, running "
+	  "commands", "", -1 },
+	{ "session", "choices",
+	  "sbox session choices [--project DIR] [--provider P] [--model M]\n"
+	  "                     [--space S] [--sandbox PROFILE]",
+	  "what each level would choose for a session, and which wins",
+	  "project= provider= model= space= sandbox=", -1 },
 	{ "session", "outside",
 	  "sbox session outside ID --reason TEXT [--cwd DIR] [--env NAME=VALUE]...\n"
 	  "                     -- ARGV...",
@@ -103,9 +112,10 @@ static const struct client_sub table_subs[] = {
 	{ "sandbox", "status", "sbox sandbox status --session ID",
 	  "a session's sandbox, whether it runs here, the hosts it refused",
 	  "session=", -1 },
-	{ "sandbox", "check", "sbox sandbox check [--profile P] [--project DIR]",
+	{ "sandbox", "check",
+	  "sbox sandbox check [--profile P] [--project DIR] [--provider NAME]",
 	  "start a test sandbox and show each step (exit 1 if one fails)",
-	  "profile= project=", -1 },
+	  "profile= project= provider=", -1 },
 	{ "config", "check", "sbox config check [FILE]",
 	  "check a config file (default: the daemon's) and list every error",
 	  "", -1 },

@@ -98,6 +98,11 @@ container_ph_make(const char *root, const char *path, int is_dir)
 	    O_NOFOLLOW | O_CLOEXEC, 0644)) >= 0)
 		close(fd);
 	if (fd >= 0) {
+		/* it belongs to whoever owns its folder (a provider's home
+		 * folder is the sandbox uid's, not root's) */
+		if (geteuid() == 0 && fstat(dfd, &st) == 0)
+			(void)fchownat(dfd, name, st.st_uid, st.st_gid,
+			    AT_SYMLINK_NOFOLLOW);
 		close(dfd);
 		return 1;
 	}

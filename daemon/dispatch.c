@@ -28,6 +28,7 @@ static const struct rpc_method *const dispatch_tables[] = {
 	rpc_events_methods,
 	rpc_sandbox_methods,
 	rpc_session_methods,
+	rpc_provider_methods,
 	rpc_command_methods,
 	rpc_file_methods,
 	rpc_approval_methods,

@@ -102,7 +102,9 @@ proxy_conn_allowed(struct proxy_conn *c)
 	const char *match = c->host;
 	int rc;
 
-	if (net == NULL || net->mode == PLAN_NET_NONE) {
+	/* the session's provider's hosts are reachable in every mode */
+	if (net == NULL || (net->mode == PLAN_NET_NONE &&
+	    !hostpat_match_list(net->provider_hosts, c->host, c->port))) {
 		snprintf(reason, sizeof reason, "network is off for profile %s", px->profile);
 		proxy_conn_refuse(c, reason, PROXY_RULE_NETWORK_OFF,
 		    "Use a profile with network access to reach hosts.");
@@ -119,7 +121,8 @@ proxy_conn_allowed(struct proxy_conn *c)
 		proxy_addr_format(&c->addrs[0], canon, sizeof canon);
 		match = canon;
 	}
-	if (net->mode == PLAN_NET_REGISTRIES &&
+	if (net->mode != PLAN_NET_INTERNET &&
+	    !hostpat_match_list(net->provider_hosts, match, c->port) &&
 	    !hostpat_match_list(net->hosts, match, c->port) &&
 	    !hostpat_match_list(px->extra, match, c->port)) {
 		snprintf(reason, sizeof reason, "%s is not in the allowlist of profile %s",

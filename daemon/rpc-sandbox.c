@@ -181,6 +181,8 @@ rpc_sandbox_registries(json_t *o)
 		json_array_append_new(a, json_string(hosts[i]));
 	strv_free(hosts);
 	json_object_set_new(o, "registry_hosts", a);
+	json_object_set_new(o, "registry_sources",
+	    toolconf_sources_json(getenv("HOME"), NULL));
 	json_object_set_new(o, "registries_file", file ? json_string(file) :
 	    json_null());
 }
@@ -225,6 +227,8 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 		rpc_sandbox_registries(o);
 	json_object_set_new(o, "caches", cachedir_describe(sboxd.state_dir, p,
 	    inside));
+	if (!inside)	/* their hosts are reachable in every network mode */
+		json_object_set_new(o, "providers", rpc_provider_list(sboxd.config));
 	profile_free(p);
 	*result = o;
 	return 0;
@@ -428,12 +432,23 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
 	const char *name = rpc_sandbox_str(params, "profile");
+	const char *provider = rpc_sandbox_str(params, "provider");
 	struct resolve_request req = { NULL, NULL, NULL, NULL, NULL };
 	struct profile *p;
 	char *chosen;
 	int rc;
 
-	if (name != NULL)
+	if (provider != NULL && config_find_binding(sboxd.config ?
+	    sboxd.config->providers : NULL, sboxd.config ?
+	    sboxd.config->n_providers : 0, provider) == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "provider",
+		    "no provider \"%s\" in the config", provider);
+	if (provider != NULL) {	/* the profile its sessions get */
+		req.sandbox = name;
+		req.provider = provider;
+		req.project = rpc_sandbox_str(params, "project");
+		p = policy_resolve(sboxd.config, &req, err);
+	} else if (name != NULL)
 		p = profile_get(sboxd.config, name, err);
 	else {
 		req.project = rpc_sandbox_str(params, "project");
@@ -462,7 +477,7 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
 		return error_nomem(err);
 	}
 	profile_free(p);
-	rc = sandbox_check_start(chosen, call, result, err);
+	rc = sandbox_check_start_provider(chosen, provider, call, result, err);
 	free(chosen);
 	return rc;
 }
@@ -486,6 +501,7 @@ static const struct params_field rpc_sandbox_status_params[] = {
 };
 static const struct params_field rpc_sandbox_check_params[] = {
 	{ "profile", PARAMS_STRING, 0, 64 },
+	{ "provider", PARAMS_STRING, 0, 256 },
 	{ "project", PARAMS_STRING, 0, 4096 },
 	{ NULL, 0, 0, 0 },
 };

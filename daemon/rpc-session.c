@@ -1,4 +1,5 @@
 /* rpc-session.c: session.create, list, info, close, allow_host, log. */
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/config-reload.h"
@@ -43,7 +44,19 @@ rpc_session_create(struct rpc_call *call, json_t *params, json_t **result,
 		.parent = c ? conn_sandbox_session(c) : NULL,
 		.uid = c ? conn_uid(c) : 0,
 	};
+	const char *within = rpc_session_str(params, "within");
 
+	/* a session no wider than another (one message's sandbox): made as
+	 * its child, narrowed on its profile and plan, closed with it */
+	if (within != NULL) {
+		struct session *w = session_access_lookup(call, within, err);
+
+		if (w == NULL) {
+			snprintf(err->field, sizeof err->field, "within");
+			return -1;
+		}
+		p.parent = w->id;
+	}
 	return session_create(&p, call, result, err);
 }
 
@@ -182,6 +195,7 @@ static const struct params_field rpc_session_create_params[] = {
 	{ "model", PARAMS_STRING, 0, 256 },
 	{ "space", PARAMS_STRING, 0, 256 },
 	{ "env", PARAMS_OBJECT, 0, 0 },
+	{ "within", PARAMS_STRING, 0, 64 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_session_id_params[] = {

@@ -83,6 +83,10 @@ extern const struct rpc_method rpc_daemon_methods[];  /* rpc-daemon.c: daemon.* 
 extern const struct rpc_method rpc_events_methods[];  /* rpc-events.c: events.* */
 extern const struct rpc_method rpc_sandbox_methods[]; /* rpc-sandbox.c: sandbox.* */
 extern const struct rpc_method rpc_session_methods[]; /* rpc-session.c: session.* */
+extern const struct rpc_method rpc_provider_methods[]; /* rpc-provider.c: session.status, choices */
+struct config;
+/* The config's providers as sandbox.show lists them (rpc-provider.c). */
+json_t *rpc_provider_list(const struct config *cfg);
 extern const struct rpc_method rpc_command_methods[]; /* rpc-command.c: command.* */
 extern const struct rpc_method rpc_file_methods[];    /* rpc-file.c: file.* */
 extern const struct rpc_method rpc_approval_methods[];/* rpc-approval.c: approval.*, audit.* */

@@ -100,6 +100,7 @@ enum sandbox_check_phase { CHECK_STARTING, CHECK_RUNNING };
 struct sandbox_check {
 	struct rpc_call *call;
 	char            *profile;
+	char            *provider;    /* --provider: its steps too, or NULL */
 	char            *root;        /* the fresh folder: project/ and outside/ */
 	char            *project;
 	char            *outside;
@@ -190,6 +191,7 @@ sandbox_check_free(struct sandbox_check *chk)
 	if (chk->timer != NULL)
 		event_free(chk->timer);
 	free(chk->profile);
+	free(chk->provider);
 	free(chk->root);
 	free(chk->project);
 	free(chk->outside);
@@ -399,11 +401,15 @@ sandbox_check_run(struct sandbox_check *chk, struct session *s,
 	chk->work = strdup(s->profile->project_access ? chk->project :
 	    s->scratch);
 	snprintf(port, sizeof port, "%d", s->ct ? container_proxy_port(s->ct) : 0);
+	char *pscript = sandbox_check_provider_script(sandbox_check_script,
+	    chk->provider);
+
 	argv = json_pack("[s, s, s, s, s, s, s, s, s, s, s]", "sh", "-c",
-	    sandbox_check_script, "sbox-check", chk->work ? chk->work : "",
+	    pscript ? pscript : sandbox_check_script, "sbox-check", chk->work ? chk->work : "",
 	    chk->outside, sandbox_check_home(), sboxd.config_path ?
 	    sboxd.config_path : "", sboxd.state_dir, sboxd.socket_path ?
 	    sboxd.socket_path : "", port);
+	free(pscript);
 	if (argv == NULL || chk->work == NULL) {
 		json_decref(argv);
 		return error_nomem(err);
@@ -499,6 +505,8 @@ sandbox_check_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	out = sandbox_check_stdout(c);
 	sandbox_check_parse(chk, out);
+	if (chk->provider != NULL)
+		sandbox_check_provider_parse(chk->steps, out);
 	free(out);
 	sandbox_check_finish(chk);
 }
@@ -518,6 +526,14 @@ int
 sandbox_check_start(const char *profile, struct rpc_call *call,
     json_t **result, sbox_error *err)
 {
+	return sandbox_check_start_provider(profile, NULL, call, result, err);
+}
+
+/* Run the check for a sandboxed profile, as a session of provider. */
+int
+sandbox_check_start_provider(const char *profile, const char *provider,
+    struct rpc_call *call, json_t **result, sbox_error *err)
+{
 	struct sandbox_check *chk;
 	struct session_params sp;
 	struct timeval tv = { 0, SANDBOX_CHECK_POLL_MS * 1000 };
@@ -535,6 +551,10 @@ sandbox_check_start(const char *profile, struct rpc_call *call,
 	}
 	chk->call = call;
 	chk->started_ms = sboxd_now_ms();
+	if (provider != NULL && (chk->provider = strdup(provider)) == NULL) {
+		sandbox_check_free(chk);
+		return error_nomem(err);
+	}
 	ok = sandbox_check_bwrap(bwrap, sizeof bwrap) == 0;
 	sandbox_check_step(chk, "bwrap", "bwrap", ok, ok ? "%s" :
 	    "%s is not installed: apt install bubblewrap (or dnf install "
@@ -552,6 +572,7 @@ sandbox_check_start(const char *profile, struct rpc_call *call,
 	memset(&sp, 0, sizeof sp);
 	sp.project = chk->project;
 	sp.sandbox = profile;
+	sp.provider = provider;
 	sp.title = "sandbox check";
 	sp.uid = getuid();
 	env = json_pack("{s:s}", "PATH", getenv("PATH") ? getenv("PATH") :

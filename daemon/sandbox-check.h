@@ -28,5 +28,15 @@ int sandbox_check_bwrap(char *buf, size_t len);
  * started; -1 with err for a setup failure of the daemon itself. */
 int sandbox_check_start(const char *profile, struct rpc_call *call,
     json_t **result, sbox_error *err);
+/* The same for a session of provider (NULL: none): its hosts and its home
+ * folder are checked too (sandbox-check-provider.c). */
+int sandbox_check_start_provider(const char *profile, const char *provider,
+    struct rpc_call *call, json_t **result, sbox_error *err);
+
+/* sandbox-check-provider.c: the check script with provider's steps added
+ * (malloc'd; NULL when provider is not in the config), and the parser of
+ * their "PSTEP" lines into steps. */
+char *sandbox_check_provider_script(const char *script, const char *provider);
+void sandbox_check_provider_parse(json_t *steps, const char *out);
 
 #endif

@@ -31,6 +31,7 @@
 #include "daemon/toolconf.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
+#include "daemon/session-provider.h"
 #include "policy/policy.h"
 #include "policy/render-bwrap.h"
 #include "policy/strv.h"
@@ -478,7 +479,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct plan_context ctx;
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
-	char **registries = NULL, *cache_root = NULL;
+	char **registries = NULL, *cache_root = NULL, *phome = NULL;
 	struct session *parent;
 	uid_t cuid;
 	gid_t cgid;
@@ -532,6 +533,15 @@ session_make_plan(struct session *s, const struct session_params *p,
 	}
 	ctx.registry_hosts = registries;
 	ctx.hostname = "sbox";
+	if (session_provider_home(s->profile, &phome, err) == -1) {
+		free(cache_root);
+		strv_free(registries);
+		strv_free(client_env);
+		free(sockdir);
+		free(scratch_base);
+		return -1;
+	}
+	ctx.provider_home = phome;
 	if (s->parent != NULL && (parent = session_find(s->parent, NULL)) !=
 	    NULL && parent->plan->sandboxed) {
 		ctx.inherit = parent->plan->rules;
@@ -539,6 +549,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	}
 	s->plan = policy_plan(s->profile, &ctx, err);
 	free(cache_root);
+	free(phome);
 	strv_free(registries);
 	strv_free(client_env);
 	free(sockdir);
@@ -559,7 +570,8 @@ session_record(struct session *s, uid_t uid, sbox_error *err)
 	json_t *prov;
 	int rc;
 
-	ss.resolved_profile = profile_to_json(s->profile);
+	/* provider values stay in memory: the store says "(set)" */
+	ss.resolved_profile = profile_to_json_public(s->profile);
 	prov = json_pack("{s:s}", "summary", s->profile->provenance ?
 	    s->profile->provenance : "");
 	ss.provenance = prov;

@@ -28,32 +28,43 @@ extern char **environ;
 struct toolconf_ask {
 	struct toolconf_ask *next;
 	const char         *tool;
+	char               *path;      /* the copy asked (absolute) */
 	pid_t               pid;
 	struct bufferevent *bev;
 	struct event       *timer;
 };
 
 static char **toolconf_hosts;   /* answers so far */
+static char **toolconf_sources; /* where each came from (same order) */
 static struct toolconf_ask *toolconf_asks; /* questions still open */
 static char  *toolconf_default; /* the defaults file beside sboxd */
 
-/* Is an executable named tool on PATH? */
-static int
-toolconf_on_path(const char *tool)
+/* Remember host as a registry, found in source (the first source wins). */
+static void
+toolconf_add(const char *host, const char *source)
 {
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save, full[PATH_MAX];
-	int found = 0;
-
-	if (path == NULL || (copy = strdup(path)) == NULL)
-		return 0;
-	for (dir = strtok_r(copy, ":", &save); dir != NULL && !found;
-	    dir = strtok_r(NULL, ":", &save)) {
-		snprintf(full, sizeof full, "%s/%s", dir, tool);
-		found = access(full, X_OK) == 0;
+	if (strv_contains(toolconf_hosts, host))
+		return;
+	if (strv_append(&toolconf_hosts, host) == 0 &&
+	    strv_append(&toolconf_sources, source) == -1) {
+		strv_free(toolconf_hosts);	/* keep both lists in step */
+		toolconf_hosts = NULL;
 	}
-	free(copy);
-	return found;
+}
+
+/* npm gave no usable answer: its registry as its own files say. */
+static void
+toolconf_fallback(const struct toolconf_ask *a)
+{
+	char host[512], file[4200], src[4400];
+
+	if (strcmp(a->tool, "npm") != 0 || toolconf_find_npm_default(a->path,
+	    host, sizeof host, file, sizeof file) == -1)
+		return;
+	snprintf(src, sizeof src, "npm's own configuration %s (%s gave no "
+	    "answer)", file, a->path);
+	toolconf_add(host, src);
+	log_info("npm (%s) uses the registry %s, from %s", a->path, host, file);
 }
 
 /* Free one question (and forget it). */
@@ -72,6 +83,7 @@ toolconf_ask_free(struct toolconf_ask *a)
 		bufferevent_free(a->bev);
 	if (a->timer)
 		event_free(a->timer);
+	free(a->path);
 	free(a);
 }
 
@@ -89,9 +101,14 @@ toolconf_event_cb(struct bufferevent *bev, short what, void *arg)
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
 	if (registries_url_host(buf, host, sizeof host) == 0) {
-		strv_add_unique(&toolconf_hosts, host);
-		log_info("%s uses the registry %s", a->tool, host);
-	}
+		char src[PATH_MAX + 64];
+
+		snprintf(src, sizeof src, "%s config get registry (%s)", a->tool,
+		    a->path);
+		toolconf_add(host, src);
+		log_info("%s (%s) uses the registry %s", a->tool, a->path, host);
+	} else
+		toolconf_fallback(a);
 	toolconf_ask_free(a);
 }
 
@@ -105,37 +122,81 @@ toolconf_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	kill(-a->pid, SIGKILL);
 }
 
+/* sboxd's environment with the folder of path first on PATH (nvm's npm
+ * runs the node beside it); NULL on ENOMEM. */
+static char **
+toolconf_env(const char *path)
+{
+	const char *old = getenv("PATH");
+	char **env = NULL, *dir, *slash, *kv;
+	size_t i;
+
+	for (i = 0; environ != NULL && environ[i] != NULL; i++)
+		if (strncmp(environ[i], "PATH=", 5) != 0 &&
+		    strv_append(&env, environ[i]) == -1)
+			goto fail;
+	if ((dir = strdup(path)) == NULL)
+		goto fail;
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (asprintf(&kv, "PATH=%s%s%s", dir, old ? ":" : "", old ? old : "") ==
+	    -1) {
+		free(dir);
+		goto fail;
+	}
+	free(dir);
+	if (strv_push(&env, kv) == -1)
+		goto fail;
+	return env;
+fail:
+	strv_free(env);
+	return NULL;
+}
+
 /* Ask one tool for its registry, in the background (argv[0] is the tool;
  * npm is told to write no log file: its logs would land in ~/.npm, a cache
  * that sandboxes may read, with whatever sboxd's environment holds). */
 static void
-toolconf_ask(char *const *argv)
+toolconf_ask(char *const *args, const char *path)
 {
-	const char *tool = argv[0];
+	const char *tool = args[0];
 	struct timeval tv = { TOOLCONF_TIMEOUT_S, 0 };
 	struct toolconf_ask *a;
+	char *argv[8], **env;
 	sbox_error err;
-	int p[2], fds[3];
+	int p[2], fds[3], i;
 
-	if (!toolconf_on_path(tool) || (a = calloc(1, sizeof *a)) == NULL)
+	if ((a = calloc(1, sizeof *a)) == NULL)
 		return;
 	a->tool = tool;
-	if (pipe2(p, O_CLOEXEC) == -1) {
+	if ((a->path = strdup(path)) == NULL || pipe2(p, O_CLOEXEC) == -1) {
+		free(a->path);
 		free(a);
 		return;
 	}
+	for (i = 0; i < 7 && args[i] != NULL; i++)
+		argv[i] = args[i];
+	argv[i] = NULL;
+	argv[0] = a->path;
+	env = toolconf_env(path);
 	fds[0] = -1;
 	fds[1] = p[1];
 	fds[2] = -1;
 	/* From "/", so that no project's own .npmrc is read. */
-	if (hostexec_spawn((char **)argv, environ, "/", fds, NULL, NULL, &a->pid,
-	    &err) == -1) {
-		log_debug("asking %s for its registry: %s", tool, err.message);
+	if (env == NULL || hostexec_spawn(argv, env, "/", fds, NULL, NULL,
+	    &a->pid, &err) == -1) {
+		if (env != NULL)
+			log_debug("asking %s for its registry: %s", path,
+			    err.message);
+		strv_free(env);
 		close(p[0]);
 		close(p[1]);
+		toolconf_fallback(a);
+		free(a->path);
 		free(a);
 		return;
 	}
+	strv_free(env);
 	close(p[1]);
 	evutil_make_socket_nonblocking(p[0]);
 	a->bev = bufferevent_socket_new(sboxd.base, p[0], BEV_OPT_CLOSE_ON_FREE);
@@ -156,7 +217,8 @@ toolconf_ask(char *const *argv)
 	evtimer_add(a->timer, &tv);
 }
 
-/* Ask npm and Yarn (when on PATH) for their registry, without blocking. */
+/* Ask every npm and Yarn installed for the person for their registry,
+ * without blocking. */
 void
 toolconf_start(void)
 {
@@ -165,8 +227,19 @@ toolconf_start(void)
 	static char *const yarn[] = { "yarn", "config", "get", "registry",
 	    "--silent", "--no-progress", NULL };
 
-	toolconf_ask(npm);
-	toolconf_ask(yarn);
+	const char *home = getenv("HOME");
+	char **found;
+	size_t i;
+
+	/* every copy installed for the person, whatever sboxd's PATH */
+	found = toolconf_find("npm", home);
+	for (i = 0; found != NULL && found[i] != NULL; i++)
+		toolconf_ask(npm, found[i]);
+	strv_free(found);
+	found = toolconf_find("yarn", home);
+	for (i = 0; found != NULL && found[i] != NULL; i++)
+		toolconf_ask(yarn, found[i]);
+	strv_free(found);
 }
 
 /* Stop the questions still open (daemon shutdown) and forget the answers. */
@@ -179,6 +252,8 @@ toolconf_stop(void)
 	}
 	strv_free(toolconf_hosts);
 	toolconf_hosts = NULL;
+	strv_free(toolconf_sources);
+	toolconf_sources = NULL;
 	free(toolconf_default);
 	toolconf_default = NULL;
 }
@@ -227,4 +302,40 @@ toolconf_registries(const char *home, char *const *env, char ***out,
 		}
 	}
 	return 0;
+}
+
+/* Where each registry host of toolconf_registries(home, env) comes from:
+ * [{host, source}]. */
+json_t *
+toolconf_sources_json(const char *home, char *const *env)
+{
+	const char *file = registries_defaults_file(toolconf_defaults_file());
+	char **all = NULL, **defaults = NULL, src[PATH_MAX + 64];
+	json_t *out = json_array();
+	const char *s;
+	size_t i, j;
+
+	if (toolconf_registries(home, env, &all, NULL) == -1)
+		return out;
+	if (file != NULL)
+		registries_read_file(file, &defaults, NULL);
+	for (i = 0; out != NULL && all != NULL && all[i] != NULL; i++) {
+		s = NULL;
+		for (j = 0; toolconf_hosts && toolconf_hosts[j]; j++)
+			if (strcmp(toolconf_hosts[j], all[i]) == 0)
+				s = toolconf_sources[j];
+		if (s == NULL && strv_contains(defaults, all[i])) {
+			snprintf(src, sizeof src, "defaults file %s", file);
+			s = src;
+		}
+		if (s == NULL)
+			s = "your tools' configuration in your home folder or "
+			    "environment (~/.npmrc, ~/.yarnrc, pip, cargo, GOPROXY, "
+			    "NuGet)";
+		json_array_append_new(out, json_pack("{s:s, s:s}", "host", all[i],
+		    "source", s));
+	}
+	strv_free(all);
+	strv_free(defaults);
+	return out;
 }

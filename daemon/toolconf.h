@@ -5,6 +5,9 @@
 #ifndef SBOX_TOOLCONF_H
 #define SBOX_TOOLCONF_H
 
+#include <jansson.h>
+#include <stddef.h>
+
 #include "protocol/error.h"
 
 /* Ask npm and Yarn (when on PATH) for their registry, without blocking. */
@@ -19,5 +22,18 @@ const char *toolconf_defaults_file(void);
  * a new NULL-terminated list, or -1 with err. */
 int toolconf_registries(const char *home, char *const *env, char ***out,
     sbox_error *err);
+
+/* Where each registry host of toolconf_registries(home, env) comes from:
+ * a new array [{host, source}]. */
+json_t *toolconf_sources_json(const char *home, char *const *env);
+
+/* toolconf-find.c: every installed copy of tool (sboxd's PATH, then nvm,
+ * volta and fnm folders in home, ~/.local/bin, ~/.yarn/bin, /usr/local/bin,
+ * /usr/bin), absolute paths, NULL-terminated; NULL when none. */
+char **toolconf_find(const char *tool, const char *home);
+/* npm's registry from its own files (PREFIX/etc/npmrc, its built-in npmrc,
+ * its built-in default): 0 with host and the file in source, else -1. */
+int toolconf_find_npm_default(const char *npm, char *host, size_t len,
+    char *source, size_t slen);
 
 #endif

@@ -63,8 +63,7 @@ config_bindings_free(struct config_binding *b, size_t n)
 	for (i = 0; i < n; i++) {
 		free(b[i].key);
 		free(b[i].sandbox);
-		strv_free(b[i].hosts);
-		strv_free(b[i].env_values);
+		config_provider_free(&b[i]);
 	}
 	free(b);
 }
@@ -306,42 +305,15 @@ config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
 	return 0;
 }
 
-/* Parse a provider's "env" object into b->env_values. */
-static int
-config_parse_provider_env(struct config_binding *b, const json_t *obj,
-    const char *field, sbox_error *err)
-{
-	char f[CONFIG_FIELD_MAX], *s;
-	const char *key;
-	json_t *v;
-
-	if (!json_is_object(obj))
-		return error_set_field(err, E_CONFIG, field,
-		    "must be an object of NAME -> value");
-	json_object_foreach((json_t *)obj, key, v) {
-		jsonpath_format(f, sizeof f, "%s.%s", field, key);
-		if (!envfilter_name_valid(key) || strchr(key, '*') != NULL)
-			return error_set_field(err, E_CONFIG, f,
-			    "\"%s\" is not a variable name", key);
-		if (!json_is_string(v))
-			return error_set_field(err, E_CONFIG, f, "must be a string");
-		if (asprintf(&s, "%s=%s", key, json_string_value(v)) == -1 ||
-		    strv_push(&b->env_values, s) == -1)
-			return error_nomem(err);
-	}
-	return 0;
-}
-
 /* Parse one binding entry at field (providers also take hosts and env). */
 static int
 config_parse_binding(struct config *cfg, struct config_binding *b,
     const json_t *obj, const char *field, int provider, sbox_error *err)
 {
-	char f[CONFIG_FIELD_MAX], g[CONFIG_FIELD_MAX + 32], buf[300];
-	struct hostpat hp;
+	char f[CONFIG_FIELD_MAX];
 	const char *key, *s;
-	json_t *v, *e;
-	size_t i;
+	json_t *v;
+	int rc;
 
 	if (!json_is_object(obj))
 		return error_set_field(err, E_CONFIG, field, "must be an object");
@@ -352,31 +324,14 @@ config_parse_binding(struct config *cfg, struct config_binding *b,
 				return -1;
 			if ((b->sandbox = strdup(s)) == NULL)
 				return error_nomem(err);
-		} else if (provider && strcmp(key, "hosts") == 0) {
-			if (!json_is_array(v))
-				return error_set_field(err, E_CONFIG, f,
-				    "must be an array of host patterns");
-			json_array_foreach(v, i, e) {
-				jsonpath_format(g, sizeof g, "%s[%zu]", f, i);
-				if (!json_is_string(e))
-					return error_set_field(err, E_CONFIG, g,
-					    "must be a string");
-				if (hostpat_parse(json_string_value(e), &hp, err) == -1) {
-					if (err != NULL)
-						jsonpath_format(err->field,
-						    sizeof err->field, "%s", g);
-					return -1;
-				}
-				hostpat_format(&hp, buf, sizeof buf);
-				if (strv_add_unique(&b->hosts, buf) == -1)
-					return error_nomem(err);
-			}
-		} else if (provider && strcmp(key, "env") == 0) {
-			if (config_parse_provider_env(b, v, f, err) == -1)
+		} else if (provider && (rc = config_provider_key(cfg, b, key, v,
+		    f, err)) != 1) {
+			if (rc == -1)
 				return -1;
 		} else
 			return error_set_field(err, E_CONFIG, f, provider ?
-			    "unknown key (expected sandbox, hosts or env)" :
+			    "unknown key (expected sandbox, hosts, env, home, "
+			    "account_folders or sandbox_capable)" :
 			    "unknown key (expected sandbox)");
 	}
 	return 0;

@@ -44,6 +44,9 @@ struct config_binding {
 	char  *sandbox;        /* profile it chooses, NULL when it says nothing */
 	char **hosts;          /* providers: hosts added to the allowlist */
 	char **env_values;     /* providers: "NAME=VALUE" added to the environment */
+	int    home_persistent;/* providers: "home": "persistent" */
+	char **account_folders;/* providers: folders of home, read-write */
+	int    no_sandbox;     /* providers: "sandbox_capable": false */
 };
 
 struct config {
@@ -77,6 +80,16 @@ void config_free(struct config *cfg);
 /* Seconds an approval waits for an answer (approvals.timeout_s), default
  * CONFIG_APPROVALS_TIMEOUT_DEFAULT; 0 means wait without a limit. */
 int64_t config_approvals_timeout_s(const struct config *cfg);
+/* config-provider.c: parse one key of a provider entry (hosts, env, home,
+ * account_folders, sandbox_capable): 0, -1 with err, or 1 when key is not
+ * a provider key. */
+int config_provider_key(const struct config *cfg, struct config_binding *b,
+    const char *key, const json_t *v, const char *f, sbox_error *err);
+/* Free what the provider keys of b own. */
+void config_provider_free(struct config_binding *b);
+/* True when a provider's name can name its home folder. */
+int config_provider_name_safe(const char *name);
+
 /* The custom profile called name, or NULL. */
 const struct profile *config_find_profile(const struct config *cfg,
     const char *name);

@@ -84,6 +84,8 @@ plan_dump(const struct plan *p, FILE *f)
 		fprintf(f, "net host %s\n", p->net.hosts[i]);
 	for (i = 0; p->net.private_hosts != NULL && p->net.private_hosts[i] != NULL; i++)
 		fprintf(f, "net private %s\n", p->net.private_hosts[i]);
+	for (i = 0; p->net.provider_hosts != NULL && p->net.provider_hosts[i] != NULL; i++)
+		fprintf(f, "net provider %s\n", p->net.provider_hosts[i]);
 	for (i = 0; i < p->net.n_local_ports; i++)
 		fprintf(f, "net local-port %d\n", p->net.local_ports[i]);
 	for (i = 0; i < p->net.n_resolve; i++) {
@@ -122,6 +124,7 @@ plan_free(struct plan *p)
 	strv_free(p->env);
 	strv_free(p->net.hosts);
 	strv_free(p->net.private_hosts);
+	strv_free(p->net.provider_hosts);
 	free(p->net.local_ports);
 	for (i = 0; i < p->net.n_resolve; i++) {
 		free(p->net.resolve[i].host);

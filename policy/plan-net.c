@@ -54,6 +54,7 @@ plan_net(struct plan *plan, const struct plan_context *ctx,
 		strv_free(reg);
 	}
 	n->private_hosts = strv_copy(pr->private_hosts, &ok);
+	n->provider_hosts = strv_copy(pr->provider_hosts, &ok);
 	if (pr->n_local_ports > 0) {
 		n->local_ports = calloc(pr->n_local_ports, sizeof *n->local_ports);
 		if (n->local_ports == NULL)

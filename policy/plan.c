@@ -58,7 +58,7 @@ static const char *const plan_credentials[] = {
 	".terraform.d/credentials.tfrc.json", ".config/op/", NULL
 };
 /* inside the project (and read_write folders): files that run programs later */
-static const char *const plan_runs_later[] = {
+const char *const plan_runs_later[] = {
 	".vscode/", ".idea/", ".devcontainer/", ".envrc", ".husky/", ".claude/",
 	".codex/", ".cursor/", ".agents/", ".mcp.json", ".gitmodules",
 	".pre-commit-config.yaml", ".lefthook.yml", "lefthook.yml", ".exrc",
@@ -66,7 +66,7 @@ static const char *const plan_runs_later[] = {
 	".bash_login", ".bash_logout", ".zprofile", ".zshenv", ".zlogin", NULL
 };
 /* under home, protected only when a grant makes home writable */
-static const char *const plan_home_runs_later[] = {
+const char *const plan_home_runs_later[] = {
 	".config/autostart/", ".config/systemd/", ".local/share/applications/",
 	".config/fish/", ".config/environment.d/", NULL
 };
@@ -778,6 +778,10 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 	if (p != NULL && b.oom) {
 		plan_free(p);
 		error_nomem(err);
+		return NULL;
+	}
+	if (p != NULL && plan_provider(p, pr, ctx, err) == -1) {	/* plan-provider.c */
+		plan_free(p);
 		return NULL;
 	}
 	return p;

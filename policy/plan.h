@@ -26,6 +26,7 @@
 #define PLAN_RULE_SBOX        "sbox's own config, state and socket, hidden"
 #define PLAN_RULE_ROOT_ONLY   "readable by root only, hidden"
 #define PLAN_RULE_GITDIR      "the project's git folder (a linked worktree's)"
+#define PLAN_RULE_PROVIDER_HOME "the provider's own home folder"
 
 /* One mount operation; applied in list order (later ones cover earlier). */
 enum plan_mount_kind {
@@ -74,6 +75,8 @@ struct plan_net {
 	char   **hosts;             /* NULL-terminated host patterns allowed (profile,
 	                               registries, provider), already validated */
 	char   **private_hosts;     /* NULL-terminated exact names allowed to be private */
+	char   **provider_hosts;    /* the session's provider's hosts: reachable
+	                               in every mode, network "none" included */
 	int     *local_ports;       /* local_ports[n_local_ports] */
 	size_t   n_local_ports;
 	struct plan_resolve *resolve; /* resolve[n_resolve] */

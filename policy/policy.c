@@ -38,9 +38,20 @@ policy_add_provider(struct profile *p, const struct config_binding *b,
 	size_t i, n;
 
 	for (i = 0; b->hosts != NULL && b->hosts[i] != NULL; i++) {
-		if (strv_add_unique(&p->hosts, b->hosts[i]) == -1)
+		if (strv_add_unique(&p->hosts, b->hosts[i]) == -1 ||
+		    strv_add_unique(&p->provider_hosts, b->hosts[i]) == -1)
 			return error_nomem(err);
 	}
+	for (i = 0; b->account_folders != NULL && b->account_folders[i] != NULL;
+	    i++) {
+		if (strv_add_unique(&p->folders_rw, b->account_folders[i]) == -1 ||
+		    strv_add_unique(&p->account_folders, b->account_folders[i]) == -1)
+			return error_nomem(err);
+	}
+	free(p->provider);
+	if ((p->provider = strdup(b->key)) == NULL)
+		return error_nomem(err);
+	p->provider_home = b->home_persistent;
 	for (i = 0; b->env_values != NULL && b->env_values[i] != NULL; i++) {
 		if ((eq = strchr(b->env_values[i], '=')) == NULL ||
 		    (n = (size_t)(eq - b->env_values[i])) >= sizeof name)
@@ -125,6 +136,15 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 	}
 	if (p->resolve != NULL)
 		p->n_resolve = cfg->n_resolve;
+	if (provider != NULL && provider->no_sandbox && p->sandboxed) {
+		error_set_field(err, E_INVALID_PARAMS, "provider", "provider %s "
+		    "cannot run in a sandbox (\"sandbox_capable\": false in the "
+		    "config) and the session's profile is %s: choose --sandbox "
+		    "none for it, or another provider", provider->key,
+		    p->provenance);
+		profile_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -227,6 +247,24 @@ policy_check_narrow(const struct profile *pa, const struct profile *c,
 			return policy_widens(err, "hosts", what);
 		}
 	}
+	for (i = 0; pa->network != PROFILE_NET_INTERNET &&
+	    c->provider_hosts != NULL && c->provider_hosts[i] != NULL; i++) {
+		for (j = 0; pa->provider_hosts != NULL &&
+		    pa->provider_hosts[j] != NULL; j++) {
+			if (hostpat_subsumes(pa->provider_hosts[j],
+			    c->provider_hosts[i]))
+				break;
+		}
+		if (pa->provider_hosts == NULL || pa->provider_hosts[j] == NULL) {
+			snprintf(what, sizeof what, "provider host \"%s\" is not "
+			    "reachable in the parent", c->provider_hosts[i]);
+			return policy_widens(err, "provider_hosts", what);
+		}
+	}
+	if (c->provider_home && (!pa->provider_home || pa->provider == NULL ||
+	    c->provider == NULL || strcmp(pa->provider, c->provider) != 0))
+		return policy_widens(err, "provider_home",
+		    "the parent has no home folder of this provider");
 #define SUBSET(list, axis, label) \
 	for (i = 0; c->list != NULL && c->list[i] != NULL; i++) { \
 		if (!strv_contains(pa->list, c->list[i])) { \

@@ -94,6 +94,8 @@ struct plan_context {
 	                                 (policy/caches.h), bound read-write
 	                                 at ~/<rel>; NULL: no caches */
 	const struct plan_fs *fs;     /* NULL: the real filesystem */
+	const char *provider_home;    /* the provider's own home folder (host
+	                                 path) when its profile keeps one */
 	const struct plan_path_rule *inherit; /* a parent sandbox's rules: its */
 	size_t      n_inherit;        /* read-only and hidden ones stay so here */
 };

@@ -163,6 +163,7 @@ profile_free(struct profile *p)
 	strv_free(p->env_values);
 	strv_free(p->exclude);
 	profile_resolve_free(p->resolve, p->n_resolve);
+	profile_provider_free(p);
 	free(p);
 }
 
@@ -204,6 +205,7 @@ profile_copy(const struct profile *p, sbox_error *err)
 	c->env = strv_copy(p->env, &ok);
 	c->env_values = strv_copy(p->env_values, &ok);
 	c->exclude = strv_copy(p->exclude, &ok);
+	profile_provider_copy(c, p, &ok);
 	c->local_ports = NULL;
 	if (p->n_local_ports > 0) {
 		c->local_ports = malloc(p->n_local_ports * sizeof *c->local_ports);
@@ -565,6 +567,8 @@ static int
 profile_apply_stored(struct profile *p, const char *key, const json_t *v,
     const char *f, sbox_error *err)
 {
+	int rc;
+
 	if (strcmp(key, "name") == 0) {
 		if (!json_is_string(v) || !profile_name_valid(json_string_value(v)))
 			return error_set_field(err, E_CONFIG, f, "must be a profile name");
@@ -580,6 +584,8 @@ profile_apply_stored(struct profile *p, const char *key, const json_t *v,
 	}
 	if (strcmp(key, "env_values") == 0)
 		return profile_apply_env_values(p, v, f, err);
+	if ((rc = profile_provider_apply_stored(p, key, v, f, err)) != 1)
+		return rc;
 	if (strcmp(key, "resolve") == 0) {
 		profile_resolve_free(p->resolve, p->n_resolve);
 		p->resolve = NULL;
@@ -734,7 +740,8 @@ profile_json(const struct profile *p, int redact)
 	json_object_set_new(o, "exclude", profile_json_strv(p->exclude));
 	json_object_set_new(o, "limits", limits);
 	json_object_set_new(o, "resolve", res);
-	if (json_object_size(o) != 17) {	/* some allocation failed */
+	profile_provider_to_json(p, o);
+	if (json_object_size(o) != 21) {	/* some allocation failed */
 		json_decref(o);
 		return NULL;
 	}

@@ -54,6 +54,11 @@ struct profile {
 	struct profile_limits limits;
 	struct profile_resolve *resolve;  /* resolve[n_resolve] */
 	size_t n_resolve;
+	/* from the session's provider entry (profile-provider.c) */
+	char  *provider;           /* its name, NULL when none */
+	int    provider_home;      /* "home": "persistent" */
+	char **provider_hosts;     /* reachable in every network mode */
+	char **account_folders;    /* its folders of home, read-write */
 };
 
 /* Names of the built-in profiles, NULL-terminated: workspace, strict, lab, none. */
@@ -93,6 +98,15 @@ json_t *profile_to_json(const struct profile *p);
 json_t *profile_to_json_public(const struct profile *p);
 /* Parse and validate the form written by profile_to_json. */
 struct profile *profile_from_json(const json_t *obj, sbox_error *err);
+
+/* profile-provider.c: free, copy (*ok = 0 on ENOMEM), JSON keys
+ * (provider, provider_home, provider_hosts, account_folders) of the
+ * provider part of a profile; apply_stored returns 1 for another key. */
+void profile_provider_free(struct profile *p);
+void profile_provider_copy(struct profile *c, const struct profile *p, int *ok);
+void profile_provider_to_json(const struct profile *p, json_t *o);
+int profile_provider_apply_stored(struct profile *p, const char *key,
+    const json_t *v, const char *f, sbox_error *err);
 
 /* Add "NAME=VALUE" to p->env_values, replacing an earlier NAME. */
 int profile_set_env_value(struct profile *p, const char *name, const char *value);

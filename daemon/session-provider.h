@@ -1,0 +1,18 @@
+/* session-provider.h: what a session's provider needs from the daemon: its
+ * own home folder under sbox's state folder. */
+#ifndef SBOX_SESSION_PROVIDER_H
+#define SBOX_SESSION_PROVIDER_H
+
+#include "protocol/error.h"
+
+struct profile;
+
+/* The provider's account folders are made when missing (0700). Its home
+ * folder, <state_dir>/homes/<provider>, is created when
+ * missing (mode 0700; owned by the sandbox's uid when sboxd runs as root):
+ * *out is a new string, or NULL when the profile keeps no home. -1 with
+ * err when it cannot be made, or is not a plain folder. */
+int session_provider_home(const struct profile *p, char **out,
+    sbox_error *err);
+
+#endif

@@ -1,0 +1,176 @@
+/* config-provider.c: the keys of a provider entry of the config:
+ *
+ *   "providers": {"claude": {
+ *       "sandbox": "strict",
+ *       "hosts": ["api.model.example"],     reachable in every network mode
+ *       "env": {"MODEL_API_KEY": "..."},    set in its sessions, never shown
+ *       "home": "persistent",               <state>/homes/claude as $HOME
+ *       "account_folders": ["~/.claude"],   read-write (run-later files not)
+ *       "sandbox_capable": false}}          refused with a sandboxed profile
+ */
+#include "policy/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/envfilter.h"
+#include "policy/hostpat.h"
+#include "policy/jsonpath.h"
+#include "policy/path.h"
+#include "policy/strv.h"
+
+#define CONFIG_PROVIDER_FIELD_MAX 320
+
+/* Free what the provider keys of b own. */
+void
+config_provider_free(struct config_binding *b)
+{
+	strv_free(b->hosts);
+	strv_free(b->env_values);
+	strv_free(b->account_folders);
+}
+
+/* True when a provider's name can name its home folder. */
+int
+config_provider_name_safe(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n > 64 || strcmp(name, ".") == 0 || strstr(name, "..") != NULL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		    (c == '.' && i > 0)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Parse a provider's "hosts" array into b->hosts. */
+static int
+config_provider_hosts(struct config_binding *b, const json_t *v,
+    const char *f, sbox_error *err)
+{
+	char g[CONFIG_PROVIDER_FIELD_MAX + 32], buf[300];
+	struct hostpat hp;
+	json_t *e;
+	size_t i;
+
+	if (!json_is_array(v))
+		return error_set_field(err, E_CONFIG, f,
+		    "must be an array of host patterns");
+	json_array_foreach(v, i, e) {
+		jsonpath_format(g, sizeof g, "%s[%zu]", f, i);
+		if (!json_is_string(e))
+			return error_set_field(err, E_CONFIG, g, "must be a string");
+		if (hostpat_parse(json_string_value(e), &hp, err) == -1) {
+			if (err != NULL)
+				jsonpath_format(err->field, sizeof err->field, "%s", g);
+			return -1;
+		}
+		hostpat_format(&hp, buf, sizeof buf);
+		if (strv_add_unique(&b->hosts, buf) == -1)
+			return error_nomem(err);
+	}
+	return 0;
+}
+
+/* Parse a provider's "env" object into b->env_values. */
+static int
+config_provider_env(struct config_binding *b, const json_t *obj,
+    const char *field, sbox_error *err)
+{
+	char f[CONFIG_PROVIDER_FIELD_MAX + 300], *s;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, field,
+		    "must be an object of NAME -> value");
+	json_object_foreach((json_t *)obj, key, v) {
+		jsonpath_format(f, sizeof f, "%s.%s", field, key);
+		if (!envfilter_name_valid(key) || strchr(key, '*') != NULL)
+			return error_set_field(err, E_CONFIG, f,
+			    "\"%s\" is not a variable name", key);
+		if (!json_is_string(v))
+			return error_set_field(err, E_CONFIG, f, "must be a string");
+		if (asprintf(&s, "%s=%s", key, json_string_value(v)) == -1 ||
+		    strv_push(&b->env_values, s) == -1)
+			return error_nomem(err);
+	}
+	return 0;
+}
+
+/* Parse "account_folders": folders below the home folder (never it). */
+static int
+config_provider_accounts(const struct config *cfg, struct config_binding *b,
+    const json_t *v, const char *f, sbox_error *err)
+{
+	char g[CONFIG_PROVIDER_FIELD_MAX + 32], *p;
+	json_t *e;
+	size_t i;
+
+	if (!json_is_array(v))
+		return error_set_field(err, E_CONFIG, f,
+		    "must be an array of folders of your home folder (\"~/.agent\")");
+	json_array_foreach(v, i, e) {
+		jsonpath_format(g, sizeof g, "%s[%zu]", f, i);
+		if (!json_is_string(e))
+			return error_set_field(err, E_CONFIG, g, "must be a string");
+		if ((p = path_expand(json_string_value(e), cfg->home, g, err)) == NULL)
+			return error_isset(err) ? -1 : error_nomem(err);
+		if (cfg->home == NULL || !path_is_under(p, cfg->home) ||
+		    strcmp(p, cfg->home) == 0) {
+			free(p);
+			return error_set_field(err, E_CONFIG, g, "\"%s\" must be a "
+			    "folder below your home folder (such as ~/.agent), "
+			    "not the home folder itself", json_string_value(e));
+		}
+		if (strv_push(&b->account_folders, p) == -1)
+			return error_nomem(err);
+	}
+	return 0;
+}
+
+/* Parse one key of a provider entry: 0, -1 with err, or 1 when key is not
+ * one of the provider keys. */
+int
+config_provider_key(const struct config *cfg, struct config_binding *b,
+    const char *key, const json_t *v, const char *f, sbox_error *err)
+{
+	const char *s;
+
+	if (strcmp(key, "hosts") == 0)
+		return config_provider_hosts(b, v, f, err);
+	if (strcmp(key, "env") == 0)
+		return config_provider_env(b, v, f, err);
+	if (strcmp(key, "account_folders") == 0)
+		return config_provider_accounts(cfg, b, v, f, err);
+	if (strcmp(key, "home") == 0) {
+		s = json_string_value(v);
+		if (s == NULL || (strcmp(s, "persistent") != 0 &&
+		    strcmp(s, "empty") != 0))
+			return error_set_field(err, E_CONFIG, f, "must be "
+			    "\"persistent\" (a home folder of the provider's own, "
+			    "kept between sessions) or \"empty\" (the default)");
+		if (strcmp(s, "persistent") == 0 &&
+		    !config_provider_name_safe(b->key))
+			return error_set_field(err, E_CONFIG, f, "the provider "
+			    "name \"%s\" cannot name a folder (letters, digits, "
+			    "'-', '_', '.')", b->key);
+		b->home_persistent = strcmp(s, "persistent") == 0;
+		return 0;
+	}
+	if (strcmp(key, "sandbox_capable") == 0) {
+		if (!json_is_boolean(v))
+			return error_set_field(err, E_CONFIG, f,
+			    "must be true or false");
+		b->no_sandbox = json_is_false(v);
+		return 0;
+	}
+	return 1;
+}

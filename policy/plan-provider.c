@@ -1,0 +1,212 @@
+/* plan-provider.c: what a session's provider adds to a built plan:
+ *   - a home folder of its own (ctx->provider_home, kept by the daemon
+ *     under its state folder) bound read-write as the sandbox's $HOME in
+ *     place of the empty tmpfs, with the files of a home that run programs
+ *     later (shell startup files, autostart, agent and editor settings)
+ *     read-only inside it; it is never the person's real home;
+ *   - in each account folder (folders of the person's home the profile got
+ *     read-write from the provider), the files that make the agent run
+ *     programs later (hook settings, plugins) read-only.
+ * Runs after policy_plan's own phases, so its read-only binds come last. */
+#include "policy/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/path.h"
+#include "policy/plan-fs.h"
+#include "policy/plan-internal.h"
+#include "policy/strv.h"
+
+/* In an account folder: settings that start programs (hooks, MCP servers,
+ * status lines, notifiers) and code the agent loads; a trailing '/' marks
+ * a folder. */
+static const char *const plan_provider_account_files[] = {
+	"settings.json", "settings.local.json", "hooks/", "hooks.json",
+	"plugins/", "config.toml", "mcp.json", ".mcp.json", "extensions/", NULL
+};
+
+/* Append a mount to p (paths copied); NULL on ENOMEM. */
+static struct plan_mount *
+plan_provider_mount(struct plan *p, enum plan_mount_kind kind,
+    const char *src, const char *dst, const char *rule)
+{
+	struct plan_mount *m;
+
+	if ((m = realloc(p->mounts, (p->n_mounts + 1) * sizeof *m)) == NULL)
+		return NULL;
+	p->mounts = m;
+	m = &p->mounts[p->n_mounts];
+	memset(m, 0, sizeof *m);
+	m->kind = kind;
+	m->rule = rule;
+	m->src = src ? strdup(src) : NULL;
+	m->dst = strdup(dst);
+	if (m->dst == NULL || (src != NULL && m->src == NULL)) {
+		free(m->src);
+		free(m->dst);
+		return NULL;
+	}
+	p->n_mounts++;
+	return m;
+}
+
+/* Append (or, for an existing path, change) a rule for plan_explain. */
+static int
+plan_provider_rule(struct plan *p, const char *path, enum plan_access a,
+    const char *rule, int replace)
+{
+	struct plan_path_rule *r;
+	size_t i;
+
+	for (i = 0; replace && i < p->n_rules; i++)
+		if (strcmp(p->rules[i].path, path) == 0) {
+			p->rules[i].access = a;
+			p->rules[i].rule = rule;
+			return 0;
+		}
+	if ((r = realloc(p->rules, (p->n_rules + 1) * sizeof *r)) == NULL)
+		return -1;
+	p->rules = r;
+	if ((r[p->n_rules].path = strdup(path)) == NULL)
+		return -1;
+	r[p->n_rules].access = a;
+	r[p->n_rules].rule = rule;
+	p->n_rules++;
+	return 0;
+}
+
+/* The last mount whose destination holds path, or NULL. */
+static const struct plan_mount *
+plan_provider_effective(const struct plan *p, const char *path)
+{
+	size_t i = p->n_mounts;
+
+	while (i-- > 0)
+		if (path_is_under(path, p->mounts[i].dst))
+			return &p->mounts[i];
+	return NULL;
+}
+
+/* Keep dst (inside a writable bind) read-only; a missing one is kept from
+ * being created. Returns -1 on ENOMEM. */
+static int
+plan_provider_protect(struct plan *p, const struct plan_fs *fs,
+    const char *dst, int is_dir)
+{
+	const struct plan_mount *eff = plan_provider_effective(p, dst);
+	struct plan_mount *m;
+	struct stat st;
+	char *host;
+	int exists;
+
+	if (plan_provider_rule(p, dst, PLAN_ACCESS_RO, PLAN_RULE_RUNS_LATER,
+	    0) == -1)
+		return -1;
+	if (eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND || eff->src == NULL)
+		return 0;
+	/* the host path behind dst in that bind */
+	if (asprintf(&host, "%s%s", eff->src, dst + strlen(eff->dst)) == -1)
+		return -1;
+	exists = fs->stat(fs->arg, host, &st) == 0;
+	if (exists)
+		is_dir = S_ISDIR(st.st_mode);
+	m = plan_provider_mount(p, PLAN_MOUNT_RO_BIND, host, dst,
+	    PLAN_RULE_RUNS_LATER);
+	free(host);
+	if (m == NULL)
+		return -1;
+	m->missing = !exists;
+	m->is_dir = is_dir;
+	return 0;
+}
+
+/* Protect base/NAME for each NAME of list, except what holds (or is) an
+ * account folder of pr. */
+static int
+plan_provider_each(struct plan *p, const struct plan_fs *fs,
+    const struct profile *pr, const char *base, const char *const *list)
+{
+	char rel[256], *path;
+	size_t i, j, n;
+	int skip, rc = 0;
+
+	for (i = 0; rc == 0 && list[i] != NULL; i++) {
+		n = strlen(list[i]);
+		if (n == 0 || n >= sizeof rel)
+			continue;
+		memcpy(rel, list[i], n + 1);
+		if (rel[n - 1] == '/')
+			rel[n - 1] = '\0';
+		if ((path = path_join(base, rel)) == NULL)
+			return -1;
+		skip = 0;
+		for (j = 0; pr->account_folders && pr->account_folders[j]; j++)
+			if (path_is_under(pr->account_folders[j], path))
+				skip = 1;
+		if (!skip)
+			rc = plan_provider_protect(p, fs, path, list[i][n - 1] == '/');
+		free(path);
+	}
+	return rc;
+}
+
+/* Make the home tmpfs of p the provider's own folder, bound read-write. */
+static int
+plan_provider_home(struct plan *p, const struct plan_context *ctx,
+    const struct plan_fs *fs, const struct profile *pr)
+{
+	struct plan_mount *m = NULL;
+	char *src;
+	size_t i;
+
+	for (i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].kind == PLAN_MOUNT_TMPFS &&
+		    strcmp(p->mounts[i].dst, ctx->home) == 0) {
+			m = &p->mounts[i];
+			break;
+		}
+	if (m == NULL)
+		return 0;	/* nothing mounted there: nothing to replace */
+	if ((src = strdup(ctx->provider_home)) == NULL)
+		return -1;
+	m->kind = PLAN_MOUNT_RW_BIND;
+	m->src = src;
+	m->rule = PLAN_RULE_PROVIDER_HOME;
+	m->mode = 0;
+	m->size_bytes = 0;
+	m->is_dir = 1;
+	if (plan_provider_rule(p, ctx->home, PLAN_ACCESS_RW,
+	    PLAN_RULE_PROVIDER_HOME, 1) == -1)
+		return -1;
+	if (plan_provider_each(p, fs, pr, ctx->home, plan_runs_later) == -1 ||
+	    plan_provider_each(p, fs, pr, ctx->home, plan_home_runs_later) == -1)
+		return -1;
+	return 0;
+}
+
+/* Add the provider's home folder and account folder protections to p. */
+int
+plan_provider(struct plan *p, const struct profile *pr,
+    const struct plan_context *ctx, sbox_error *err)
+{
+	const struct plan_fs *fs = ctx->fs ? ctx->fs : &plan_fs_real;
+	size_t i;
+
+	if (!p->sandboxed)
+		return 0;
+	if (pr->provider_home && ctx->provider_home != NULL &&
+	    ctx->provider_home[0] == '/' &&
+	    plan_provider_home(p, ctx, fs, pr) == -1)
+		return error_nomem(err);
+	if (pr->provider_home && (ctx->provider_home == NULL ||
+	    ctx->provider_home[0] != '/'))
+		return error_set_field(err, E_INVALID_PARAMS, "provider_home",
+		    "provider %s keeps a home folder of its own, but none was "
+		    "given", pr->provider ? pr->provider : "(unnamed)");
+	for (i = 0; pr->account_folders && pr->account_folders[i]; i++)
+		if (plan_provider_each(p, fs, pr, pr->account_folders[i],
+		    plan_provider_account_files) == -1)
+			return error_nomem(err);
+	return 0;
+}
