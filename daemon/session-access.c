@@ -1,10 +1,13 @@
 /* session-access.c: who may use a session (clients inside a sandbox see
  * only their own session and the ones created through it), and what passes
  * a session's proxy (refusals recorded, hosts allowed at run time). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/command.h"
 #include "daemon/events.h"
+#include "daemon/log.h"
 #include "daemon/proxy.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
@@ -77,4 +80,35 @@ session_access_allow_host(struct session *s, const char *host, sbox_error *err)
 		return -1;
 	events_publish("host.allowed", s->id, json_pack("{s:s}", "host", host));
 	return 0;
+}
+
+/* The file guard refused an operation of a command: note it, publish it. A
+ * refusal by the kernel (rule "") counts only when the plan explains it. */
+void
+session_access_file_refused(struct container *ct, uint64_t ct_id, pid_t pid,
+    const char *op, const char *path, int errnum, const char *rule,
+    const char *reason, void *arg)
+{
+	struct session *s = arg;
+	const char *xop = op, *xrule = rule;
+	char *msg = NULL;
+
+	(void)ct;
+	if (rule[0] == '\0') {
+		msg = blocked_explain(s->plan, path, "/", errnum, 1, &xop, &xrule);
+		if (msg == NULL || xrule == NULL)
+			goto out; /* not the sandbox's doing: nothing to say */
+		xop = op;
+	} else if (asprintf(&msg, "%s %s refused: %s (%s)", op, path, rule,
+	    reason) < 0) {
+		msg = NULL;
+		goto out;
+	}
+	log_info("session %s: %s", s->id, msg);
+	command_note_file(s, ct_id, path, xop, xrule, msg);
+	events_publish("file.refused", s->id, json_pack("{s:s, s:s, s:s, "
+	    "s:s, s:s, s:i}", "path", path, "op", xop, "rule", xrule, "reason",
+	    reason, "message", msg, "pid", (int)pid));
+out:
+	free(msg);
 }

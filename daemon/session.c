@@ -24,9 +24,9 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
-#include "daemon/gitwatch.h"
 #include "daemon/rmtree.h"
 #include "daemon/toolconf.h"
+#include "policy/guard.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "policy/policy.h"
@@ -225,8 +225,6 @@ session_close_now(struct session *s, const char *reason, int sync)
 	approval_session_closed(s);
 	command_session_closed(s);
 	conn_close_session(s->id);
-	gitwatch_stop(s->gitwatch);
-	s->gitwatch = NULL;
 	if (s->proxy != NULL) {
 		proxy_free(s->proxy);
 		s->proxy = NULL;
@@ -362,7 +360,6 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 		}
 	}
 	s->placeholders = container_placeholders(ct);
-	s->gitwatch = gitwatch_start(s);
 	session_write_note(s);
 	s->state = SESSION_READY;
 	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)
@@ -517,6 +514,27 @@ session_resolve(const struct session_params *p, sbox_error *err)
 	return narrowed;
 }
 
+/* The protected names: the data file (fail closed when there is none),
+ * then the config's additions. */
+static int
+session_protected(struct guard_table *t, sbox_error *err)
+{
+	const char *file = guard_table_file(toolconf_protected_file());
+
+	memset(t, 0, sizeof *t);
+	if (file == NULL)
+		return error_set(err, E_SANDBOX_SETUP, "no protected-names file: "
+		    "install sbox (PREFIX/share/sbox/protected), or set "
+		    "SBOX_PROTECTED_FILE");
+	if (guard_table_load(t, file, err) < 0 ||
+	    guard_table_copy(t, sboxd.config ? sboxd.config->protected : NULL,
+	    err) < 0) {
+		guard_table_free(t);
+		return error_context(err, "the protected names");
+	}
+	return 0;
+}
+
 /* Build the plan of a new session. */
 static int
 session_make_plan(struct session *s, const struct session_params *p,
@@ -527,6 +545,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct passwd *pw = getpwuid(getuid());
 	char **client_env = session_client_env(p->env), *sockdir, *slash;
 	char **registries = NULL;
+	struct guard_table prot = { 0 };
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
@@ -558,7 +577,15 @@ session_make_plan(struct session *s, const struct session_params *p,
 	}
 	ctx.registry_hosts = registries;
 	ctx.hostname = "sbox";
+	if (s->profile->sandboxed && session_protected(&prot, err) < 0) {
+		strv_free(registries);
+		strv_free(client_env);
+		free(sockdir);
+		return -1;
+	}
+	ctx.protected = &prot;
 	s->plan = policy_plan(s->profile, &ctx, err);
+	guard_table_free(&prot);
 	strv_free(registries);
 	strv_free(client_env);
 	free(sockdir);
@@ -600,6 +627,7 @@ session_start_container(struct session *s, sbox_error *err)
 	o.init_path = sboxd.init_path;
 	o.on_ready = session_ct_ready;
 	o.on_dead = session_ct_dead;
+	o.on_refused = session_access_file_refused;
 	o.arg = s;
 	if ((s->ct = container_start(s->plan, &o, err)) == NULL)
 		return -1;

@@ -72,6 +72,8 @@ struct plan_fs {
 };
 
 /* A session's context for policy_plan. Paths are absolute host paths. */
+struct guard_table;
+
 struct plan_context {
 	const char *project;          /* project folder (ignored by "lab") */
 	const char *scratch;          /* session scratch folder */
@@ -91,6 +93,8 @@ struct plan_context {
 	                                 registries_collect, or NULL */
 	const char *hostname;         /* uts name inside, NULL: "sbox" */
 	const struct plan_fs *fs;     /* NULL: the real filesystem */
+	const struct guard_table *protected; /* the protected names (data file
+	                                 and config); NULL: none */
 };
 
 /* Build the plan for a resolved profile (see plan.h and the defaults listed
