@@ -85,8 +85,12 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	size_t cap = command_io_cap(c), room;
 	char *b64;
 
-	/* blocked.files come from the file guard, not from output text */
 	st->total += n;
+	/* reads refused by a hidden path, from the error lines (writes come
+	 * exactly from the file guard) */
+	if (st == &c->err)
+		blocked_feed(&c->blocked, data, n, c->cwd,
+		    c->outside ? NULL : c->s->plan);
 	room = evbuffer_get_length(st->kept) < cap ?
 	    cap - evbuffer_get_length(st->kept) : 0;
 	evbuffer_add(st->kept, data, n < room ? n : room);

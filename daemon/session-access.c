@@ -12,6 +12,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "policy/plan.h"
 #include "policy/profile.h"
 #include "store/store.h"
 
@@ -82,6 +83,17 @@ session_access_allow_host(struct session *s, const char *host, sbox_error *err)
 	return 0;
 }
 
+/* A path as messages show it: relative to the project when inside. */
+static const char *
+session_access_shown(const struct session *s, const char *path)
+{
+	const char *p = s->plan ? s->plan->project : NULL;
+	size_t n = p ? strlen(p) : 0;
+
+	return n > 0 && strncmp(path, p, n) == 0 && path[n] == '/' ?
+	    path + n + 1 : path;
+}
+
 /* The file guard refused an operation of a command: note it, publish it. A
  * refusal by the kernel (rule "") counts only when the plan explains it. */
 void
@@ -99,13 +111,15 @@ session_access_file_refused(struct container *ct, uint64_t ct_id, pid_t pid,
 		if (msg == NULL || xrule == NULL)
 			goto out; /* not the sandbox's doing: nothing to say */
 		xop = op;
-	} else if (asprintf(&msg, "%s %s refused: %s (%s)", op, path, rule,
-	    reason) < 0) {
+	} else if (asprintf(&msg, "%s %s refused: %s", strcmp(op, "write") == 0 ?
+	    "write to" : strcmp(op, "create") == 0 ? "create" : strcmp(op,
+	    "chmod") == 0 ? "chmod of" : strcmp(op, "link") == 0 ? "link to" :
+	    "rename to", session_access_shown(s, path), rule) < 0) {
 		msg = NULL;
 		goto out;
 	}
-	log_info("session %s: %s", s->id, msg);
-	command_note_file(s, ct_id, path, xop, xrule, msg);
+	log_info("session %s: %s (%s)", s->id, msg, reason);
+	command_note_file(s, ct_id, path, xop, xrule, msg, reason);
 	events_publish("file.refused", s->id, json_pack("{s:s, s:s, s:s, "
 	    "s:s, s:s, s:i}", "path", path, "op", xop, "rule", xrule, "reason",
 	    reason, "message", msg, "pid", (int)pid));
