@@ -192,3 +192,32 @@ true
     _host_tools(d.home, proj, marker)
     c.call("session.close", {"session": sid})
     _host_tools(d.home, proj, marker)
+
+
+def test_protected_names_shown_and_configured(ctx):
+    """`sbox sandbox show` lists the protected names; the config's
+    sandbox.protected adds one, which is then refused like the others."""
+    d = ctx.daemon(config={"sandbox": {"protected": [
+        "runs-later any .mytool.json # mytool runs its hooks"]}})
+    c = d.client()
+    r = d.cli("sandbox", "show", "workspace")
+    assert r.returncode == 0, r
+    out = r.stdout.decode() if isinstance(r.stdout, bytes) else r.stdout
+    assert ".npmrc" in out and ".mytool.json" in out and \
+        "mytool runs its hooks" in out, out
+    r = d.cli("--json", "sandbox", "show", "workspace")
+    j = __import__("json").loads(r.stdout)
+    assert {"kind": "runs-later", "scope": "any", "name": ".mytool.json",
+            "comment": "mytool runs its hooks"} in j["protected"], j
+    proj = os.path.join(ctx.tmp, "proj")
+    os.makedirs(proj)
+    sid = create(c, proj)
+    r = run(c, sid, "mkdir -p a && echo x > a/.mytool.json && echo MADE; true")
+    assert "MADE" not in r.out, r
+    assert not os.path.exists(os.path.join(proj, "a/.mytool.json"))
+    c.call("session.close", {"session": sid})
+    bad = ctx.daemon(config={"sandbox": {"protected": ["runs-later x y"]}},
+                     start=False, name="bad")
+    p = subprocess.run(bad.args() + ["--foreground"], env=bad.env(),
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0 and "sandbox.protected[0]" in p.stderr, p
