@@ -36,6 +36,7 @@ struct sv_t {
 	pid_t  tid, tgid;
 	int    mem;           /* /proc/TID/mem, -1 until needed */
 	mode_t umask;
+	int    status;        /* tgid and umask read (0 = not yet) */
 };
 
 /* A resolved location: the parent folder (held) and the final name. */
@@ -96,13 +97,18 @@ sv_read_str(struct sv_t *t, uint64_t addr, char *buf, size_t len)
 	return ENAMETOOLONG;
 }
 
-/* The caller's thread group and umask from /proc/TID/status. */
+/* The caller's thread group and umask from /proc/TID/status, read once
+ * and only when needed (procfs paths, creations). */
 static int
 sv_status(struct sv_t *t)
 {
 	char p[32], buf[2048], *s;
 	ssize_t n;
 	int fd;
+
+	if (t->status || t->tid == 0)
+		return 0;
+	t->status = 1;
 
 	snprintf(p, sizeof p, "/proc/%d/status", (int)t->tid);
 	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
@@ -214,7 +220,7 @@ sv_step(struct sv_t *t, int *fd, char *dir, char *c, char *rest, int *hops)
 	if (strcmp(dir, "/proc") == 0) {
 		/* procfs: /proc/self is the caller, other processes are off
 		 * limits (sbox-init's own above all) */
-		if (t->tid == 0)
+		if (t->tid == 0 || sv_status(t) != 0)
 			return EACCES;
 		if (strcmp(c, "self") == 0)
 			snprintf(c, NAME_MAX + 1, "%d", (int)t->tgid);
@@ -484,7 +490,7 @@ static int
 sv_open(struct sv_t *t, int dirfd, const char *path, int flags, mode_t mode,
     int *out, char *why, size_t whylen)
 {
-	int hops = 0, followed = 0, e, tries, writing, fd;
+	int hops = 0, followed = 0, e, tries, writing, fd, exists, special;
 	struct sv_loc l = { .fd = -1 };
 	struct stat st;
 	mode_t old;
@@ -496,7 +502,9 @@ sv_open(struct sv_t *t, int dirfd, const char *path, int flags, mode_t mode,
 	if ((e = sv_resolve(t, dirfd, path, &l, &hops)) != 0)
 		goto out;
 	for (tries = 0; tries < 8; tries++) {
+		exists = 1;
 		if (fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			exists = 0;
 			if (errno != ENOENT || !(flags & O_CREAT)) {
 				e = errno;
 				goto out;
@@ -525,16 +533,21 @@ sv_open(struct sv_t *t, int dirfd, const char *path, int flags, mode_t mode,
 			e = ENOENT;
 			goto out;
 		}
-		old = umask(t->umask);
-		/* O_NONBLOCK: a FIFO without a reader must not stop sbox-init */
+		if ((flags & O_CREAT) && (e = sv_status(t)) != 0)
+			goto out;
+		/* O_NONBLOCK: a FIFO without a reader (or a device) must not
+		 * stop sbox-init; files and new names need no such care */
+		special = exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+		old = (flags & O_CREAT) ? umask(t->umask) : 0;
 		fd = openat(l.fd, l.name, flags | O_NOFOLLOW | O_CLOEXEC |
-		    O_NOCTTY | O_NONBLOCK, mode);
+		    O_NOCTTY | (special ? O_NONBLOCK : 0), mode);
 		e = fd < 0 ? errno : 0;
-		umask(old);
+		if (flags & O_CREAT)
+			umask(old);
 		if (fd < 0 && (e == ELOOP || (e == EEXIST &&
 		    !(flags & O_EXCL))))
 			continue; /* it changed under us: look again */
-		if (fd >= 0 && !(flags & O_NONBLOCK))
+		if (fd >= 0 && special && !(flags & O_NONBLOCK))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		if (fd < 0)
 			sv_kernel_refused(t, (flags & O_CREAT) ? "create" :
@@ -572,6 +585,8 @@ sv_create(struct sv_t *t, int sc, int dirfd, const char *path, mode_t mode,
 		e = ENOENT;
 		goto out;
 	}
+	if ((e = sv_status(t)) != 0)
+		goto out;
 	old = umask(t->umask);
 	if (sc == SV_MKDIR)
 		rc = mkdirat(l.fd, l.name, mode);
@@ -795,8 +810,6 @@ init_supervise_call(struct init_sv_call *call, int *fd)
 	int e, sc = call->sc, flags;
 
 	*fd = -1;
-	if ((e = sv_status(&t)) != 0)
-		goto out;
 	switch (sc) {
 	case SV_OPEN:
 	case SV_OPENAT:
@@ -889,7 +902,6 @@ init_supervise_call(struct init_sv_call *call, int *fd)
 	default:
 		e = EPERM;
 	}
-out:
 	if (t.mem >= 0)
 		close(t.mem);
 	return e;
