@@ -446,6 +446,67 @@ sv_follow(struct sv_t *t, struct sv_loc *l, int *hops, int *followed)
 	return 0;
 }
 
+/* Is path inside one of the guarded roots (string check)? */
+static int
+sv_under_roots(const char *path)
+{
+	const struct guard_spec *s = init_supervise_spec();
+	size_t i, n;
+
+	for (i = 0; s != NULL && s->roots[i] != NULL; i++) {
+		n = strlen(s->roots[i]);
+		if (strncmp(path, s->roots[i], n) == 0 && (path[n] == '/' ||
+		    path[n] == '\0' || n == 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* A helper process opens a FIFO that has no reader yet (the open blocks)
+ * and answers the notification itself, so sbox-init never waits. */
+static int
+sv_fifo_helper(struct sv_t *t, int dirfd, const char *name, int flags)
+{
+	static int helpers;
+	struct seccomp_notif_addfd add;
+	char p[40];
+	pid_t pid;
+	int fd;
+
+	if (t->call == NULL)
+		return ENXIO;
+	/* a bound on helpers alive: reaped ones are not counted back, the
+	 * bound only has to keep a loop from forking without end */
+	if (helpers >= 256)
+		return EAGAIN;
+	if ((pid = fork()) < 0)
+		return EAGAIN;
+	if (pid > 0) {
+		helpers++;
+		return SV_ANSWERED;
+	}
+	if (dirfd < 0) {
+		snprintf(p, sizeof p, "/proc/self/fd/%d", -dirfd - 1);
+		fd = open(p, flags | O_CLOEXEC | O_NOCTTY);
+	} else
+		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC |
+		    O_NOCTTY);
+	memset(&add, 0, sizeof add);
+	add.id = t->call->notif_id;
+	add.flags = SECCOMP_ADDFD_FLAG_SEND;
+	add.srcfd = (uint32_t)fd;
+	add.newfd_flags = t->call->cloexec ? O_CLOEXEC : 0;
+	if (fd < 0 || ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
+		struct seccomp_notif_resp r;
+
+		memset(&r, 0, sizeof r);
+		r.id = t->call->notif_id;
+		r.error = fd < 0 ? -errno : -EPERM;
+		ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	}
+	_exit(0);
+}
+
 /* Open a procfs link's target for the caller, checking its real path. */
 static int
 sv_open_magic(struct sv_t *t, struct sv_loc *l, int flags, int writing,
@@ -456,9 +517,11 @@ sv_open_magic(struct sv_t *t, struct sv_loc *l, int flags, int writing,
 
 	if ((pfd = openat(l->fd, l->name, O_PATH | O_CLOEXEC)) < 0)
 		return errno;
+	/* a pipe, a socket, a terminal or a file outside the guarded roots:
+	 * nothing to decide */
 	if (writing && sv_fd_path(pfd, real, sizeof real) == 0 &&
-	    strncmp(real, "/proc/", 6) != 0 && (slash = strrchr(real, '/')) !=
-	    NULL && slash[1] != '\0') {
+	    sv_under_roots(real) && (slash = strrchr(real, '/')) != NULL &&
+	    slash[1] != '\0') {
 		*slash = '\0';
 		dfd = open(real[0] ? real : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
@@ -475,9 +538,12 @@ sv_open_magic(struct sv_t *t, struct sv_loc *l, int flags, int writing,
 		return e;
 	}
 	snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
-	fd = open(p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC |
-	    O_NOCTTY | O_NONBLOCK);
+	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW);
+	fd = open(p, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	e = fd < 0 ? errno : 0;
+	if (fd < 0 && e == ENXIO && (flags & O_ACCMODE) == O_WRONLY &&
+	    !(flags & O_NONBLOCK))
+		e = sv_fifo_helper(t, -pfd - 1, NULL, flags);
 	close(pfd);
 	if (fd >= 0 && !(flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -547,6 +613,11 @@ sv_open(struct sv_t *t, int dirfd, const char *path, int flags, mode_t mode,
 		if (fd < 0 && (e == ELOOP || (e == EEXIST &&
 		    !(flags & O_EXCL))))
 			continue; /* it changed under us: look again */
+		if (fd < 0 && e == ENXIO && special && S_ISFIFO(st.st_mode) &&
+		    (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK)) {
+			e = sv_fifo_helper(t, l.fd, l.name, flags);
+			goto out;
+		}
 		if (fd >= 0 && special && !(flags & O_NONBLOCK))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		if (fd < 0)
@@ -603,25 +674,36 @@ out:
 	return e;
 }
 
-/* The O_PATH descriptor of a caller's fd, and its folder and name. */
+/* The folder and name of the file an O_PATH descriptor holds, when it is
+ * a named file inside a guarded root (l->fd stays -1 otherwise: nothing to
+ * decide). */
 static int
-sv_of_fd(struct sv_t *t, int fd, struct sv_loc *l, int *pfd)
+sv_loc_of(int pfd, struct sv_loc *l)
 {
-	char p[48], real[PATH_MAX], *slash;
+	char real[PATH_MAX], *slash;
 
 	l->fd = -1;
-	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)t->tid, fd);
-	if (fd < 0 || (*pfd = open(p, O_PATH | O_CLOEXEC)) < 0)
-		return EBADF;
-	if (sv_fd_path(*pfd, real, sizeof real) < 0 ||
-	    strncmp(real, "/proc/", 6) == 0 ||
+	if (sv_fd_path(pfd, real, sizeof real) < 0 || !sv_under_roots(real) ||
 	    (slash = strrchr(real, '/')) == NULL || slash[1] == '\0')
-		return 0; /* not a named file: nothing to decide */
+		return 0;
 	snprintf(l->name, sizeof l->name, "%s", slash + 1);
 	*slash = '\0';
 	snprintf(l->dir, sizeof l->dir, "%s", real[0] ? real : "/");
 	l->fd = open(l->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return l->fd < 0 ? EPERM : 0;
+}
+
+/* The O_PATH descriptor of a caller's fd, and its folder and name. */
+static int
+sv_of_fd(struct sv_t *t, int fd, struct sv_loc *l, int *pfd)
+{
+	char p[48];
+
+	l->fd = -1;
+	snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)t->tid, fd);
+	if (fd < 0 || (*pfd = open(p, O_PATH | O_CLOEXEC)) < 0)
+		return EBADF;
+	return sv_loc_of(*pfd, l);
 }
 
 /* link/linkat. */
@@ -732,24 +814,7 @@ sv_change(struct sv_t *t, int sc, int dirfd, const char *path, int nofollow,
 			/* chmod or truncate through /proc/PID/fd/N */
 			pfd = openat(l.fd, l.name, O_PATH | O_CLOEXEC);
 			sv_loc_close(&l);
-			e = pfd < 0 ? errno : sv_of_fd(t, -1, &l, &pfd);
-			if (pfd >= 0 && e == EBADF) {
-				char real[PATH_MAX], *slash;
-
-				e = 0;
-				if (sv_fd_path(pfd, real, sizeof real) == 0 &&
-				    (slash = strrchr(real, '/')) != NULL &&
-				    slash[1] && strncmp(real, "/proc/", 6)) {
-					snprintf(l.name, sizeof l.name, "%s",
-					    slash + 1);
-					*slash = '\0';
-					snprintf(l.dir, sizeof l.dir, "%s",
-					    real[0] ? real : "/");
-					l.fd = open(l.dir, O_PATH | O_DIRECTORY |
-					    O_CLOEXEC);
-					e = l.fd < 0 ? EPERM : 0;
-				}
-			}
+			e = pfd < 0 ? errno : sv_loc_of(pfd, &l);
 		}
 	}
 	if (e != 0)

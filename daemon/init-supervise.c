@@ -426,6 +426,8 @@ init_sv_one(int i)
 	call.data = &init_sv_req->data;
 	fd = -1;
 	err = init_supervise_call(&call, &fd);
+	if (err == SV_ANSWERED)
+		return; /* a helper answers once the FIFO opens */
 	if (fd >= 0) {
 		struct seccomp_notif_addfd add;
 

@@ -36,6 +36,9 @@ const struct guard_spec *init_supervise_spec(void);
 void init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason);
 
+/* init_supervise_call's answer when a helper answers the call itself. */
+#define SV_ANSWERED 1001
+
 /* init-supervise-ops.c: set up (NULL or a reason). */
 const char *init_supervise_ops_init(void);
 /* Perform one notified call for its caller: returns 0 or an errno; an
