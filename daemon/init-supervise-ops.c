@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,70 @@ sv_walk(struct sv_t *t, int fd, const char *dir, const char *path,
 	}
 }
 
+/* The common case in one call: a path without ".", ".." or a symlink in
+ * its folders is opened with openat2(RESOLVE_NO_SYMLINKS), which is what
+ * the walk would do one component at a time. -1 when it does not apply
+ * (the walk then runs). */
+static int
+sv_fast(int base, const char *basedir, const char *path, struct sv_loc *l)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	const char *slash = strrchr(path, '/'), *name, *c;
+	char sub[PATH_MAX];
+	size_t n;
+	int fd;
+
+	if (strstr(path, "//") != NULL || path[strlen(path) - 1] == '/')
+		return -1;
+	for (c = path; *c != '\0'; c += n + (c[n] == '/')) {
+		n = strcspn(c, "/");
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' &&
+		    c[1] == '.') || n > NAME_MAX)
+			return -1;
+	}
+	name = slash ? slash + 1 : path;
+	if (slash == NULL || slash == path) {
+		/* "name" in the base folder, or "/name" */
+		if (slash == path)
+			basedir = "/";
+		snprintf(sub, sizeof sub, ".");
+	} else {
+		n = (size_t)(slash - path);
+		if (n >= sizeof sub)
+			return -1;
+		memcpy(sub, path, n);
+		sub[n] = '\0';
+	}
+	if (strcmp(basedir, "/proc") == 0 || strncmp(basedir, "/proc/", 6) == 0 ||
+	    strcmp(sub, "proc") == 0 || strncmp(sub, "proc/", 5) == 0 ||
+	    strcmp(sub, "/proc") == 0 || strncmp(sub, "/proc/", 6) == 0)
+		return -1; /* procfs: /proc/self needs the walk */
+	fd = (int)syscall(SYS_openat2, base, sub, &how, sizeof how);
+	if (fd < 0)
+		return -1;
+	if (sub[0] == '/')
+		snprintf(l->dir, sizeof l->dir, "%s", sub);
+	else if (strcmp(sub, ".") == 0)
+		snprintf(l->dir, sizeof l->dir, "%s", basedir);
+	else {
+		size_t bl = strlen(basedir), sl = strlen(sub);
+
+		if (strcmp(basedir, "/") == 0)
+			bl = 0;
+		if (bl + sl + 2 > sizeof l->dir) {
+			close(fd);
+			return -1;
+		}
+		memcpy(l->dir, basedir, bl);
+		l->dir[bl] = '/';
+		memcpy(l->dir + bl + 1, sub, sl + 1);
+	}
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->fd = fd;
+	return 0;
+}
+
 /* Resolve (dirfd, path) as the caller sees them. */
 static int
 sv_resolve(struct sv_t *t, int dirfd, const char *path, struct sv_loc *l,
@@ -364,9 +429,15 @@ sv_resolve(struct sv_t *t, int dirfd, const char *path, struct sv_loc *l,
 		return EBADF;
 	if ((fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? EBADF : errno;
-	if (sv_fd_path(fd, dir, sizeof dir) < 0) {
+	if (strcmp(p, "/") == 0)
+		strcpy(dir, "/");
+	else if (sv_fd_path(fd, dir, sizeof dir) < 0) {
 		close(fd);
 		return ENOENT;
+	}
+	if (sv_fast(fd, dir, path, l) == 0) {
+		close(fd);
+		return 0;
 	}
 	return sv_walk(t, fd, dir, path, l, hops);
 }
