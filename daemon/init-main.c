@@ -84,14 +84,16 @@ init_send(json_t *msg, const int *fds, int nfds)
 void
 init_send_error(json_t *req, int errnum, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], clean[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	/* a path in the message may hold any bytes; JSON needs UTF-8 */
+	init_supervise_utf8(clean, buf, sizeof clean);
 	init_send(ctl_msg("error", "{s:O?,s:i,s:s}", "req", req, "errno",
-	    errnum, "message", buf), NULL, 0);
+	    errnum, "message", clean), NULL, 0);
 }
 
 /* A string member without NUL bytes and at most max bytes, or NULL. */

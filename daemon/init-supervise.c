@@ -352,13 +352,46 @@ init_supervise_pollfds(struct pollfd *pfd, int max)
 	return i;
 }
 
+/* Copy src into dst (size n) as valid UTF-8: a byte that does not start a
+ * well-formed sequence becomes '?' (paths are bytes; JSON is UTF-8). */
+void
+init_supervise_utf8(char *dst, const char *src, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, k, len;
+
+	while (*s != '\0' && i + 5 < n) {
+		len = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 && *s >= 0xc2 ? 2 :
+		    (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 && *s <= 0xf4 ?
+		    4 : 0;
+		for (k = 1; k < len; k++)
+			if ((s[k] & 0xc0) != 0x80)
+				len = 0;
+		if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) ||
+		    (s[0] == 0xed && s[1] >= 0xa0)))
+			len = 0; /* overlong or a surrogate */
+		if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) ||
+		    (s[0] == 0xf4 && s[1] >= 0x90)))
+			len = 0;
+		if (len == 0) {
+			dst[i++] = '?';
+			s++;
+			continue;
+		}
+		memcpy(dst + i, s, len);
+		i += len;
+		s += len;
+	}
+	dst[i] = '\0';
+}
+
 /* Report a refused (or kernel-refused) operation to sboxd, rate-limited. */
 void
 init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason)
 {
 	long long now = init_now_ms();
-	char key[sizeof init_sv_last_report];
+	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
 
 	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
 	if (strcmp(key, init_sv_last_report) == 0)
@@ -371,10 +404,10 @@ init_supervise_report(json_int_t id, pid_t pid, const char *op,
 		return;
 	init_sv_tokens -= 1;
 	memcpy(init_sv_last_report, key, sizeof key);
-	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s#,s:i,s:s,s:s}", "id", id,
-	    "pid", (int)pid, "op", op, "path", path, strnlen(path,
-	    CTL_PATH_MAX), "errno", err, "rule", rule ? rule : "",
-	    "reason", reason ? reason : ""), NULL, 0);
+	init_supervise_utf8(clean, path, sizeof clean);
+	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:i,s:s,s:s}", "id", id,
+	    "pid", (int)pid, "op", op, "path", clean, "errno", err, "rule",
+	    rule ? rule : "", "reason", reason ? reason : ""), NULL, 0);
 }
 
 /* Answer a notification with an error (0 = success, value 0). */

@@ -64,6 +64,9 @@ int init_supervise_file_open(const char *path, int flags, mode_t mode,
 int init_supervise_file_mkdir(const char *path, mode_t mode, char *why,
     size_t whylen);
 
+/* Copy src into dst (size n) as valid UTF-8 ('?' for bad bytes). */
+void init_supervise_utf8(char *dst, const char *src, size_t n);
+
 /* Validation helpers for untrusted messages. */
 /* A string member without NUL bytes and at most max bytes, or NULL. */
 const char *init_get_str(json_t *msg, const char *key, size_t max);

@@ -61,10 +61,10 @@ guard_name_check(const char *name)
 		n--;
 	for (i = 0; i <= n; i++) {
 		if (i < n && name[i] != '/') {
-			if ((unsigned char)name[i] < 0x21 || name[i] == 0x7f ||
-			    name[i] == '#')
-				return "a name has no spaces, '#' or control "
-				    "characters";
+			if ((unsigned char)name[i] < 0x21 ||
+			    (unsigned char)name[i] >= 0x7f || name[i] == '#')
+				return "a name is printable ASCII without spaces "
+				    "or '#'";
 			continue;
 		}
 		len = i - start;
@@ -113,9 +113,10 @@ guard_entry_add(struct guard_table *t, const char *kind, const char *scope,
 		return error_set(err, E_CONFIG, "\"%.80s\": the comment is over "
 		    "%d bytes", name, GUARD_COMMENT_MAX);
 	for (i = 0; comment[i] != '\0'; i++)
-		if ((unsigned char)comment[i] < 0x20)
+		if ((unsigned char)comment[i] < 0x20 ||
+		    (unsigned char)comment[i] >= 0x7f)
 			return error_set(err, E_CONFIG, "\"%.80s\": the comment "
-			    "has control characters", name);
+			    "is not plain ASCII text", name);
 	if (t->n >= GUARD_TABLE_MAX)
 		return error_set(err, E_CONFIG, "more than %d protected names",
 		    GUARD_TABLE_MAX);

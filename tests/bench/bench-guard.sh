@@ -47,9 +47,9 @@ MK
 tar -C "$work" -cf "$work/tree.tar" tree
 job='rm -rf build && mkdir build && tar -xf tree.tar -C build && make -s -C build/tree -j2 && test -x build/tree/prog'
 
-# One sboxd (guard on or off) and a session; prints mean seconds of the job.
-run_one() {
-	local name=$1 off=$2 d="$work/$1" sid t0 t1 i total=0
+# One sboxd (guard on or off) and a warm session; prints the session id.
+start_one() {
+	local name=$1 off=$2 d="$work/$1" sid
 	mkdir -p "$d/home" "$d/proj"
 	mkdir -m 700 "$d/run" "$d/state"
 	cp "$work/tree.tar" "$d/proj/"
@@ -58,24 +58,39 @@ run_one() {
 		--config "$d/config.json" --log-level warn >"$d/sboxd.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 100); do [ -S "$d/run/sboxd.sock" ] && break; sleep 0.05; done
-	export SBOX_SOCKET="$d/run/sboxd.sock"
-	sid=$(HOME="$d/home" "$BIN/sbox" session create --project "$d/proj" \
-		--sandbox workspace) || { echo "   session create failed" >&2; cat "$d/sboxd.log" >&2; return 1; }
-	# a warm-up run, then RUNS timed ones
-	"$BIN/sbox" session exec "$sid" -- sh -c "$job" >/dev/null ||
+	sid=$(HOME="$d/home" SBOX_SOCKET="$d/run/sboxd.sock" "$BIN/sbox" session \
+		create --project "$d/proj" --sandbox workspace) ||
+		{ echo "   session create failed" >&2; cat "$d/sboxd.log" >&2; return 1; }
+	# a warm-up run
+	SBOX_SOCKET="$d/run/sboxd.sock" "$BIN/sbox" session exec "$sid" -- \
+		sh -c "$job" >/dev/null ||
 		{ echo "   the job failed in the sandbox ($name)" >&2; return 1; }
-	for i in $(seq "$RUNS"); do
-		t0=$(date +%s.%N)
-		"$BIN/sbox" session exec "$sid" -- sh -c "$job" >/dev/null || return 1
-		t1=$(date +%s.%N)
-		total=$(echo "$total + $t1 - $t0" | bc -l 2>/dev/null ||
-			awk "BEGIN{print $total + $t1 - $t0}")
-	done
-	awk "BEGIN{printf \"%.3f\", $total / $RUNS}"
+	echo "$sid"
 }
 
-on=$(run_one on 0) || exit 1
-off=$(run_one off 1) || exit 1
-printf '   untar + build of %d C files, mean of %d runs (2 CPUs: make -j2)\n' "$FILES" "$RUNS"
+# Seconds of one run of the job in a session.
+time_one() {
+	local d="$work/$1" t0 t1
+	t0=$(date +%s.%N)
+	SBOX_SOCKET="$d/run/sboxd.sock" "$BIN/sbox" session exec "$2" -- \
+		sh -c "$job" >/dev/null || return 1
+	t1=$(date +%s.%N)
+	awk "BEGIN{print $t1 - $t0}"
+}
+
+sid_on=$(start_one on 0) || exit 1
+sid_off=$(start_one off 1) || exit 1
+# interleaved, so that the load of a shared machine weighs on both alike
+tot_on=0
+tot_off=0
+for i in $(seq "$RUNS"); do
+	t=$(time_one off "$sid_off") || exit 1
+	tot_off=$(awk "BEGIN{print $tot_off + $t}")
+	t=$(time_one on "$sid_on") || exit 1
+	tot_on=$(awk "BEGIN{print $tot_on + $t}")
+done
+on=$(awk "BEGIN{printf \"%.3f\", $tot_on / $RUNS}")
+off=$(awk "BEGIN{printf \"%.3f\", $tot_off / $RUNS}")
+printf '   untar + build of %d C files, mean of %d interleaved runs (make -j2)\n' "$FILES" "$RUNS"
 printf '   %-28s %8s s\n' "supervisor off" "$off" "supervisor on (file guard)" "$on"
-awk "BEGIN{printf \"   overhead: %.1f%% (on/off = %.3f; target <= 5%%)\n\", ($on / $off - 1) * 100, $on / $off}"
+awk "BEGIN{printf \"   overhead: %.1f%% (on/off = %.3f; target <= 5%%)\\n\", ($on / $off - 1) * 100, $on / $off}"

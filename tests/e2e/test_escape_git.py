@@ -239,6 +239,7 @@ def test_legit_git_work(ctx):
     scratch folder and in /tmp too; ordinary writes."""
     S = Setup(ctx)
     sid = S.session()
+    scratch = S.c.call("session.info", {"session": sid})["scratch"]
     out = run(S.c, sid, """
 set -e
 export HOME=/tmp GIT_CONFIG_NOSYSTEM=1
@@ -249,10 +250,9 @@ echo more > more.txt && git add more.txt
 git -c user.email=a@b -c user.name=a commit -qm more
 git log --oneline | wc -l
 cd /tmp && git init -q scratchrepo && cd scratchrepo && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m t && echo TMPREPO
-cd "$SBOX_SCRATCH" 2>/dev/null || cd "$TMPDIR"
-git init -q s2 && echo SCRATCHREPO
-cd "$OLDPWD" 2>/dev/null || true
-""")
+cd %s
+git init -q s2 && cd s2 && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m t && echo SCRATCHREPO
+""" % scratch)
     assert out.code == 0, out
     assert "TMPREPO" in out.out and "SCRATCHREPO" in out.out, out
     assert out.blocked == [], out
@@ -286,6 +286,12 @@ def test_exact_reports(ctx):
            for b in r.blocked}
     assert (".envrc", "create", RUNS_LATER) in got, r
     assert (".vscode", "rename", RUNS_LATER) in got, r
+    # a refused path that is not UTF-8 is reported, sbox-init keeps going
+    r = run(S.c, sid, None, argv=["python3", "-c",
+        "import os\nos.mkdir(b'b\\xffd')\ntry:\n  open(b'b\\xffd/.envrc','w')\n"
+        "except OSError:\n  print('refused')\n"])
+    assert "refused" in r.out, r
+    assert any(b["path"].endswith("/b?d/.envrc") for b in r.blocked), r
     r = run(S.c, sid, "echo 'cp: cannot create x: Read-only file system' "
             ">&2; echo '/usr/x: Read-only file system' >&2; true")
     assert r.blocked == [], r
