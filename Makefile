@@ -101,9 +101,10 @@ $(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC)) $(LIBPROTOCOL)
+# sbox-init decides with policy/guard.c and filters with libseccomp.
+$(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC) policy/guard.c) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(shell pkg-config --libs libseccomp 2>/dev/null)
 
 $(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPOLICY) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
@@ -148,6 +149,7 @@ install: all
 	sed 's|@PREFIX@|$(PREFIX)|g' systemd/sboxd.service.in > $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service
 	install -m 0644 systemd/sboxd.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
 	install -m 0644 policy/registries.default $(DESTDIR)$(PREFIX)/share/sbox/registries
+	install -m 0644 policy/protected.default $(DESTDIR)$(PREFIX)/share/sbox/protected
 	sed 's|@PREFIX@|$(PREFIX)|g' launchd/dev.sbox.sboxd.plist.in > $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 client/sbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1
@@ -161,7 +163,8 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist \
 	  $(DESTDIR)$(PREFIX)/share/sbox/registries \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1 \
-	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
+	  $(DESTDIR)$(PREFIX)/share/sbox/protected
 
 clean:
 	rm -rf build build-san bin bin-san

@@ -179,6 +179,31 @@ cmd_sandbox_print_caches(const json_t *c)
 	}
 }
 
+/* Print the protected names of show: kind, scope, name, what runs it. */
+static void
+cmd_sandbox_print_protected(const json_t *r)
+{
+	const json_t *a = json_object_get(r, "protected"), *e;
+	char line[512];
+	size_t i;
+
+	if (json_is_string(json_object_get(r, "protected_error")))
+		cmd_sandbox_line("protected", cmd_sandbox_s(r, "protected_error",
+		    ""));
+	if (!json_is_array(a))
+		return;
+	snprintf(line, sizeof line, "%zu names, read-only or uncreatable in "
+	    "the project and the read-write folders (from %s)",
+	    json_array_size(a), cmd_sandbox_s(r, "protected_file", "?"));
+	cmd_sandbox_line("protected", line);
+	json_array_foreach(a, i, e) {
+		snprintf(line, sizeof line, "%-10s %-4s %-28s %s",
+		    cmd_sandbox_s(e, "kind", "?"), cmd_sandbox_s(e, "scope", "?"),
+		    cmd_sandbox_s(e, "name", "?"), cmd_sandbox_s(e, "comment", ""));
+		cmd_sandbox_line("", line);
+	}
+}
+
 /* Print what sandbox.show said, readable. */
 static void
 cmd_sandbox_print_show(const json_t *r)
@@ -269,6 +294,7 @@ cmd_sandbox_print_show(const json_t *r)
 		    cmd_sandbox_s(v, "home", "empty"), json_is_false(
 		    json_object_get(v, "sandbox_capable")) ? "; cannot run in a "
 		    "sandbox" : "");
+	cmd_sandbox_print_protected(r);
 }
 
 /* sbox sandbox show PROFILE [--json]. */

@@ -149,6 +149,12 @@ blocked_add(struct blocked *b, const char *path, const char *cwd,
 	if ((msg = blocked_explain(plan, path, cwd, errnum, -1, &op,
 	    &rule)) == NULL)
 		return;
+	if (strcmp(op, "read") != 0) {
+		/* writes are reported exactly by the file guard, never
+		 * guessed from a program's words */
+		free(msg);
+		return;
+	}
 	json_array_foreach(b->files, i, f) {
 		if (strcmp(json_string_value(json_object_get(f, "message")),
 		    msg) == 0) {

@@ -86,6 +86,8 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	char *b64;
 
 	st->total += n;
+	/* reads refused by a hidden path, from the error lines (writes come
+	 * exactly from the file guard) */
 	if (st == &c->err)
 		blocked_feed(&c->blocked, data, n, c->cwd,
 		    c->outside ? NULL : c->s->plan);

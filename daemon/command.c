@@ -709,17 +709,27 @@ command_session_closed(struct session *s)
 
 /* A file was refused for a session: note it on its running commands. */
 void
-command_note_file(struct session *s, const char *path, const char *rule,
-    const char *message)
+command_note_file(struct session *s, uint64_t ct_id, const char *path,
+    const char *op, const char *rule, const char *message, const char *reason)
 {
 	struct command *c;
+	size_t i;
+	json_t *f;
 
 	TAILQ_FOREACH(c, &s->commands, entry) {
-		if (c->state == COMMAND_RUNNING &&
+		if (c->state != COMMAND_RUNNING || c->outside ||
+		    (ct_id != 0 && c->ct_id != ct_id))
+			continue;
+		json_array_foreach(c->blocked.files, i, f)
+			if (strcmp(json_string_value(json_object_get(f, "path")),
+			    path) == 0 && strcmp(json_string_value(
+			    json_object_get(f, "op")), op) == 0)
+				break;
+		if (i == json_array_size(c->blocked.files) &&
 		    json_array_size(c->blocked.files) < BLOCKED_MAX_FILES)
 			json_array_append_new(c->blocked.files, json_pack(
-			    "{s:s, s:s, s:s, s:s}", "path", path, "op", "write",
-			    "rule", rule, "message", message));
+			    "{s:s, s:s, s:s, s:s, s:s}", "path", path, "op", op,
+			    "rule", rule, "message", message, "reason", reason));
 	}
 }
 

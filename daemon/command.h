@@ -118,10 +118,12 @@ json_t *command_output(const struct command *c);
 /* The session is closing: its commands end (killed), waiters are answered,
  * and every command object is freed. */
 void command_session_closed(struct session *s);
-/* A file was refused for a session (found by sboxd, not in a command's
- * output): note it on its running commands. */
-void command_note_file(struct session *s, const char *path, const char *rule,
-    const char *message);
+/* The file guard refused an operation of the command with container id
+ * ct_id (0: every running command of the session): note it once in its
+ * blocked.files {path, op, rule, message, reason}. */
+void command_note_file(struct session *s, uint64_t ct_id, const char *path,
+    const char *op, const char *rule, const char *message,
+    const char *reason);
 /* A host was refused for a session: note it on its running commands;
  * returns the command id when exactly one was running, else 0. */
 long long command_note_refusal(struct session *s, const char *host,

@@ -105,6 +105,12 @@ struct container {
 	long long             t_start, t_ready;
 	sbox_error            why;      /* set when we decided it must end */
 	int                   have_why;
+	json_t               *guard;    /* the file guard's spec, sent after
+	                                   ready (NULL: unsandboxed test use) */
+	int                   guarding; /* sent, waiting for guarded */
+	container_refused_cb  on_refused;
+	double                refused_tokens; /* rate limit of refused */
+	long long             refused_ms;
 };
 
 /* A new request of kind with the next id, linked in (NULL with err when
@@ -118,6 +124,14 @@ struct container_req *container_req_find(struct container *c, uint64_t id,
     int unlink);
 /* Give every pending request its final callback (the container ended). */
 void container_req_fail_all(struct container *c);
+/* The guard message's body for a spec (SBOX_BENCH_NO_GUARD=1 in sboxd's
+ * environment turns the supervisor off: benchmarks only). */
+struct guard_spec;
+json_t *container_req_guard_spec(const struct guard_spec *g);
+/* container-guard.c: send the guard message after ready (0 or -1, the
+ * container then aborted); handle a refused report (-1 = invalid). */
+int container_guard_send(struct container *c);
+int container_guard_refused(struct container *c, json_t *m);
 /* Handle one message from sbox-init; -1 = protocol violation. */
 int container_req_msg(struct container *c, json_t *m, int *fds, int nfds);
 /* Decide the container must end: remember why, SIGKILL bwrap. */

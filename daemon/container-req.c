@@ -120,6 +120,8 @@ container_req_fail_all(struct container *c)
 	}
 }
 
+static int container_req_ready_done(struct container *c);
+
 /* Handle `ready`: keep the proxy listeners. */
 static int
 container_req_ready(struct container *c, json_t *m, int *fds, int nfds)
@@ -143,6 +145,17 @@ container_req_ready(struct container *c, json_t *m, int *fds, int nfds)
 		fds[i] = -1;
 	}
 	c->n_proxy = nfds;
+	/* the file guard first: ready once sbox-init says guarded */
+	if (c->guard != NULL)
+		return container_guard_send(c), 0;
+	return container_req_ready_done(c);
+}
+
+/* The container is ready: tell the owner. */
+static int
+container_req_ready_done(struct container *c)
+{
+	c->guarding = 0;
 	c->state = CS_READY;
 	c->t_ready = container_now_ms();
 	if (c->ev_timer)
@@ -268,7 +281,13 @@ container_req_msg(struct container *c, json_t *m, int *fds, int nfds)
 	const char *t = ctl_type(m);
 
 	if (strcmp(t, "ready") == 0)
-		return container_req_ready(c, m, fds, nfds);
+		return c->guarding ? -1 : container_req_ready(c, m, fds, nfds);
+	if (strcmp(t, "guarded") == 0)
+		return c->state == CS_STARTING && c->guarding && nfds == 0 ?
+		    container_req_ready_done(c) : -1;
+	if (strcmp(t, "refused") == 0)
+		return c->state == CS_READY && nfds == 0 ?
+		    container_guard_refused(c, m) : -1;
 	if (c->state == CS_STARTING && strcmp(t, "error") != 0)
 		return -1;
 	if (strcmp(t, "error") == 0)

@@ -202,6 +202,7 @@ container_free(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (c->ev_timer)
 		event_free(c->ev_timer);
+	json_decref(c->guard);
 	free(c->cwd);
 	free(c);
 }
@@ -511,6 +512,12 @@ container_start(const struct plan *p, const struct container_opts *o,
 	c->on_dead = o->on_dead;
 	c->arg = o->arg;
 	c->limits = p->limits;
+	c->on_refused = o->on_refused;
+	/* a plan without a guard (tests) still gets one: no roots */
+	if ((c->guard = container_req_guard_spec(p->guard)) == NULL) {
+		error_nomem(err);
+		goto fail;
+	}
 	c->t_start = container_now_ms();
 	c->cwd = strdup(p->cwd && p->cwd[0] == '/' ? p->cwd : "/");
 	if (c->cwd == NULL) {
@@ -584,6 +591,7 @@ fail:
 	container_cgroup_cleanup(&c->cg);
 	container_bind_free(&binds);
 	container_free_strv(cmd);
+	json_decref(c->guard);
 	free(c->cwd);
 	free(c);
 	free(bwrap);

@@ -62,6 +62,14 @@ typedef void (*container_ready_cb)(struct container *c, const sbox_error *err,
 typedef void (*container_dead_cb)(struct container *c, const sbox_error *why,
     void *arg);
 typedef void (*container_closed_cb)(struct container *c, void *arg);
+/* The file guard refused an operation of command id (its process pid):
+ * op "create" | "write" | "rename" | "link" | "chmod", the absolute path,
+ * the errno answered; rule and reason from the guard, or rule "" when the
+ * kernel refused it (a read-only mount; the caller explains it). All of it
+ * was validated but comes from inside the sandbox. */
+typedef void (*container_refused_cb)(struct container *c, uint64_t id,
+    pid_t pid, const char *op, const char *path, int errnum,
+    const char *rule, const char *reason, void *arg);
 
 struct container_opts {
 	struct event_base *base;
@@ -79,6 +87,7 @@ struct container_opts {
 	                                       held_path is set */
 	container_ready_cb on_ready;
 	container_dead_cb  on_dead;         /* may be NULL */
+	container_refused_cb on_refused;    /* may be NULL */
 	void              *arg;
 };
 

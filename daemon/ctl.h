@@ -20,12 +20,19 @@
  *          mode, uid, gid, mtime, mtime_ns, nlink, ino, dev}} or error.
  *   listen_local {req, port}            Reply: opened {req, families[]} +
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
+ *   guard  {roots[], home, protected[{kind, scope, name, comment}],
+ *          supervise}                   sent once, right after ready: the
+ *          file guard's spec (policy/guard.h). Reply: guarded {supervise}
+ *          or error {req: null}. Until it is set up, spawn is refused.
  *   shutdown {}                         init kills everything and exits.
  *
  * sbox-init -> sboxd
  *   ready  {pid, proxy_port, families[]} + the proxy's listening sockets, in
  *          the order of families ("inet" = 127.0.0.1, "inet6" = ::1).
  *   spawned, exit, opened, done, error as above.
+ *   refused {id, pid, op, path, errno, rule, reason}: the file guard refused
+ *          an operation of command id (rule "" = the kernel refused a write
+ *          the guard allowed, e.g. a read-only mount). Rate-limited.
  */
 #ifndef SBOX_CTL_H
 #define SBOX_CTL_H

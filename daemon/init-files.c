@@ -96,6 +96,7 @@ init_files_open(json_t *msg)
 {
 	json_t *req = init_files_req(msg);
 	const char *path = init_get_path(msg, "path");
+	char why[512];
 	int fl, mode, fd;
 
 	fl = init_files_oflags(json_object_get(msg, "flags"));
@@ -104,8 +105,17 @@ init_files_open(json_t *msg)
 		init_send_error(req, EINVAL, "open: bad path, flags or mode");
 		return;
 	}
-	fd = open(path, fl | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, (mode_t)mode);
-	if (fd < 0) {
+	if ((fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC))) {
+		/* a write: walked and decided as a command's would be */
+		fd = init_supervise_file_open(path, fl | O_NOCTTY | O_CLOEXEC |
+		    O_NONBLOCK, (mode_t)mode, why, sizeof why);
+		if (fd < 0) {
+			init_send_error(req, -fd, "%s", why[0] ? why :
+			    strerror(-fd));
+			return;
+		}
+	} else if ((fd = open(path, fl | O_NOCTTY | O_CLOEXEC | O_NONBLOCK,
+	    (mode_t)mode)) < 0) {
 		init_send_error(req, errno, "%s: %s", path, strerror(errno));
 		return;
 	}
@@ -119,14 +129,16 @@ init_files_mkdir(json_t *msg)
 {
 	json_t *req = init_files_req(msg);
 	const char *path = init_get_path(msg, "path");
-	int mode = init_files_mode(msg, 0755);
+	int mode = init_files_mode(msg, 0755), rc;
+	char why[512];
 
 	if (path == NULL || mode < 0) {
 		init_send_error(req, EINVAL, "mkdir: bad path or mode");
 		return;
 	}
-	if (mkdir(path, (mode_t)mode) < 0) {
-		init_send_error(req, errno, "%s: %s", path, strerror(errno));
+	if ((rc = init_supervise_file_mkdir(path, (mode_t)mode, why,
+	    sizeof why)) < 0) {
+		init_send_error(req, -rc, "%s", why[0] ? why : strerror(-rc));
 		return;
 	}
 	init_send(ctl_msg("done", "{s:O?}", "req", req), NULL, 0);

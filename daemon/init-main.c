@@ -84,14 +84,16 @@ init_send(json_t *msg, const int *fds, int nfds)
 void
 init_send_error(json_t *req, int errnum, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], clean[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	/* a path in the message may hold any bytes; JSON needs UTF-8 */
+	init_supervise_utf8(clean, buf, sizeof clean);
 	init_send(ctl_msg("error", "{s:O?,s:i,s:s}", "req", req, "errno",
-	    errnum, "message", buf), NULL, 0);
+	    errnum, "message", clean), NULL, 0);
 }
 
 /* A string member without NUL bytes and at most max bytes, or NULL. */
@@ -222,6 +224,8 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_files_stat(msg);
 	else if (strcmp(t, "listen_local") == 0)
 		init_files_listen(msg);
+	else if (strcmp(t, "guard") == 0)
+		init_supervise_guard(msg);
 	else if (strcmp(t, "shutdown") == 0)
 		init_exit(0);
 	else
@@ -264,14 +268,14 @@ init_signals(int sfd)
 		;
 }
 
-#define INIT_POLL_MAX 1100
+#define INIT_POLL_MAX 2200
 
 int
 main(int argc, char **argv)
 {
 	static struct pollfd pfd[INIT_POLL_MAX];
 	sigset_t set;
-	int port = 3128, sfd, n, np, timeout;
+	int port = 3128, sfd, n, np, ns, timeout;
 
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (getpid() != 1)
@@ -297,9 +301,10 @@ main(int argc, char **argv)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = sfd;
 		pfd[1].events = POLLIN;
-		np = init_spawn_pollfds(pfd + 2, INIT_POLL_MAX - 2);
+		np = init_spawn_pollfds(pfd + 2, INIT_POLL_MAX / 2 - 2);
+		ns = init_supervise_pollfds(pfd + 2 + np, INIT_POLL_MAX - 2 - np);
 		timeout = init_spawn_timeouts();
-		n = poll(pfd, (nfds_t)(2 + np), timeout);
+		n = poll(pfd, (nfds_t)(2 + np + ns), timeout);
 		if (n < 0 && errno != EINTR)
 			init_fatal("poll: %s", strerror(errno));
 		if (n <= 0)
@@ -309,6 +314,8 @@ main(int argc, char **argv)
 		/* Exec results first, so spawned goes out before exit. */
 		init_spawn_pipes(pfd + 2, np);
 		init_spawn_reap();
+		/* the file guard's notifications */
+		init_supervise_events(pfd + 2 + np, ns);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 			init_ctl_readable();
 	}

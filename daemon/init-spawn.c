@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,7 +40,7 @@ static int init_nchildren;
 
 /* Why the child could not run its command (sent through the pipe). */
 struct init_exec_failure {
-	int stage; /* 0 stdio, 1 cwd, 2 limits, 3 exec */
+	int stage; /* 0 stdio, 1 cwd, 2 limits, 3 exec, 4 file guard */
 	int err;
 };
 
@@ -246,13 +247,19 @@ init_spawn_exec(char **argv, char **env)
 
 /* In the child: stdio, session, cwd, signals, limits, then exec. */
 static void __attribute__((noreturn))
-init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd)
+init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
+    int guardfd)
 {
 	struct rlimit rl;
 	sigset_t all;
 	int i, fd, p[2];
 
 	setsid();
+	/* the guard's socket and the status pipe sit above stdio + channel */
+	if (guardfd < 8 && (guardfd = fcntl(guardfd, F_DUPFD_CLOEXEC, 8)) < 0)
+		init_spawn_fail(pipefd, 4, errno);
+	if (pipefd < 8 && (pipefd = fcntl(pipefd, F_DUPFD_CLOEXEC, 8)) < 0)
+		init_spawn_fail(guardfd, 4, errno);
 	if (r->use_fds) {
 		for (i = 0; i < 3; i++)
 			if (dup2(fds[i], i) < 0)
@@ -270,21 +277,33 @@ init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd)
 			if (dup2(fd, i) < 0)
 				init_spawn_fail(pipefd, 0, errno);
 	}
-	/* The sbox channel, if any, becomes fd 3 (the status pipe moves up). */
-	if (r->channel) {
-		if (pipefd == 3 && (pipefd = fcntl(3, F_DUPFD_CLOEXEC, 4)) < 0)
-			init_spawn_fail(3, 0, errno);
-		if (dup2(fds[3], 3) < 0)
-			init_spawn_fail(pipefd, 0, errno);
-	}
-	/* Keep only stdio (and the channel) and the status pipe (close-on-exec). */
-	if (pipefd > 3 + r->channel)
-		syscall(SYS_close_range, 3u + (unsigned)r->channel,
-		    (unsigned)pipefd - 1, 0u);
-	if (syscall(SYS_close_range, (unsigned)pipefd + 1, ~0u, 0u) < 0)
+	/* The sbox channel, if any, becomes fd 3. */
+	if (r->channel && dup2(fds[3], 3) < 0)
+		init_spawn_fail(pipefd, 0, errno);
+	/* Keep only stdio (and the channel), the status pipe and the guard's
+	 * socket (both close-on-exec). */
+	if (guardfd < pipefd) {
+		i = guardfd;
+		guardfd = pipefd;
+		pipefd = i;
+		i = 1; /* swapped: put them back below */
+	} else
+		i = 0;
+	syscall(SYS_close_range, 3u + (unsigned)r->channel,
+	    (unsigned)pipefd - 1, 0u);
+	if (guardfd > pipefd + 1)
+		syscall(SYS_close_range, (unsigned)pipefd + 1,
+		    (unsigned)guardfd - 1, 0u);
+	if (syscall(SYS_close_range, (unsigned)guardfd + 1, ~0u, 0u) < 0)
 		for (fd = 3; fd < 1024; fd++)
-			if (fd != pipefd && !(r->channel && fd == 3))
+			if (fd != pipefd && fd != guardfd &&
+			    !(r->channel && fd == 3))
 				close(fd);
+	if (i) {
+		i = guardfd;
+		guardfd = pipefd;
+		pipefd = i;
+	}
 	if (chdir(r->cwd) < 0)
 		init_spawn_fail(pipefd, 1, errno);
 	for (i = 1; i < NSIG; i++)
@@ -296,6 +315,10 @@ init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd)
 		if (setrlimit(r->lim_res[i], &rl) < 0)
 			init_spawn_fail(pipefd, 2, errno);
 	}
+	/* Fail closed: without its file guard the command does not run. */
+	if ((i = init_supervise_child(guardfd)) != 0)
+		init_spawn_fail(pipefd, 4, i);
+	close(guardfd);
 	init_spawn_fail(pipefd, 3, init_spawn_exec(r->argv, r->env));
 }
 
@@ -306,12 +329,14 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	struct init_spawn_req r;
 	struct init_child *c;
 	const char *why;
-	int p[2];
+	int p[2], g[2];
 	pid_t pid;
 
 	why = init_spawn_parse(msg, nfds, &r);
 	if (why == NULL && init_nchildren >= INIT_CHILDREN_MAX)
 		why = "too many commands running";
+	if (why == NULL)
+		why = init_supervise_unready();
 	if (why != NULL) {
 		init_send_error(json_is_integer(r.id) ? r.id : NULL, EINVAL,
 		    "spawn: %s", why);
@@ -322,17 +347,33 @@ init_spawn(json_t *msg, int *fds, int nfds)
 		init_send_error(r.id, errno, "spawn: %s", strerror(errno));
 		goto out;
 	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, g) < 0) {
+		init_send_error(r.id, errno, "spawn: the file guard's socket: %s",
+		    strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		free(c);
+		goto out;
+	}
 	pid = fork();
-	if (pid == 0)
-		init_spawn_child(&r, fds, p[1]);
+	if (pid == 0) {
+		close(g[0]);
+		init_spawn_child(&r, fds, p[1], g[1]);
+	}
 	close(p[1]);
+	close(g[1]);
 	if (pid < 0) {
 		init_send_error(r.id, errno, "spawn: fork: %s",
 		    strerror(errno));
 		close(p[0]);
+		close(g[0]);
 		free(c);
 		goto out;
 	}
+	/* its listener; if none comes the child fails (or is killed) and
+	 * its status pipe or exit says so */
+	init_supervise_adopt(g[0], pid, r.idv);
+	close(g[0]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	c->id = r.idv;
 	c->pid = pid;
@@ -353,7 +394,8 @@ static void
 init_spawn_status(struct init_child *c)
 {
 	static const char *stage[] = { "set up stdio", "enter the working "
-	    "folder", "apply limits", "run the command" };
+	    "folder", "apply limits", "run the command", "set up the file "
+	    "guard" };
 	struct init_exec_failure f;
 	ssize_t n;
 
@@ -362,7 +404,7 @@ init_spawn_status(struct init_child *c)
 		return;
 	close(c->pipe);
 	c->pipe = -1;
-	if (n == (ssize_t)sizeof f && f.stage >= 0 && f.stage < 4) {
+	if (n == (ssize_t)sizeof f && f.stage >= 0 && f.stage < 5) {
 		json_t *id = json_integer(c->id);
 		c->failed = 1;
 		init_send_error(id, f.err, "cannot %s: %s", stage[f.stage],

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <poll.h>
+#include <sys/types.h>
 
 /* The control socket to sboxd. */
 extern int init_ctl_fd;
@@ -40,6 +41,31 @@ void init_files_listen(json_t *msg);
 /* Make listening TCP sockets on 127.0.0.1:port and [::1]:port; fds[0..2)
  * and families filled; returns how many (0 with errno set on failure). */
 int init_files_listeners(int port, int *fds, const char **families);
+
+/* init-supervise.c: the file guard (seccomp user notification). */
+/* Handle guard {roots, home, protected, supervise}; replies guarded. */
+void init_supervise_guard(json_t *msg);
+/* Why commands cannot run now (no guard yet, or it broke), or NULL. */
+const char *init_supervise_unready(void);
+/* In a forked child: install the notify filter, send its listener through
+ * sock; 0 or an errno. */
+int init_supervise_child(int sock);
+/* After fork: take the child's listener for command id; -1 when none came
+ * (the child is then killed or already failed). */
+int init_supervise_adopt(int sock, pid_t pid, json_int_t id);
+/* Fill pfd[] with the listeners; returns how many (<= max). */
+int init_supervise_pollfds(struct pollfd *pfd, int max);
+/* Handle the listeners poll reported. */
+void init_supervise_events(struct pollfd *pfd, int n);
+/* sbox-init's own writes, decided like a command's: an fd (open) or 0
+ * (mkdir), or -errno; why gets the guard's reason when it refused. */
+int init_supervise_file_open(const char *path, int flags, mode_t mode,
+    char *why, size_t whylen);
+int init_supervise_file_mkdir(const char *path, mode_t mode, char *why,
+    size_t whylen);
+
+/* Copy src into dst (size n) as valid UTF-8 ('?' for bad bytes). */
+void init_supervise_utf8(char *dst, const char *src, size_t n);
 
 /* Validation helpers for untrusted messages. */
 /* A string member without NUL bytes and at most max bytes, or NULL. */

@@ -19,6 +19,7 @@
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "policy/profile.h"
+#include "policy/guard.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
 #include "store/store.h"
@@ -187,6 +188,30 @@ rpc_sandbox_registries(json_t *o)
 	    json_null());
 }
 
+/* The protected names every sandboxed session gets: the data file's and
+ * the config's (sandbox.protected). */
+static void
+rpc_sandbox_protected(json_t *o)
+{
+	const char *file = guard_table_file(toolconf_protected_file());
+	struct guard_table t = { 0 };
+	sbox_error err;
+
+	error_clear(&err);
+	if (file == NULL)
+		json_object_set_new(o, "protected_error", json_string("no "
+		    "protected-names file: sessions cannot start"));
+	else if (guard_table_load(&t, file, &err) < 0 ||
+	    guard_table_copy(&t, sboxd.config ? sboxd.config->protected : NULL,
+	    &err) < 0)
+		json_object_set_new(o, "protected_error",
+		    json_string(err.message));
+	json_object_set_new(o, "protected", guard_table_to_json(&t));
+	json_object_set_new(o, "protected_file", file ? json_string(file) :
+	    json_null());
+	guard_table_free(&t);
+}
+
 /* sandbox.show {profile}: what a profile allows (provider env values are
  * never shown). Inside a sandbox: only the session's own profile. */
 static int
@@ -229,6 +254,8 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	    inside));
 	if (!inside)	/* their hosts are reachable in every network mode */
 		json_object_set_new(o, "providers", rpc_provider_list(sboxd.config));
+	if (p->sandboxed)
+		rpc_sandbox_protected(o);
 	profile_free(p);
 	*result = o;
 	return 0;

@@ -7,11 +7,13 @@
 
 #include "daemon/command.h"
 #include "daemon/events.h"
+#include "daemon/log.h"
 #include "daemon/proxy.h"
 #include "daemon/ratelimit.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "policy/plan.h"
 #include "policy/profile.h"
 #include "store/store.h"
 
@@ -200,4 +202,48 @@ session_access_allow_host(struct session *s, const char *host, sbox_error *err)
 		return -1;
 	events_publish("host.allowed", s->id, json_pack("{s:s}", "host", host));
 	return 0;
+}
+
+/* A path as messages show it: relative to the project when inside. */
+static const char *
+session_access_shown(const struct session *s, const char *path)
+{
+	const char *p = s->plan ? s->plan->project : NULL;
+	size_t n = p ? strlen(p) : 0;
+
+	return n > 0 && strncmp(path, p, n) == 0 && path[n] == '/' ?
+	    path + n + 1 : path;
+}
+
+/* The file guard refused an operation of a command: note it, publish it. A
+ * refusal by the kernel (rule "") counts only when the plan explains it. */
+void
+session_access_file_refused(struct container *ct, uint64_t ct_id, pid_t pid,
+    const char *op, const char *path, int errnum, const char *rule,
+    const char *reason, void *arg)
+{
+	struct session *s = arg;
+	const char *xop = op, *xrule = rule;
+	char *msg = NULL;
+
+	(void)ct;
+	if (rule[0] == '\0') {
+		msg = blocked_explain(s->plan, path, "/", errnum, 1, &xop, &xrule);
+		if (msg == NULL || xrule == NULL)
+			goto out; /* not the sandbox's doing: nothing to say */
+		xop = op;
+	} else if (asprintf(&msg, "%s %s refused: %s", strcmp(op, "write") == 0 ?
+	    "write to" : strcmp(op, "create") == 0 ? "create" : strcmp(op,
+	    "chmod") == 0 ? "chmod of" : strcmp(op, "link") == 0 ? "link to" :
+	    "rename to", session_access_shown(s, path), rule) < 0) {
+		msg = NULL;
+		goto out;
+	}
+	log_info("session %s: %s (%s)", s->id, msg, reason);
+	command_note_file(s, ct_id, path, xop, xrule, msg, reason);
+	events_publish("file.refused", s->id, json_pack("{s:s, s:s, s:s, "
+	    "s:s, s:s, s:i}", "path", path, "op", xop, "rule", xrule, "reason",
+	    reason, "message", msg, "pid", (int)pid));
+out:
+	free(msg);
 }

@@ -26,9 +26,9 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
-#include "daemon/gitwatch.h"
 #include "daemon/rmtree.h"
 #include "daemon/toolconf.h"
+#include "policy/guard.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session-provider.h"
@@ -239,8 +239,6 @@ session_close_now(struct session *s, const char *reason, int sync)
 	approval_session_closed(s);
 	command_session_closed(s);
 	conn_close_session(s->id);
-	gitwatch_stop(s->gitwatch);
-	s->gitwatch = NULL;
 	if (s->proxy != NULL) {
 		proxy_free(s->proxy);
 		s->proxy = NULL;
@@ -376,7 +374,6 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 		}
 	}
 	s->placeholders = container_placeholders(ct);
-	s->gitwatch = gitwatch_start(s);
 	session_write_note(s);
 	s->state = SESSION_READY;
 	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)
@@ -469,6 +466,27 @@ session_make_env(struct session *s, sbox_error *err)
 	return 0;
 }
 
+/* The protected names: the data file (fail closed when there is none),
+ * then the config's additions. */
+static int
+session_protected(struct guard_table *t, sbox_error *err)
+{
+	const char *file = guard_table_file(toolconf_protected_file());
+
+	memset(t, 0, sizeof *t);
+	if (file == NULL)
+		return error_set(err, E_SANDBOX_SETUP, "no protected-names file: "
+		    "install sbox (PREFIX/share/sbox/protected), or set "
+		    "SBOX_PROTECTED_FILE");
+	if (guard_table_load(t, file, err) < 0 ||
+	    guard_table_copy(t, sboxd.config ? sboxd.config->protected : NULL,
+	    err) < 0) {
+		guard_table_free(t);
+		return error_context(err, "the protected names");
+	}
+	return 0;
+}
+
 /* Build the plan of a new session. */
 static int
 session_make_plan(struct session *s, const struct session_params *p,
@@ -483,6 +501,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	struct session *parent;
 	uid_t cuid;
 	gid_t cgid;
+	struct guard_table prot = { 0 };
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
@@ -547,7 +566,18 @@ session_make_plan(struct session *s, const struct session_params *p,
 		ctx.inherit = parent->plan->rules;
 		ctx.n_inherit = parent->plan->n_rules;
 	}
+	if (s->profile->sandboxed && session_protected(&prot, err) < 0) {
+		free(cache_root);
+		free(phome);
+		strv_free(registries);
+		strv_free(client_env);
+		free(sockdir);
+		free(scratch_base);
+		return -1;
+	}
+	ctx.protected = &prot;
 	s->plan = policy_plan(s->profile, &ctx, err);
+	guard_table_free(&prot);
 	free(cache_root);
 	free(phome);
 	strv_free(registries);
@@ -593,6 +623,7 @@ session_start_container(struct session *s, sbox_error *err)
 	o.init_path = sboxd.init_path;
 	o.on_ready = session_ct_ready;
 	o.on_dead = session_ct_dead;
+	o.on_refused = session_access_file_refused;
 	o.arg = s;
 	o.held_path = s->project;
 	o.held_fd = s->project_fd;

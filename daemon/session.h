@@ -4,6 +4,7 @@
 #define SBOX_SESSION_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <sys/queue.h>
 #include <sys/types.h>
 
@@ -40,7 +41,6 @@ struct session {
 	struct plan         *plan;
 	struct container    *ct;          /* NULL when not sandboxed */
 	struct proxy        *proxy;
-	struct gitwatch     *gitwatch;    /* removes a new .git/commondir */
 	enum session_state   state;
 	char               **env;         /* base environment of its commands */
 	struct session_waiter *waiters;   /* session.create calls waiting for ready */
@@ -111,6 +111,12 @@ struct profile *session_narrow_resolve(const struct session_params *p,
  * ended (session-access.c). */
 void session_access_tick(void);
 /* Called by the proxy for each refused host of a session. */
+/* The file guard refused an operation of container command ct_id: note it
+ * on the command, publish file.refused (container_refused_cb). */
+struct container;
+void session_access_file_refused(struct container *ct, uint64_t ct_id,
+    pid_t pid, const char *op, const char *path, int errnum,
+    const char *rule, const char *reason, void *arg);
 void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
 /* session.allow_host: let one more host through a live session's proxy. */

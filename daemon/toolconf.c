@@ -283,6 +283,33 @@ toolconf_defaults_file(void)
 	return NULL;
 }
 
+/* The shipped protected-names file beside sboxd (installed, or in a build
+ * tree), or NULL. */
+const char *
+toolconf_protected_file(void)
+{
+	static const char *tails[] = { "../share/sbox/protected",
+	    "../policy/protected.default", NULL };
+	static char *found;
+	char exe[PATH_MAX], *slash, path[PATH_MAX + 64];
+	ssize_t n;
+	int i;
+
+	if (found != NULL)
+		return found;
+	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
+		return NULL;
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	for (i = 0; tails[i] != NULL; i++) {
+		snprintf(path, sizeof path, "%s/%s", exe, tails[i]);
+		if (access(path, R_OK) == 0)
+			return found = strdup(path);
+	}
+	return NULL;
+}
+
 /* Every registry host for a client. */
 int
 toolconf_registries(const char *home, char *const *env, char ***out,

@@ -18,6 +18,10 @@ void toolconf_stop(void);
  * /etc/sbox/registries exists: PREFIX/share/sbox/registries beside the
  * installed sboxd, or policy/registries.default in a build tree. */
 const char *toolconf_defaults_file(void);
+/* The shipped protected-names file (PREFIX/share/sbox/protected beside
+ * the installed sboxd, or policy/protected.default in a build tree), for
+ * guard_table_file's last choice; NULL when there is none. */
+const char *toolconf_protected_file(void);
 /* Every registry host for a client (home and env as registries_collect):
  * a new NULL-terminated list, or -1 with err. */
 int toolconf_registries(const char *home, char *const *env, char ***out,

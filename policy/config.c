@@ -87,6 +87,10 @@ config_free(struct config *cfg)
 	config_bindings_free(cfg->providers, cfg->n_providers);
 	config_bindings_free(cfg->models, cfg->n_models);
 	profile_resolve_free(cfg->resolve, cfg->n_resolve);
+	if (cfg->protected != NULL) {
+		guard_table_free(cfg->protected);
+		free(cfg->protected);
+	}
 	free(cfg);
 }
 
@@ -277,6 +281,36 @@ config_parse_profiles(struct config *cfg, const json_t *profiles,
 	return rc;
 }
 
+/* Parse "sandbox.protected": lines of the protected-names file format. */
+static int
+config_parse_protected(struct config *cfg, const json_t *a, sbox_error *err)
+{
+	char f[CONFIG_FIELD_MAX];
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(a))
+		return error_set_field(err, E_CONFIG, "sandbox.protected",
+		    "must be an array of \"KIND SCOPE NAME # comment\" strings");
+	if ((cfg->protected = calloc(1, sizeof *cfg->protected)) == NULL)
+		return error_nomem(err);
+	json_array_foreach((json_t *)a, i, v) {
+		jsonpath_format(f, sizeof f, "sandbox.protected[%zu]", i);
+		if (!json_is_string(v) || strchr(json_string_value(v), '\n') ||
+		    json_string_length(v) != strlen(json_string_value(v)))
+			return error_set_field(err, E_CONFIG, f, "must be one "
+			    "line: \"KIND SCOPE NAME # comment\"");
+		if (guard_table_parse(cfg->protected, json_string_value(v), f,
+		    err) == -1) {
+			i = strnlen(f, sizeof err->field - 1);
+			memcpy(err->field, f, i);
+			err->field[i] = '\0';
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Parse the "sandbox" object. */
 static int
 config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
@@ -289,10 +323,14 @@ config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
 		return error_set_field(err, E_CONFIG, "sandbox", "must be an object");
 	json_object_foreach((json_t *)obj, key, v) {
 		jsonpath_format(f, sizeof f, "sandbox.%s", key);
-		if (strcmp(key, "profiles") != 0 && strcmp(key, "all_sessions") != 0)
-			return error_set_field(err, E_CONFIG, f,
-			    "unknown key (expected all_sessions or profiles)");
+		if (strcmp(key, "profiles") != 0 && strcmp(key, "all_sessions") !=
+		    0 && strcmp(key, "protected") != 0)
+			return error_set_field(err, E_CONFIG, f, "unknown key "
+			    "(expected all_sessions, profiles or protected)");
 	}
+	if ((v = json_object_get(obj, "protected")) != NULL &&
+	    config_parse_protected(cfg, v, err) == -1)
+		return -1;
 	if ((v = json_object_get(obj, "profiles")) != NULL &&
 	    config_parse_profiles(cfg, v, err) == -1)
 		return -1;

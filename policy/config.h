@@ -3,6 +3,7 @@
  *
  *   {
  *     "sandbox":   {"all_sessions": "workspace",
+ *                   "protected": ["runs-later root .tool.json # tool X"],
  *                   "profiles": {"company": {"extends": "workspace", ...}}},
  *     "resolve":   {"pkgs.test": ["198.18.0.10"]},
  *     "spaces":    {"work": {"sandbox": "company"}},
@@ -32,6 +33,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "policy/guard.h"
 #include "policy/profile.h"
 #include "protocol/error.h"
 
@@ -60,6 +62,8 @@ struct config {
 	struct profile_resolve *resolve;  /* static host table */
 	size_t  n_resolve;
 	int64_t approvals_timeout_s;      /* -1 = not set */
+	struct guard_table *protected;    /* sandbox.protected: protected names
+	                                     added to the data file's, or NULL */
 };
 
 /* The default config path: $XDG_CONFIG_HOME/sbox/config.json when that is

@@ -1,6 +1,7 @@
 /* plan-dump.c: reading a finished plan: its text form (golden tests,
  * debugging), the rule that explains a path, and freeing it. */
 #include "policy/plan.h"
+#include "policy/guard.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -136,6 +137,10 @@ plan_free(struct plan *p)
 	free(p->home);
 	free(p->cwd);
 	free(p->hostname);
+	if (p->guard != NULL) {
+		guard_spec_free(p->guard);
+		free(p->guard);
+	}
 	free(p);
 }
 

@@ -69,8 +69,6 @@ int plan_net(struct plan *plan, const struct plan_context *ctx,
 /* Inside the project and read-write folders (and a writable home): files
  * that run programs later; under home only (plan.c). A trailing '/' marks
  * a folder. */
-extern const char *const plan_runs_later[];
-extern const char *const plan_home_runs_later[];
 /* The provider's home folder and account folder protections, added to a
  * built plan (plan-provider.c). */
 int plan_provider(struct plan *p, const struct profile *pr,

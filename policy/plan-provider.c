@@ -9,6 +9,7 @@
  *     programs later (hook settings, plugins) read-only.
  * Runs after policy_plan's own phases, so its read-only binds come last. */
 #include "policy/policy.h"
+#include "policy/guard.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,33 @@ plan_provider_each(struct plan *p, const struct plan_fs *fs,
 	return rc;
 }
 
+/* The protected names that apply in a home folder (scope home, and those
+ * of any depth), existing ones bound read-write inside the provider's home
+ * read-only; missing ones are the file guard's to refuse (the provider's
+ * home is one of its roots). */
+static int
+plan_provider_names(struct plan *p, const struct plan_fs *fs,
+    const struct profile *pr, const struct plan_context *ctx)
+{
+	const struct guard_entry *e;
+	char *list[2] = { NULL, NULL };
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && ctx->protected != NULL &&
+	    i < ctx->protected->n; i++) {
+		e = &ctx->protected->e[i];
+		if (e->kind != GUARD_KIND_RUNS_LATER || e->scope == GUARD_SCOPE_ROOT)
+			continue;
+		if (asprintf(&list[0], "%s%s", e->name, e->is_dir ? "/" : "") < 0)
+			return -1;
+		rc = plan_provider_each(p, fs, pr, ctx->home,
+		    (const char *const *)list);
+		free(list[0]);
+	}
+	return rc;
+}
+
 /* Make the home tmpfs of p the provider's own folder, bound read-write. */
 static int
 plan_provider_home(struct plan *p, const struct plan_context *ctx,
@@ -179,10 +207,7 @@ plan_provider_home(struct plan *p, const struct plan_context *ctx,
 	if (plan_provider_rule(p, ctx->home, PLAN_ACCESS_RW,
 	    PLAN_RULE_PROVIDER_HOME, 1) == -1)
 		return -1;
-	if (plan_provider_each(p, fs, pr, ctx->home, plan_runs_later) == -1 ||
-	    plan_provider_each(p, fs, pr, ctx->home, plan_home_runs_later) == -1)
-		return -1;
-	return 0;
+	return plan_provider_names(p, fs, pr, ctx);
 }
 
 /* Add the provider's home folder and account folder protections to p. */

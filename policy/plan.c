@@ -28,6 +28,7 @@
 
 #include "policy/caches.h"
 #include "policy/envfilter.h"
+#include "policy/guard.h"
 #include "policy/path.h"
 #include "policy/plan-fs.h"
 #include "policy/plan-internal.h"
@@ -46,29 +47,6 @@ static const char *const plan_tools[] = {
 	".cargo/bin", ".rustup", ".local/bin", ".nvm", ".pyenv", ".rbenv",
 	".asdf", ".volta", ".bun/bin", ".deno/bin", ".dotnet", ".sdkman",
 	"go/bin", ".gitconfig", ".config/git", NULL
-};
-/* credentials under home; a trailing '/' marks a folder */
-static const char *const plan_credentials[] = {
-	".ssh/", ".aws/", ".gnupg/", ".kube/", ".docker/", ".netrc", ".npmrc",
-	".pypirc", ".git-credentials", ".config/git/credentials", ".config/gh/",
-	".config/gcloud/", ".azure/", ".cargo/credentials", ".cargo/credentials.toml",
-	".cache/huggingface/token", ".huggingface/token", ".local/share/keyrings/",
-	".password-store/", ".vault-token", ".yarnrc.yml", ".m2/settings.xml",
-	".gradle/gradle.properties", ".nuget/NuGet/NuGet.Config",
-	".terraform.d/credentials.tfrc.json", ".config/op/", NULL
-};
-/* inside the project (and read_write folders): files that run programs later */
-const char *const plan_runs_later[] = {
-	".vscode/", ".idea/", ".devcontainer/", ".envrc", ".husky/", ".claude/",
-	".codex/", ".cursor/", ".agents/", ".mcp.json", ".gitmodules",
-	".pre-commit-config.yaml", ".lefthook.yml", "lefthook.yml", ".exrc",
-	".nvim.lua", ".bashrc", ".profile", ".zshrc", ".bash_profile",
-	".bash_login", ".bash_logout", ".zprofile", ".zshenv", ".zlogin", NULL
-};
-/* under home, protected only when a grant makes home writable */
-const char *const plan_home_runs_later[] = {
-	".config/autostart/", ".config/systemd/", ".local/share/applications/",
-	".config/fish/", ".config/environment.d/", NULL
 };
 static const char *const plan_sockets[] = {
 	"/var/run", "/tmp/.X11-unix", "/tmp/.ICE-unix", "/run/dbus",
@@ -407,6 +385,38 @@ plan_each(struct plan_builder *b, const char *base, const char *const *list,
 	}
 }
 
+/* Apply fn to base/NAME for each protected name of the table of this kind
+ * and one of these scopes (a bit per enum guard_scope) that exists: a
+ * missing one is left to the file guard, which refuses its creation. */
+static void
+plan_table(struct plan_builder *b, const char *base, enum guard_kind kind,
+    unsigned scopes, void (*fn)(struct plan_builder *, const char *, int,
+    const char *), const char *rule)
+{
+	const struct guard_table *t = b->ctx->protected;
+	char *path;
+	size_t i;
+	int is_dir;
+
+	for (i = 0; t != NULL && i < t->n; i++) {
+		if (t->e[i].kind != kind || !(scopes & (1u << t->e[i].scope)))
+			continue;
+		if ((path = path_join(base, t->e[i].name)) == NULL) {
+			b->oom = 1;
+			return;
+		}
+		is_dir = t->e[i].is_dir;
+		if (plan_exists(b, path, &is_dir, NULL))
+			fn(b, path, is_dir, rule);
+		else
+			plan_add_rule(b, path, kind == GUARD_KIND_CREDENTIAL ?
+			    PLAN_ACCESS_HIDDEN : PLAN_ACCESS_RO, rule);
+		free(path);
+	}
+}
+
+#define PLAN_SCOPE(s) (1u << (s))
+
 /* Protect a git folder: bind it onto itself, then its config and hooks. */
 static void
 plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
@@ -520,7 +530,8 @@ plan_protect_root(struct plan_builder *b, const char *root)
 		free(gitdir);
 	}
 	free(git);
-	plan_each(b, root, plan_runs_later, plan_protect, PLAN_RULE_RUNS_LATER);
+	plan_table(b, root, GUARD_KIND_RUNS_LATER, PLAN_SCOPE(GUARD_SCOPE_ROOT) |
+	    PLAN_SCOPE(GUARD_SCOPE_ANY), plan_protect, PLAN_RULE_RUNS_LATER);
 }
 
 /* Hide the entries of /etc that others cannot read (sboxd runs as root). */
@@ -634,16 +645,14 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 			plan_protect_root(b, pr->folders_rw[i]);
 	}
 	eff = plan_effective(b, ctx->home);
-	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND) {
-		plan_each(b, ctx->home, plan_runs_later, plan_protect,
+	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND)
+		plan_table(b, ctx->home, GUARD_KIND_RUNS_LATER, ~0u, plan_protect,
 		    PLAN_RULE_RUNS_LATER);
-		plan_each(b, ctx->home, plan_home_runs_later, plan_protect,
-		    PLAN_RULE_RUNS_LATER);
-	}
 	plan_sort_protections(b);
 	plan_rebind_worktree(b);
 	hides = b->plan->n_mounts;
-	plan_each(b, ctx->home, plan_credentials, plan_hide, PLAN_RULE_CREDENTIALS);
+	plan_table(b, ctx->home, GUARD_KIND_CREDENTIAL,
+	    PLAN_SCOPE(GUARD_SCOPE_HOME), plan_hide, PLAN_RULE_CREDENTIALS);
 	for (i = 0; ctx->sbox_paths != NULL && ctx->sbox_paths[i] != NULL; i++) {
 		const char *base = strrchr(ctx->sbox_paths[i], '/');
 
@@ -782,6 +791,12 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 	}
 	if (p != NULL && plan_provider(p, pr, ctx, err) == -1) {	/* plan-provider.c */
 		plan_free(p);
+		return NULL;
+	}
+	/* the guard last: its roots are the plan's writable folders */
+	if (p != NULL && p->sandboxed && plan_guard(p, pr, ctx) < 0) {
+		plan_free(p);
+		error_nomem(err);
 		return NULL;
 	}
 	return p;

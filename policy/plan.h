@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct guard_spec;
+
 /* Why a path is treated specially: named in `blocked` results and errors. */
 #define PLAN_RULE_SYSTEM      "system folders, read-only"
 #define PLAN_RULE_PROJECT     "the project folder"
@@ -122,8 +124,15 @@ struct plan {
 	uid_t                  uid;      /* uid/gid the sandbox presents */
 	gid_t                  gid;
 	int                    sandboxed;/* 0 for profile "none": nothing to render */
+	struct guard_spec     *guard;    /* the file guard's roots, home and
+	                                    protected names (sandboxed only) */
 };
 
+/* policy_plan's last step (policy/plan-guard.c): fill p->guard. */
+struct profile;
+struct plan_context;
+int plan_guard(struct plan *p, const struct profile *pr,
+    const struct plan_context *ctx);
 /* Free a plan from policy_plan (policy/plan.c) and everything it owns. */
 void plan_free(struct plan *p);
 /* The path rule that decides `path` (longest matching prefix by whole

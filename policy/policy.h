@@ -72,6 +72,8 @@ struct plan_fs {
 };
 
 /* A session's context for policy_plan. Paths are absolute host paths. */
+struct guard_table;
+
 struct plan_context {
 	const char *project;          /* project folder (ignored by "lab") */
 	const char *scratch;          /* session scratch folder */
@@ -98,6 +100,8 @@ struct plan_context {
 	                                 path) when its profile keeps one */
 	const struct plan_path_rule *inherit; /* a parent sandbox's rules: its */
 	size_t      n_inherit;        /* read-only and hidden ones stay so here */
+	const struct guard_table *protected; /* the protected names (data file
+	                                 and config); NULL: none */
 };
 
 /* Build the plan for a resolved profile (see plan.h and the defaults listed

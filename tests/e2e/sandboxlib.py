@@ -46,11 +46,9 @@ PROTECTED = [
     (".agents", True, "AGENTS.md"),
     (".mcp.json", False, None),
     (".gitmodules", False, None),
-    (".bashrc", False, None),
-    (".zshrc", False, None),
-    (".profile", False, None),
-    (".bash_profile", False, None),
 ]
+# (.bashrc, .profile and the other shell startup files are protected in
+# the home folder only: issue 10, they mean nothing in a project)
 RUNS_LATER = "read-only, files that run programs later"
 CRED_RULE = "credentials, hidden"
 

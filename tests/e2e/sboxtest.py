@@ -199,7 +199,8 @@ class Daemon:
             "LANG": "C.UTF-8",
             "SBOX_SOCKET": self.sock,
         }
-        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TMPDIR"):
+        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TMPDIR",
+                  "SBOX_BENCH_NO_GUARD"):
             if k in os.environ:
                 e[k] = os.environ[k]
         # Under ASan, freed memory waits in a quarantine (256 MB by default),

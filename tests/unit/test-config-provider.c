@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "policy/config.h"
+#include "policy/guard.h"
 #include "policy/policy.h"
 #include "policy/strv.h"
 
@@ -208,6 +209,7 @@ START_TEST(test_provider_plan)
 	struct plan_context ctx;
 	const struct plan_mount *m;
 	int home = 0, settings = 0, bashrc = 0;
+	struct guard_table names = { 0 };
 	struct config *cfg;
 	struct profile *p;
 	struct plan *plan;
@@ -224,6 +226,9 @@ START_TEST(test_provider_plan)
 	ctx.user = "me";
 	ctx.fs = &fs;
 	ctx.registry_hosts = (char *[]){ NULL };
+	ck_assert_int_eq(guard_table_parse(&names, "runs-later home .bashrc "
+	    "# bash reads it\n", "test", &err), 0);
+	ctx.protected = &names;
 	/* a profile that keeps a home needs one */
 	ck_assert_ptr_null(policy_plan(p, &ctx, &err));
 	ck_assert_str_eq(err.field, "provider_home");
@@ -262,6 +267,7 @@ START_TEST(test_provider_plan)
 	ck_assert_int_eq(plan_explain(plan, "/home/me/note")->access,
 	    PLAN_ACCESS_RW);
 	plan_free(plan);
+	guard_table_free(&names);
 	profile_free(p);
 	config_free(cfg);
 }

@@ -180,6 +180,13 @@ START_TEST(test_init_validates)
 	/* Too many descriptors on one message. */
 	init_refuses("{\"type\":\"stat\",\"req\":5,\"path\":\"/\"}", five, 4,
 	    EINVAL);
+	/* No command before the file guard is set up. */
+	init_refuses("{\"type\":\"spawn\",\"id\":8,\"argv\":[\"true\"],"
+	    "\"stdio\":\"fds\"}", three, 3, EINVAL);
+	m = init_ask("{\"type\":\"guard\",\"roots\":[\"/tmp\"],\"home\":"
+	    "\"/root\",\"protected\":[],\"supervise\":true}", NULL, 0);
+	ck_assert_str_eq(ctl_type(m), "guarded");
+	json_decref(m);
 	/* Still serving after all that: a command runs and exits. */
 	m = init_ask("{\"type\":\"spawn\",\"id\":9,\"argv\":[\"sh\",\"-c\","
 	    "\"exit 4\"],\"env\":[\"PATH=/usr/bin:/bin\"],\"stdio\":\"fds\"}",

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "policy/config.h"
+#include "policy/guard.h"
+#include "policy/path.h"
 #include "policy/policy.h"
 #include "policy/strv.h"
 
@@ -124,11 +126,33 @@ static char *client_env[] = {
 };
 static char *registry_hosts[] = { "registry.example.test", "*.pkgs.example.test", NULL };
 
+/* The shipped protected names (policy/protected.default). */
+static const struct guard_table *
+protected_names(void)
+{
+	static struct guard_table t;
+	static int loaded;
+	char path[512];
+	const char *dir = __FILE__;
+	sbox_error err;
+
+	if (!loaded) {
+		snprintf(path, sizeof path, "%.*s../../policy/protected.default",
+		    (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0),
+		    dir);
+		ck_assert_msg(guard_table_load(&t, path, &err) == 0, "%s",
+		    err.message);
+		loaded = 1;
+	}
+	return &t;
+}
+
 /* The fixed fake context. */
 static struct plan_context
 context(void)
 {
 	struct plan_context ctx = {
+		.protected = protected_names(),
 		.project = "/home/u/proj",
 		.scratch = "/home/u/.local/state/sbox/scratch/s1",
 		.home = "/home/u", .user = "u", .uid = 1000, .gid = 1000,
@@ -244,12 +268,21 @@ START_TEST(test_workspace_rules)
 	hooks = find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.git/hooks");
 	ck_assert(proj >= 0 && git > proj && cfg > git && hooks > git);
 	ck_assert(find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.git/modules/sub/config") > git);
-	/* missing protected paths are flagged, with the right type */
-	ck_assert(p->mounts[find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.idea")].missing);
-	ck_assert(p->mounts[find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.idea")].is_dir);
-	ck_assert(p->mounts[find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.mcp.json")].missing);
-	ck_assert(!p->mounts[find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.mcp.json")].is_dir);
+	/* missing protected names get no placeholder (the file guard refuses
+	 * their creation) but a rule; existing ones are read-only binds */
+	ck_assert_int_eq(find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.idea"), -1);
+	ck_assert_int_eq(find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.mcp.json"), -1);
+	ck_assert_str_eq(plan_explain(p, "/home/u/proj/.idea/workspace.xml")->rule,
+	    PLAN_RULE_RUNS_LATER);
 	ck_assert(!p->mounts[find_mount(p, PLAN_MOUNT_RO_BIND, "/home/u/proj/.envrc")].missing);
+	/* the guard: the project is its root, not home, /tmp or the caches */
+	ck_assert_ptr_nonnull(p->guard);
+	ck_assert_str_eq(p->guard->roots[0], "/home/u/proj");
+	for (size_t r = 0; p->guard->roots[r] != NULL; r++)
+		ck_assert_msg(path_is_under(p->guard->roots[r], "/home/u/proj"),
+		    "%s", p->guard->roots[r]);
+	ck_assert_str_eq(p->guard->home, "/home/u");
+	ck_assert_uint_eq(p->guard->table.n, protected_names()->n);
 	ck_assert(p->mounts[find_mount(p, PLAN_MOUNT_RO_BIND,
 	    "/home/u/proj/.git/modules/sub/hooks")].missing);
 	/* credentials inside a granted folder are hidden after the grants */

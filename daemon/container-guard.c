@@ -1,0 +1,121 @@
+/* container-guard.c: the file guard seen from sboxd: the guard message sent
+ * to sbox-init right after ready (the container is ready only once
+ * sbox-init answers guarded, so no command runs unguarded), and the refused
+ * reports it sends back, validated and rate-limited (sbox-init shares its
+ * uid with the sandboxed processes: what it says is untrusted). */
+#include "daemon/container.h"
+#include "daemon/container-internal.h"
+#include "daemon/ctl.h"
+#include "policy/guard.h"
+#include "policy/plan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTAINER_REFUSED_BURST 100  /* reports at once */
+#define CONTAINER_REFUSED_RATE  50   /* reports per second after that */
+
+/* The guard message's body for a spec. */
+json_t *
+container_req_guard_spec(const struct guard_spec *g)
+{
+	const char *off = getenv("SBOX_BENCH_NO_GUARD");
+	struct guard_spec none = { .roots = (char *[]){ NULL }, .home = "/" };
+	json_t *j = guard_spec_to_json(g != NULL ? g : &none);
+
+	if (j != NULL && off != NULL && strcmp(off, "1") == 0)
+		json_object_set_new(j, "supervise", json_false());
+	return j;
+}
+
+/* Send the guard message (after ready); 0, or -1 when it cannot go. */
+int
+container_guard_send(struct container *c)
+{
+	sbox_error err = { 0 };
+	json_t *m;
+	int rc;
+
+	if ((m = ctl_msg("guard", NULL)) == NULL ||
+	    json_object_update(m, c->guard) < 0 ||
+	    json_object_set_new(m, "type", json_string("guard")) < 0) {
+		json_decref(m);
+		container_abort(c, E_SANDBOX_SETUP, "out of memory");
+		return -1;
+	}
+	if (json_dumpb(m, NULL, 0, JSON_COMPACT) > CTL_MSG_MAX) {
+		json_decref(m);
+		container_abort(c, E_SANDBOX_SETUP, "the file guard's protected "
+		    "names are too many to send to the sandbox");
+		return -1;
+	}
+	rc = ctl_send(c->ctl, m, NULL, 0, &err);
+	json_decref(m);
+	if (rc < 0) {
+		container_abort(c, E_SANDBOX_SETUP, err.message);
+		return -1;
+	}
+	c->guarding = 1;
+	return 0;
+}
+
+/* A string member of at most max bytes without NUL, or NULL. */
+static const char *
+container_guard_str(json_t *m, const char *key, size_t max)
+{
+	json_t *v = json_object_get(m, key);
+
+	if (!json_is_string(v) || json_string_length(v) > max ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return NULL;
+	return json_string_value(v);
+}
+
+/* Handle refused {id, pid, op, path, errno, rule, reason}; -1 = invalid. */
+int
+container_guard_refused(struct container *c, json_t *m)
+{
+	static const char *const ops[] = { "create", "write", "rename", "link",
+	    "chmod", NULL };
+	json_t *id = json_object_get(m, "id"), *pid = json_object_get(m, "pid");
+	json_t *en = json_object_get(m, "errno");
+	const char *op = container_guard_str(m, "op", 16);
+	const char *path = container_guard_str(m, "path", CTL_PATH_MAX + 256);
+	const char *rule = container_guard_str(m, "rule", 128);
+	const char *reason = container_guard_str(m, "reason", 512);
+	long long now;
+	size_t i;
+	int e;
+
+	for (i = 0; op != NULL && ops[i] != NULL; i++)
+		if (strcmp(op, ops[i]) == 0)
+			break;
+	if (op == NULL || ops[i] == NULL || path == NULL || path[0] != '/' ||
+	    rule == NULL || reason == NULL || !json_is_integer(id) ||
+	    json_integer_value(id) < 0 || !json_is_integer(pid) ||
+	    json_integer_value(pid) <= 0 || json_integer_value(pid) > (1 << 22) ||
+	    !json_is_integer(en))
+		return -1;
+	e = (int)json_integer_value(en);
+	if ((e != EPERM && e != EROFS && e != EACCES && e != ENAMETOOLONG) ||
+	    (rule[0] != '\0' && strcmp(rule, PLAN_RULE_RUNS_LATER) != 0 &&
+	    strcmp(rule, PLAN_RULE_CREDENTIALS) != 0))
+		return -1;
+	now = container_now_ms();
+	if (c->refused_ms == 0)
+		c->refused_tokens = CONTAINER_REFUSED_BURST;
+	c->refused_tokens += (double)(now - c->refused_ms) *
+	    CONTAINER_REFUSED_RATE / 1000;
+	if (c->refused_tokens > CONTAINER_REFUSED_BURST)
+		c->refused_tokens = CONTAINER_REFUSED_BURST;
+	c->refused_ms = now;
+	if (c->refused_tokens < 1)
+		return 0; /* a flood: dropped */
+	c->refused_tokens -= 1;
+	if (c->on_refused)
+		c->on_refused(c, (uint64_t)json_integer_value(id),
+		    (pid_t)json_integer_value(pid), op, path, e, rule, reason,
+		    c->arg);
+	return 0;
+}

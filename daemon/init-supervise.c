@@ -1,0 +1,513 @@
+/* init-supervise.c: sbox-init's file guard, a seccomp user-notification
+ * supervisor. Every command sbox-init forks installs (in the child, before
+ * execve) a second filter that notifies the calls that create or change
+ * names or open for writing; the listener comes back here over a
+ * socketpair. For each notification sbox-init reads the paths once from
+ * /proc/PID/mem, resolves them itself component by component (holding
+ * descriptors, /proc/self meaning the caller), asks guard_decide, and then
+ * PERFORMS the operation on the parent folder's descriptor and answers with
+ * its result (an opened file is injected with SECCOMP_IOCTL_NOTIF_ADDFD).
+ * Nothing is continued: a path rewritten by another thread after the check
+ * changes nothing. Notifications are handled one at a time, so the checks
+ * of one operation cannot race with another's rename. What it cannot handle
+ * safely is refused. The path walking and the operations live in
+ * init-supervise-ops.c. */
+#include "daemon/ctl.h"
+#include "daemon/init.h"
+#include "daemon/init-supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+#define INIT_SV_MAX        1024   /* listeners at once */
+#define INIT_SV_ADOPT_MS   5000   /* how long a child may take to send one */
+#define INIT_SV_BURST      64     /* refusal reports: bucket size */
+#define INIT_SV_RATE       20     /* refusal reports per second */
+
+/* The syscalls the filter notifies (names, looked up per architecture). */
+static const struct {
+	const char *name;
+	int         sc;
+} init_sv_calls[] = {
+	{ "open", SV_OPEN }, { "openat", SV_OPENAT }, { "creat", SV_CREAT },
+	{ "mkdir", SV_MKDIR }, { "mkdirat", SV_MKDIRAT },
+	{ "mknod", SV_MKNOD }, { "mknodat", SV_MKNODAT },
+	{ "rename", SV_RENAME }, { "renameat", SV_RENAMEAT },
+	{ "renameat2", SV_RENAMEAT2 }, { "link", SV_LINK },
+	{ "linkat", SV_LINKAT }, { "symlink", SV_SYMLINK },
+	{ "symlinkat", SV_SYMLINKAT }, { "truncate", SV_TRUNCATE },
+	{ "truncate64", SV_TRUNCATE64 }, { "chmod", SV_CHMOD },
+	{ "fchmod", SV_FCHMOD }, { "fchmodat", SV_FCHMODAT },
+	{ "fchmodat2", SV_FCHMODAT2 },
+};
+#define INIT_SV_NCALLS (sizeof init_sv_calls / sizeof init_sv_calls[0])
+
+/* One listener: the command it was made for. */
+struct init_sv_listener {
+	int        fd;
+	json_int_t id;
+};
+
+static struct guard_spec init_sv_spec;
+static int init_sv_state;            /* 0 no guard yet, 1 ready, -1 broken */
+static char init_sv_broken[1200];
+static struct sock_filter *init_sv_prog;
+static unsigned short init_sv_prog_len;
+static uint32_t init_sv_arch[2];
+static int init_sv_nr[2][INIT_SV_NCALLS];
+static struct init_sv_listener init_sv_l[INIT_SV_MAX];
+static int init_sv_n;
+static struct seccomp_notif *init_sv_req;
+static struct seccomp_notif_resp *init_sv_resp;
+static double init_sv_tokens = INIT_SV_BURST;
+static long long init_sv_last_ms;
+static char init_sv_last_report[512];
+
+/* The guard spec (NULL before the guard message). */
+const struct guard_spec *
+init_supervise_spec(void)
+{
+	return init_sv_state == 1 ? &init_sv_spec : NULL;
+}
+
+/* Why commands cannot run now, or NULL when they can. */
+const char *
+init_supervise_unready(void)
+{
+	if (init_sv_state == 1)
+		return NULL;
+	if (init_sv_state == 0)
+		return "the file guard is not set up yet (no guard message)";
+	return init_sv_broken;
+}
+
+/* Is the kernel at least major.minor? */
+static int
+init_sv_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return 0;
+	return a > major || (a == major && b >= minor);
+}
+
+/* Add the notify rules of one call to ctx; 0 or -errno. */
+static int
+init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
+{
+	static const int wflags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
+	unsigned arg = sc == SV_OPEN ? 1 : 2;
+	size_t i;
+	int rc;
+
+	if (sc != SV_OPEN && sc != SV_OPENAT)
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* opens notify only when they may write or create: plain reads
+	 * never reach sbox-init */
+	for (i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+		    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)wflags[i],
+		    (scmp_datum_t)wflags[i]));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Build the notify filter once and keep its BPF; NULL or a reason. */
+static const char *
+init_sv_build(void)
+{
+	scmp_filter_ctx ctx;
+	struct stat st;
+	const char *why = NULL;
+	size_t i, a;
+	int fd = -1, nr;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return "seccomp_init failed";
+	init_sv_arch[0] = seccomp_arch_native();
+#if defined(__x86_64__)
+	init_sv_arch[1] = SCMP_ARCH_X86;
+#elif defined(__aarch64__)
+	init_sv_arch[1] = SCMP_ARCH_ARM;
+#endif
+	if (init_sv_arch[1] != 0 && seccomp_arch_add(ctx, init_sv_arch[1]) < 0 &&
+	    seccomp_arch_exist(ctx, init_sv_arch[1]) != 0) {
+		why = "cannot add the compat architecture";
+		goto out;
+	}
+	for (a = 0; a < 2; a++)
+		for (i = 0; i < INIT_SV_NCALLS; i++)
+			init_sv_nr[a][i] = init_sv_arch[a] == 0 ? -1 :
+			    seccomp_syscall_resolve_name_arch(init_sv_arch[a],
+			    init_sv_calls[i].name);
+	for (i = 0; i < INIT_SV_NCALLS; i++) {
+		nr = seccomp_syscall_resolve_name(init_sv_calls[i].name);
+		if (nr < 0)
+			continue; /* not on this architecture */
+		if (init_sv_rule(ctx, nr, init_sv_calls[i].sc) < 0) {
+			why = "cannot add a notify rule";
+			goto out;
+		}
+	}
+	/* openat2 cannot be read safely (struct open_how): libc falls back */
+	nr = seccomp_syscall_resolve_name("openat2");
+	if (nr >= 0 && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0) {
+		why = "cannot refuse openat2";
+		goto out;
+	}
+	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0 ||
+	    seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
+	    st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) ||
+	    st.st_size > 4096 * (off_t)sizeof(struct sock_filter)) {
+		why = "cannot export the notify filter";
+		goto out;
+	}
+	free(init_sv_prog);
+	if ((init_sv_prog = malloc((size_t)st.st_size)) == NULL ||
+	    pread(fd, init_sv_prog, (size_t)st.st_size, 0) != st.st_size) {
+		why = "cannot read the notify filter back";
+		goto out;
+	}
+	init_sv_prog_len = (unsigned short)(st.st_size /
+	    (off_t)sizeof(struct sock_filter));
+out:
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	return why;
+}
+
+/* Handle guard {roots, home, protected, supervise}: keep the spec, build the
+ * filter; reply guarded {} or error {req: null}. */
+void
+init_supervise_guard(json_t *msg)
+{
+	struct seccomp_notif_sizes sz;
+	sbox_error err = { 0 };
+	const char *why = NULL;
+
+	if (init_sv_state != 0) {
+		init_send_error(NULL, EINVAL, "guard: already set up");
+		return;
+	}
+	if (guard_spec_from_json(&init_sv_spec, msg, &err) < 0)
+		why = err.message;
+	else if (init_sv_spec.supervise && init_sv_spec.roots[0] != NULL) {
+		if (!init_sv_kernel_at_least(5, 19))
+			why = "the file guard needs Linux 5.19 or later "
+			    "(seccomp user notification with ADDFD_FLAG_SEND "
+			    "and WAIT_KILLABLE_RECV)";
+		else if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0,
+		    &sz) < 0)
+			why = "seccomp user notification is not available";
+		else if ((why = init_sv_build()) == NULL) {
+			init_sv_req = calloc(1, sz.seccomp_notif >
+			    sizeof *init_sv_req ? sz.seccomp_notif :
+			    sizeof *init_sv_req);
+			init_sv_resp = calloc(1, sz.seccomp_notif_resp >
+			    sizeof *init_sv_resp ? sz.seccomp_notif_resp :
+			    sizeof *init_sv_resp);
+			if (init_sv_req == NULL || init_sv_resp == NULL)
+				why = "out of memory";
+		}
+	} else
+		init_sv_spec.supervise = 0;
+	if (why == NULL)
+		why = init_supervise_ops_init();
+	if (why != NULL) {
+		init_sv_state = -1;
+		snprintf(init_sv_broken, sizeof init_sv_broken,
+		    "the file guard cannot be set up: %s", why);
+		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+		return;
+	}
+	init_sv_state = 1;
+	init_send(ctl_msg("guarded", "{s:b}", "supervise",
+	    init_sv_spec.supervise), NULL, 0);
+}
+
+/* In the child: install the notify filter and send its listener through
+ * sock; 0 or an errno. */
+int
+init_supervise_child(int sock)
+{
+	struct sock_fprog prog;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	char byte = 'L';
+	int fd, e;
+
+	if (init_sv_state != 1)
+		return EPERM;
+	if (!init_sv_spec.supervise)
+		return 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	prog.len = init_sv_prog_len;
+	prog.filter = init_sv_prog;
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (fd < 0)
+		return errno;
+	memset(&mh, 0, sizeof mh);
+	memset(cbuf, 0, sizeof cbuf);
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof cbuf;
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	e = sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : (errno ? errno : EIO);
+	close(fd);
+	return e;
+}
+
+/* In sbox-init after fork: take the child's listener (waits at most a few
+ * seconds); 0, or -1 when none came (the child failed or hung: killed). */
+int
+init_supervise_adopt(int sock, pid_t pid, json_int_t id)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)], byte;
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	int fd = -1, rc;
+
+	if (init_sv_state != 1 || !init_sv_spec.supervise)
+		return 0;
+	do
+		rc = poll(&pfd, 1, INIT_SV_ADOPT_MS);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof cbuf;
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
+		return -1; /* the child failed before: its pipe says why */
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && fd < 0)
+			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	if (fd < 0 || init_sv_n >= INIT_SV_MAX) {
+		if (fd >= 0)
+			close(fd);
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	init_sv_l[init_sv_n].fd = fd;
+	init_sv_l[init_sv_n].id = id;
+	init_sv_n++;
+	return 0;
+}
+
+/* Fill pfd[] with the listeners; returns how many (<= max). */
+int
+init_supervise_pollfds(struct pollfd *pfd, int max)
+{
+	int i;
+
+	for (i = 0; i < init_sv_n && i < max; i++) {
+		pfd[i].fd = init_sv_l[i].fd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	return i;
+}
+
+/* Copy src into dst (size n) as valid UTF-8: a byte that does not start a
+ * well-formed sequence becomes '?' (paths are bytes; JSON is UTF-8). */
+void
+init_supervise_utf8(char *dst, const char *src, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, k, len;
+
+	while (*s != '\0' && i + 5 < n) {
+		len = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 && *s >= 0xc2 ? 2 :
+		    (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 && *s <= 0xf4 ?
+		    4 : 0;
+		for (k = 1; k < len; k++)
+			if ((s[k] & 0xc0) != 0x80)
+				len = 0;
+		if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) ||
+		    (s[0] == 0xed && s[1] >= 0xa0)))
+			len = 0; /* overlong or a surrogate */
+		if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) ||
+		    (s[0] == 0xf4 && s[1] >= 0x90)))
+			len = 0;
+		if (len == 0) {
+			dst[i++] = '?';
+			s++;
+			continue;
+		}
+		memcpy(dst + i, s, len);
+		i += len;
+		s += len;
+	}
+	dst[i] = '\0';
+}
+
+/* Report a refused (or kernel-refused) operation to sboxd, rate-limited. */
+void
+init_supervise_report(json_int_t id, pid_t pid, const char *op,
+    const char *path, int err, const char *rule, const char *reason)
+{
+	long long now = init_now_ms();
+	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
+
+	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
+	if (strcmp(key, init_sv_last_report) == 0)
+		return; /* the same refusal again (a retry loop) */
+	init_sv_tokens += (double)(now - init_sv_last_ms) * INIT_SV_RATE / 1000;
+	if (init_sv_tokens > INIT_SV_BURST)
+		init_sv_tokens = INIT_SV_BURST;
+	init_sv_last_ms = now;
+	if (init_sv_tokens < 1)
+		return;
+	init_sv_tokens -= 1;
+	memcpy(init_sv_last_report, key, sizeof key);
+	init_supervise_utf8(clean, path, sizeof clean);
+	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:i,s:s,s:s}", "id", id,
+	    "pid", (int)pid, "op", op, "path", clean, "errno", err, "rule",
+	    rule ? rule : "", "reason", reason ? reason : ""), NULL, 0);
+}
+
+/* Answer a notification with an error (0 = success, value 0). */
+static void
+init_sv_answer(int lfd, int err)
+{
+	memset(init_sv_resp, 0, sizeof *init_sv_resp);
+	init_sv_resp->id = init_sv_req->id;
+	init_sv_resp->error = err ? -err : 0;
+	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
+}
+
+/* Which of our calls a notification is (-1 when none). */
+static int
+init_sv_which(const struct seccomp_data *d)
+{
+	size_t a, i;
+
+	for (a = 0; a < 2; a++) {
+		if (init_sv_arch[a] == 0 || d->arch != init_sv_arch[a])
+			continue;
+		for (i = 0; i < INIT_SV_NCALLS; i++)
+			if (init_sv_nr[a][i] == d->nr)
+				return init_sv_calls[i].sc;
+	}
+	return -1;
+}
+
+/* Receive and handle one notification of listener i. */
+static void
+init_sv_one(int i)
+{
+	struct init_sv_call call;
+	int lfd = init_sv_l[i].fd, sc, fd, err;
+
+	memset(init_sv_req, 0, sizeof *init_sv_req);
+	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, init_sv_req) < 0)
+		return; /* the caller is gone (ENOENT) or nothing to read */
+	if ((sc = init_sv_which(&init_sv_req->data)) < 0) {
+		init_sv_answer(lfd, EPERM);
+		return;
+	}
+	memset(&call, 0, sizeof call);
+	call.sc = sc;
+	call.tid = (pid_t)init_sv_req->pid;
+	call.id = init_sv_l[i].id;
+	call.notif_id = init_sv_req->id;
+	call.lfd = lfd;
+	call.data = &init_sv_req->data;
+	fd = -1;
+	err = init_supervise_call(&call, &fd);
+	if (err == SV_ANSWERED)
+		return; /* a helper answers once the FIFO opens */
+	if (fd >= 0) {
+		struct seccomp_notif_addfd add;
+
+		memset(&add, 0, sizeof add);
+		add.id = init_sv_req->id;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		add.newfd_flags = call.cloexec ? O_CLOEXEC : 0;
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno != ENOENT && errno != EINPROGRESS)
+			init_sv_answer(lfd, errno == EMFILE ? EMFILE : EPERM);
+		close(fd);
+		return;
+	}
+	init_sv_answer(lfd, err);
+}
+
+/* Handle what poll reported on the listeners. */
+void
+init_supervise_events(struct pollfd *pfd, int n)
+{
+	int i, j, k;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (pfd[i].revents == 0)
+			continue;
+		for (j = 0; j < init_sv_n; j++)
+			if (init_sv_l[j].fd == pfd[i].fd)
+				break;
+		if (j == init_sv_n)
+			continue;
+		if (pfd[i].revents & POLLIN) {
+			/* a bounded batch, so one busy command cannot starve
+			 * the control socket */
+			for (k = 0; k < 16; k++) {
+				struct pollfd p = { .fd = init_sv_l[j].fd,
+				    .events = POLLIN };
+				init_sv_one(j);
+				if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
+					break;
+			}
+			continue;
+		}
+		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* no process uses this filter any more */
+			close(init_sv_l[j].fd);
+			init_sv_l[j] = init_sv_l[--init_sv_n];
+		}
+	}
+}

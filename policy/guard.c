@@ -1,0 +1,753 @@
+/* guard.c: the file guard's decision (see guard.h for the rules) and the
+ * table of protected names. Runs inside sbox-init on untrusted paths:
+ * everything is bounded, nothing allocates while deciding. */
+#include "policy/guard.h"
+#include "policy/plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GUARD_SYSTEM_FILE "/etc/sbox/protected"
+#define GUARD_FILE_MAX    (1024 * 1024)
+
+/* "runs-later" / "credential". */
+const char *
+guard_kind_name(enum guard_kind k)
+{
+	return k == GUARD_KIND_CREDENTIAL ? "credential" : "runs-later";
+}
+
+/* "root" / "any" / "home". */
+const char *
+guard_scope_name(enum guard_scope s)
+{
+	return s == GUARD_SCOPE_ANY ? "any" : s == GUARD_SCOPE_HOME ? "home" :
+	    "root";
+}
+
+/* The public name of an operation. */
+const char *
+guard_op_name(enum guard_op op)
+{
+	switch (op) {
+	case GUARD_OP_CREATE:      return "create";
+	case GUARD_OP_WRITE:       return "write";
+	case GUARD_OP_RENAME:
+	case GUARD_OP_RENAME_FROM:
+	case GUARD_OP_RENAME_DIR:
+	case GUARD_OP_RENAME_DIR_FROM: return "rename";
+	case GUARD_OP_LINK:
+	case GUARD_OP_LINK_FROM:   return "link";
+	case GUARD_OP_CHMOD:       return "chmod";
+	}
+	return "write";
+}
+
+/* Is name a valid relative protected name (trailing '/' allowed)? */
+static const char *
+guard_name_check(const char *name)
+{
+	size_t n = strlen(name), i, start = 0, len;
+
+	if (n == 0 || n > GUARD_NAME_MAX)
+		return "a name is 1 to 255 bytes";
+	if (name[0] == '/')
+		return "a name is relative (no leading '/')";
+	if (name[n - 1] == '/')
+		n--;
+	for (i = 0; i <= n; i++) {
+		if (i < n && name[i] != '/') {
+			if ((unsigned char)name[i] < 0x21 ||
+			    (unsigned char)name[i] >= 0x7f || name[i] == '#')
+				return "a name is printable ASCII without spaces "
+				    "or '#'";
+			continue;
+		}
+		len = i - start;
+		if (len == 0)
+			return "a name has no empty components";
+		if ((len == 1 && name[start] == '.') || (len == 2 &&
+		    name[start] == '.' && name[start + 1] == '.'))
+			return "a name has no '.' or '..' components";
+		start = i + 1;
+	}
+	return NULL;
+}
+
+/* Add one entry after checking it. */
+int
+guard_entry_add(struct guard_table *t, const char *kind, const char *scope,
+    const char *name, const char *comment, sbox_error *err)
+{
+	struct guard_entry e;
+	const char *why;
+	size_t n, i;
+	void *p;
+
+	memset(&e, 0, sizeof e);
+	if (strcmp(kind, "runs-later") == 0)
+		e.kind = GUARD_KIND_RUNS_LATER;
+	else if (strcmp(kind, "credential") == 0)
+		e.kind = GUARD_KIND_CREDENTIAL;
+	else
+		return error_set(err, E_CONFIG, "unknown kind \"%.40s\" (runs-later "
+		    "or credential)", kind);
+	if (strcmp(scope, "root") == 0)
+		e.scope = GUARD_SCOPE_ROOT;
+	else if (strcmp(scope, "any") == 0)
+		e.scope = GUARD_SCOPE_ANY;
+	else if (strcmp(scope, "home") == 0)
+		e.scope = GUARD_SCOPE_HOME;
+	else
+		return error_set(err, E_CONFIG, "unknown scope \"%.40s\" (root, "
+		    "any or home)", scope);
+	if ((why = guard_name_check(name)) != NULL)
+		return error_set(err, E_CONFIG, "\"%.80s\": %s", name, why);
+	if (comment == NULL)
+		comment = "";
+	if (strlen(comment) > GUARD_COMMENT_MAX)
+		return error_set(err, E_CONFIG, "\"%.80s\": the comment is over "
+		    "%d bytes", name, GUARD_COMMENT_MAX);
+	for (i = 0; comment[i] != '\0'; i++)
+		if ((unsigned char)comment[i] < 0x20 ||
+		    (unsigned char)comment[i] >= 0x7f)
+			return error_set(err, E_CONFIG, "\"%.80s\": the comment "
+			    "is not plain ASCII text", name);
+	if (t->n >= GUARD_TABLE_MAX)
+		return error_set(err, E_CONFIG, "more than %d protected names",
+		    GUARD_TABLE_MAX);
+	n = strlen(name);
+	e.is_dir = name[n - 1] == '/';
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].kind == e.kind && t->e[i].scope == e.scope &&
+		    t->e[i].is_dir == e.is_dir &&
+		    strlen(t->e[i].name) == n - (size_t)e.is_dir &&
+		    strncmp(t->e[i].name, name, n - (size_t)e.is_dir) == 0)
+			return 0; /* already there */
+	if (t->n == t->cap) {
+		n = t->cap ? t->cap * 2 : 64;
+		if ((p = realloc(t->e, n * sizeof *t->e)) == NULL)
+			return error_nomem(err);
+		t->e = p;
+		t->cap = n;
+	}
+	e.name = strndup(name, strlen(name) - (size_t)e.is_dir);
+	e.comment = strdup(comment);
+	if (e.name == NULL || e.comment == NULL) {
+		free(e.name);
+		free(e.comment);
+		return error_nomem(err);
+	}
+	t->e[t->n++] = e;
+	return 0;
+}
+
+/* The next whitespace-separated token of *s (NUL-terminated in place). */
+static char *
+guard_token(char **s)
+{
+	char *p = *s + strspn(*s, " \t"), *e;
+
+	if (*p == '\0' || *p == '#')
+		return NULL;
+	e = p + strcspn(p, " \t");
+	if (*e != '\0')
+		*e++ = '\0';
+	*s = e;
+	return p;
+}
+
+/* Add the entries of a text, one per line. */
+int
+guard_table_parse(struct guard_table *t, const char *text, const char *origin,
+    sbox_error *err)
+{
+	char *buf, *line, *next, *s, *kind, *scope, *name, *hash;
+	int lineno = 0, rc = 0;
+
+	if ((buf = strdup(text)) == NULL)
+		return error_nomem(err);
+	for (line = buf; rc == 0 && line != NULL; line = next) {
+		lineno++;
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if ((hash = strchr(line, '#')) != NULL)
+			*hash++ = '\0';
+		s = line;
+		if ((kind = guard_token(&s)) == NULL)
+			continue;
+		scope = guard_token(&s);
+		name = scope ? guard_token(&s) : NULL;
+		if (name == NULL || guard_token(&s) != NULL) {
+			rc = error_set(err, E_CONFIG, "%s:%d: expected KIND SCOPE "
+			    "NAME [# comment]", origin, lineno);
+			break;
+		}
+		if (hash != NULL) {
+			hash += strspn(hash, " \t");
+			s = hash + strlen(hash);
+			while (s > hash && (s[-1] == ' ' || s[-1] == '\t' ||
+			    s[-1] == '\r'))
+				*--s = '\0';
+		}
+		if ((rc = guard_entry_add(t, kind, scope, name, hash ? hash : "",
+		    err)) < 0)
+			error_context(err, "%s:%d", origin, lineno);
+	}
+	free(buf);
+	return rc;
+}
+
+/* Add the entries of a file. */
+int
+guard_table_load(struct guard_table *t, const char *path, sbox_error *err)
+{
+	char *buf;
+	ssize_t n;
+	size_t len = 0;
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return error_set_errno(err, E_CONFIG, errno, "%s", path);
+	if ((buf = malloc(GUARD_FILE_MAX + 1)) == NULL) {
+		close(fd);
+		return error_nomem(err);
+	}
+	while ((n = read(fd, buf + len, GUARD_FILE_MAX + 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (n < 0 || len > GUARD_FILE_MAX || memchr(buf, '\0', len) != NULL) {
+		free(buf);
+		return error_set(err, E_CONFIG, "%s: unreadable, over 1 MiB or "
+		    "not text", path);
+	}
+	buf[len] = '\0';
+	rc = guard_table_parse(t, buf, path, err);
+	free(buf);
+	return rc;
+}
+
+/* The data file to use, or NULL when none exists. */
+const char *
+guard_table_file(const char *fallback)
+{
+	const char *env = getenv("SBOX_PROTECTED_FILE");
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (access(GUARD_SYSTEM_FILE, F_OK) == 0)
+		return GUARD_SYSTEM_FILE;
+	if (fallback != NULL && access(fallback, F_OK) == 0)
+		return fallback;
+	return NULL;
+}
+
+/* The entry's name as written (a folder with its trailing '/'). */
+static void
+guard_entry_spelling(const struct guard_entry *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", e->name, e->is_dir ? "/" : "");
+}
+
+/* Copy every entry of src into dst. */
+int
+guard_table_copy(struct guard_table *dst, const struct guard_table *src,
+    sbox_error *err)
+{
+	char name[GUARD_NAME_MAX + 2];
+	size_t i;
+
+	for (i = 0; src != NULL && i < src->n; i++) {
+		guard_entry_spelling(&src->e[i], name, sizeof name);
+		if (guard_entry_add(dst, guard_kind_name(src->e[i].kind),
+		    guard_scope_name(src->e[i].scope), name, src->e[i].comment,
+		    err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Release the entries. */
+void
+guard_table_free(struct guard_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->e[i].name);
+		free(t->e[i].comment);
+	}
+	free(t->e);
+	memset(t, 0, sizeof *t);
+}
+
+/* The entries as [{kind, scope, name, comment}]. */
+json_t *
+guard_table_to_json(const struct guard_table *t)
+{
+	char name[GUARD_NAME_MAX + 2];
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < t->n; i++) {
+		guard_entry_spelling(&t->e[i], name, sizeof name);
+		if (json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s}",
+		    "kind", guard_kind_name(t->e[i].kind), "scope",
+		    guard_scope_name(t->e[i].scope), "name", name, "comment",
+		    t->e[i].comment)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The spec as JSON. */
+json_t *
+guard_spec_to_json(const struct guard_spec *s)
+{
+	json_t *roots = json_array();
+	size_t i;
+
+	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
+	    i++)
+		json_array_append_new(roots, json_string(s->roots[i]));
+	return json_pack("{s:o?,s:s,s:o?,s:b}", "roots", roots, "home",
+	    s->home ? s->home : "/", "protected",
+	    guard_table_to_json(&s->table), "supervise", s->supervise);
+}
+
+/* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
+static int
+guard_abs_ok(const char *p, size_t len)
+{
+	if (len == 0 || len > GUARD_PATH_MAX || p[0] != '/' ||
+	    strlen(p) != len)
+		return 0;
+	if (len == 1)
+		return 1;
+	return p[len - 1] != '/' && strstr(p, "//") == NULL &&
+	    strstr(p, "/./") == NULL && strstr(p, "/../") == NULL &&
+	    !(len >= 2 && strcmp(p + len - 2, "/.") == 0) &&
+	    !(len >= 3 && strcmp(p + len - 3, "/..") == 0);
+}
+
+/* Parse and validate a spec (what sbox-init receives). */
+int
+guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
+{
+	json_t *roots = json_object_get(j, "roots");
+	json_t *home = json_object_get(j, "home");
+	json_t *prot = json_object_get(j, "protected");
+	json_t *sup = json_object_get(j, "supervise"), *v;
+	const char *k, *sc, *n, *c;
+	size_t i, nr;
+
+	memset(s, 0, sizeof *s);
+	if (!json_is_array(roots) || (nr = json_array_size(roots)) >
+	    GUARD_ROOTS_MAX || !json_is_string(home) ||
+	    !guard_abs_ok(json_string_value(home), json_string_length(home)) ||
+	    !json_is_array(prot) || json_array_size(prot) > GUARD_TABLE_MAX ||
+	    !json_is_boolean(sup))
+		return error_set(err, E_INVALID_PARAMS, "guard: roots (at most "
+		    "%d absolute paths), home, protected and supervise",
+		    GUARD_ROOTS_MAX);
+	s->supervise = json_is_true(sup);
+	if ((s->roots = calloc(nr + 1, sizeof *s->roots)) == NULL ||
+	    (s->home = strdup(json_string_value(home))) == NULL)
+		goto nomem;
+	json_array_foreach(roots, i, v) {
+		if (!json_is_string(v) || !guard_abs_ok(json_string_value(v),
+		    json_string_length(v))) {
+			guard_spec_free(s);
+			return error_set(err, E_INVALID_PARAMS, "guard: roots[%zu] "
+			    "is not an absolute normalised path", i);
+		}
+		if ((s->roots[i] = strdup(json_string_value(v))) == NULL)
+			goto nomem;
+	}
+	json_array_foreach(prot, i, v) {
+		k = json_string_value(json_object_get(v, "kind"));
+		sc = json_string_value(json_object_get(v, "scope"));
+		n = json_string_value(json_object_get(v, "name"));
+		c = json_string_value(json_object_get(v, "comment"));
+		if (k == NULL || sc == NULL || n == NULL || guard_entry_add(
+		    &s->table, k, sc, n, c, err) < 0) {
+			guard_spec_free(s);
+			return error_set(err, E_INVALID_PARAMS, "guard: "
+			    "protected[%zu] is not a valid entry", i);
+		}
+	}
+	return 0;
+nomem:
+	guard_spec_free(s);
+	return error_nomem(err);
+}
+
+/* Release what the spec owns. */
+void
+guard_spec_free(struct guard_spec *s)
+{
+	size_t i;
+
+	for (i = 0; s->roots != NULL && s->roots[i] != NULL; i++)
+		free(s->roots[i]);
+	free(s->roots);
+	free(s->home);
+	guard_table_free(&s->table);
+	memset(s, 0, sizeof *s);
+}
+
+/* Is path equal to dir or below it (whole components)? Returns the length
+ * of dir's part (so path + ret is "" or "/rest"), or -1. */
+static long
+guard_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return 0;
+	if (strncmp(path, dir, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+		return -1;
+	return (long)n;
+}
+
+/* Does rel (relative, no leading '/') name e or something below a folder
+ * entry, anchored at rel's start? */
+static int
+guard_match_anchored(const struct guard_entry *e, const char *rel)
+{
+	size_t n = strlen(e->name);
+
+	if (strncmp(rel, e->name, n) != 0)
+		return 0;
+	return rel[n] == '\0' || (e->is_dir && rel[n] == '/');
+}
+
+/* Does an entry match rel (relative to a root or to home)? */
+static int
+guard_match_entry(const struct guard_entry *e, const char *rel)
+{
+	const char *p;
+
+	if (e->scope != GUARD_SCOPE_ANY)
+		return guard_match_anchored(e, rel);
+	for (p = rel; p != NULL; p = strchr(p, '/')) {
+		if (*p == '/')
+			p++;
+		if (guard_match_anchored(e, p))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is rest (relative to a git folder) one of its read-only names? */
+static int
+guard_git_readonly(const char *rest, int depth)
+{
+	static const char *const files[] = { "config", "config.worktree",
+	    "commondir", NULL };
+	static const char *const wt[] = { "gitdir", "commondir",
+	    "config.worktree", NULL };
+	const char *p, *q;
+	size_t i;
+
+	for (i = 0; files[i] != NULL; i++)
+		if (strcmp(rest, files[i]) == 0)
+			return 1;
+	if (strncmp(rest, "hooks", 5) == 0 && (rest[5] == '\0' ||
+	    rest[5] == '/'))
+		return 1;
+	if (strncmp(rest, "info", 4) == 0 && (rest[4] == '\0' ||
+	    rest[4] == '/'))
+		return 1;
+	if (strncmp(rest, "worktrees/", 10) == 0 &&
+	    (p = strchr(rest + 10, '/')) != NULL && p > rest + 10) {
+		for (i = 0; wt[i] != NULL; i++)
+			if (strcmp(p + 1, wt[i]) == 0)
+				return 1;
+	}
+	if (depth < 16 && strncmp(rest, "modules/", 8) == 0) {
+		/* modules/NAME/... where NAME may itself hold slashes */
+		for (q = strchr(rest + 8, '/'); q != NULL; q = strchr(q + 1, '/'))
+			if (q > rest + 8 && guard_git_readonly(q + 1, depth + 1))
+				return 1;
+	}
+	return 0;
+}
+
+/* Does name exist in the parent folder? */
+static int
+guard_exists(const struct guard_fs *fs, const char *rel)
+{
+	struct stat st;
+
+	return fs != NULL && fs->lstat != NULL && fs->lstat(fs->arg, rel, &st)
+	    == 0;
+}
+
+/* Is the folder `up` levels above the parent a git folder (on disk)? */
+static int
+guard_is_gitdir(const struct guard_fs *fs, int up)
+{
+	char rel[3 * 64 + 16];
+	size_t n = 0;
+	int i;
+
+	if (up > 64)
+		return 0;
+	for (i = 0; i < up; i++) {
+		memcpy(rel + n, "../", 3);
+		n += 3;
+	}
+	snprintf(rel + n, sizeof rel - n, "HEAD");
+	if (!guard_exists(fs, rel))
+		return 0;
+	snprintf(rel + n, sizeof rel - n, "commondir");
+	if (guard_exists(fs, rel))
+		return 1;
+	snprintf(rel + n, sizeof rel - n, "objects");
+	if (!guard_exists(fs, rel))
+		return 0;
+	snprintf(rel + n, sizeof rel - n, "refs");
+	return guard_exists(fs, rel);
+}
+
+/* Is the first component of p one a git folder keeps read-only? */
+static int
+guard_git_first(const char *p)
+{
+	static const char *const first[] = { "config", "config.worktree",
+	    "commondir", "hooks", "info", "worktrees", "modules", NULL };
+	size_t n = strcspn(p, "/"), i;
+
+	for (i = 0; first[i] != NULL; i++)
+		if (strlen(first[i]) == n && strncmp(p, first[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Rule 4 for one root: rel is the path below it ("" for the root). */
+static int
+guard_rule_gitdir(const char *rel, const struct guard_fs *fs)
+{
+	const char *p;
+	int comps = 0, idx, below;
+
+	for (p = rel; *p != '\0'; p++)
+		if (*p == '/')
+			comps++;
+	comps++; /* components of rel; the name is the last */
+	/* Candidate git folder: the root itself, then each prefix. */
+	for (p = rel, idx = 0; p != NULL && *p != '\0'; idx++) {
+		if (guard_git_first(p) && guard_git_readonly(p, 0)) {
+			/* the folder holding p is idx components below the
+			 * root: comps - 1 - idx levels above the parent */
+			below = comps - 1 - idx;
+			if (guard_is_gitdir(fs, below))
+				return 1;
+		}
+		if ((p = strchr(p, '/')) != NULL)
+			p++;
+	}
+	return 0;
+}
+
+/* Fill a refusal. */
+static void
+guard_refuse(struct guard_verdict *v, int err, const char *rule,
+    const char *fmt, const char *a, const char *b)
+{
+	v->err = err;
+	v->rule = rule;
+	snprintf(v->reason, sizeof v->reason, fmt, a, b);
+}
+
+/* Rules 1 to 3 for a name in a guarded root; 1 when refused. */
+static int
+guard_rules_git(enum guard_op op, const char *name, int creating,
+    const struct guard_fs *fs, struct guard_verdict *v)
+{
+	const char *a = "HEAD", *b = "objects";
+
+	if (strcmp(name, ".git") == 0 && op != GUARD_OP_RENAME_FROM &&
+	    op != GUARD_OP_LINK_FROM && op != GUARD_OP_RENAME_DIR_FROM) {
+		if (op == GUARD_OP_WRITE || op == GUARD_OP_CHMOD ||
+		    guard_exists(fs, name))
+			guard_refuse(v, EROFS, PLAN_RULE_RUNS_LATER, "%s%s",
+			    "a gitfile (.git) points host git at a git folder",
+			    "");
+		else
+			guard_refuse(v, EPERM, PLAN_RULE_RUNS_LATER, "%s%s",
+			    "a new .git makes a repository that host git "
+			    "would use", "");
+		return 1;
+	}
+	if (strcmp(name, "commondir") == 0 && creating) {
+		guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+		    PLAN_RULE_RUNS_LATER, "%s%s", "a commondir points host git at "
+		    "another config and hooks", "");
+		return 1;
+	}
+	if (!creating || (strcmp(name, "HEAD") != 0 &&
+	    strcmp(name, "objects") != 0 && strcmp(name, "refs") != 0))
+		return 0;
+	if (strcmp(name, "HEAD") == 0)
+		a = "refs";
+	else if (strcmp(name, "objects") == 0)
+		b = "refs";
+	if (!guard_exists(fs, name) && guard_exists(fs, a) &&
+	    guard_exists(fs, b)) {
+		guard_refuse(v, EPERM, PLAN_RULE_RUNS_LATER, "%s%s", "HEAD, "
+		    "objects and refs together make a git folder that host git "
+		    "would discover", "");
+		return 1;
+	}
+	return 0;
+}
+
+/* Rule 5: the protected names; 1 when refused. */
+static int
+guard_rules_names(const struct guard_spec *s, const char *full, long rootlen,
+    const char *name, const struct guard_fs *fs, struct guard_verdict *v)
+{
+	const char *rel = full + rootlen + (full[rootlen] == '/');
+	const char *relh = NULL;
+	const struct guard_entry *e;
+	long hl;
+	size_t i;
+
+	if (s->home != NULL && (hl = guard_under(full, s->home)) >= 0)
+		relh = full + hl + (full[hl] == '/');
+	for (i = 0; i < s->table.n; i++) {
+		e = &s->table.e[i];
+		if (e->scope == GUARD_SCOPE_HOME ? (relh == NULL ||
+		    !guard_match_entry(e, relh)) : !guard_match_entry(e, rel))
+			continue;
+		guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+		    e->kind == GUARD_KIND_CREDENTIAL ? PLAN_RULE_CREDENTIALS :
+		    PLAN_RULE_RUNS_LATER, "%s: %s", e->name, e->comment[0] ?
+		    e->comment : "a protected name");
+		if (e->is_dir)
+			strncat(v->reason, " (protected folder)", sizeof v->reason -
+			    strlen(v->reason) - 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* Does a protected entry lie strictly below rel (a folder moved there)? */
+static int
+guard_below(const struct guard_entry *e, const char *rel)
+{
+	size_t n = strlen(rel);
+
+	return strncmp(e->name, rel, n) == 0 && e->name[n] == '/';
+}
+
+/* Moving a folder onto (or away from) rel: refused when a git folder's
+ * protected parts or a protected name would change below it; 1 when so. */
+static int
+guard_rule_move_dir(const struct guard_spec *s, enum guard_op op,
+    const char *full, const char *rel, const char *name,
+    const struct guard_fs *fs, struct guard_verdict *v)
+{
+	const struct guard_entry *e;
+	const char *p, *relh = NULL;
+	int comps = 1, idx;
+	size_t i;
+	long hl;
+
+	for (p = rel; *p != '\0'; p++)
+		comps += *p == '/';
+	for (p = rel, idx = 0; p != NULL && *p != '\0'; idx++) {
+		if (guard_git_first(p) && guard_is_gitdir(fs, comps - 1 - idx)) {
+			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+			    PLAN_RULE_RUNS_LATER, "%s%s", "config, hooks, info, "
+			    "worktrees and modules of a git folder run programs "
+			    "in host git", "");
+			return 1;
+		}
+		if ((p = strchr(p, '/')) != NULL)
+			p++;
+	}
+	if (op != GUARD_OP_RENAME_DIR)
+		return 0;
+	if (s->home != NULL && (hl = guard_under(full, s->home)) >= 0)
+		relh = full + hl + (full[hl] == '/');
+	for (i = 0; i < s->table.n; i++) {
+		e = &s->table.e[i];
+		if (e->scope == GUARD_SCOPE_HOME) {
+			if (relh == NULL || !guard_below(e, relh))
+				continue;
+		} else if (e->scope == GUARD_SCOPE_ROOT) {
+			if (!guard_below(e, rel))
+				continue;
+		} else {
+			for (p = rel; p != NULL; p = strchr(p, '/')) {
+				if (*p == '/')
+					p++;
+				if (guard_below(e, p))
+					break;
+			}
+			if (p == NULL)
+				continue;
+		}
+		guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+		    e->kind == GUARD_KIND_CREDENTIAL ? PLAN_RULE_CREDENTIALS :
+		    PLAN_RULE_RUNS_LATER, "%s: %s (a folder moved here would "
+		    "hold it)", e->name, e->comment[0] ? e->comment :
+		    "a protected name");
+		return 1;
+	}
+	return 0;
+}
+
+/* Decide op on name in the folder parent. */
+void
+guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
+    const char *name, const struct guard_fs *fs, struct guard_verdict *v)
+{
+	char full[GUARD_PATH_MAX + GUARD_NAME_MAX + 2];
+	int creating = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
+	    op == GUARD_OP_LINK || op == GUARD_OP_RENAME_DIR;
+	const char *rel;
+	long rl;
+	size_t i;
+	int n;
+
+	memset(v, 0, sizeof *v);
+	if (s == NULL || s->roots == NULL || parent == NULL || name == NULL ||
+	    parent[0] != '/' || name[0] == '\0' || strchr(name, '/') != NULL)
+		return;
+	n = snprintf(full, sizeof full, "%s/%s", strcmp(parent, "/") == 0 ?
+	    "" : parent, name);
+	if (n < 0 || (size_t)n >= sizeof full) {
+		guard_refuse(v, ENAMETOOLONG, PLAN_RULE_RUNS_LATER, "%s%s",
+		    "the path is too long to check", "");
+		return;
+	}
+	for (i = 0; s->roots[i] != NULL; i++) {
+		if ((rl = guard_under(full, s->roots[i])) < 0 ||
+		    full[rl] == '\0')
+			continue;
+		if (guard_rules_git(op, name, creating, fs, v))
+			return;
+		rel = full + rl + 1;
+		if (guard_rule_gitdir(rel, fs)) {
+			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+			    PLAN_RULE_RUNS_LATER, "%s%s", "config, hooks and "
+			    "info of a git folder run programs in host git", "");
+			return;
+		}
+		if (guard_rules_names(s, full, rl, name, fs, v))
+			return;
+		if ((op == GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM)
+		    && guard_rule_move_dir(s, op, full, rel, name, fs, v))
+			return;
+	}
+}

@@ -1,0 +1,142 @@
+/* guard.h: the file guard's decision. Whatever a sandbox writes inside a
+ * guarded root (a host-backed writable folder: the project, the profile's
+ * read_write folders, the home folder when a grant makes it writable) must
+ * never be something the host runs later: git metadata at any depth, and
+ * the protected names of a data file (policy/protected.default).
+ *
+ * Pure: no processes, no I/O except through the caller's lstat callback and
+ * guard_table_load. Linked into sboxd (to build the spec) and into sbox-init
+ * (which asks guard_decide before it performs each notified operation).
+ *
+ * The rules, within any guarded root (checked in this order):
+ *   1. `.git`: creating (or renaming, linking, symlinking onto) an entry
+ *      named .git is refused; writing to an existing one (a gitfile) too.
+ *   2. `commondir`: creating one anywhere is refused.
+ *   3. `HEAD`, `objects`, `refs`: creating one in a folder that holds the
+ *      other two is refused (a bare git folder host git would discover).
+ *   4. inside a git folder (HEAD and objects+refs, or HEAD and commondir, on
+ *      disk): config, config.worktree, commondir, hooks/, info/,
+ *      worktrees/NAME/{gitdir,commondir,config.worktree}, and the same below
+ *      modules/NAME/, are read-only.
+ *   5. the protected names (scope root: relative to a guarded root; any: at
+ *      any depth; home: relative to the home folder) and everything below a
+ *      protected folder are read-only.
+ * "Read-only" refuses create, write, rename onto or away, link onto or
+ * from, and chmod. The errno is EROFS when the name exists (as a read-only
+ * mount answers) and EPERM for a refused creation. */
+#ifndef SBOX_GUARD_H
+#define SBOX_GUARD_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "protocol/error.h"
+
+#define GUARD_NAME_MAX    255   /* bytes in a protected name */
+#define GUARD_COMMENT_MAX 160   /* bytes in its comment */
+#define GUARD_TABLE_MAX   512   /* protected names in one table */
+#define GUARD_ROOTS_MAX   64    /* guarded roots in one spec */
+#define GUARD_PATH_MAX    4096  /* bytes in a path */
+
+enum guard_kind { GUARD_KIND_RUNS_LATER, GUARD_KIND_CREDENTIAL };
+enum guard_scope { GUARD_SCOPE_ROOT, GUARD_SCOPE_ANY, GUARD_SCOPE_HOME };
+
+/* One protected name. */
+struct guard_entry {
+	enum guard_kind  kind;
+	enum guard_scope scope;
+	int              is_dir;   /* written with a trailing '/' */
+	char            *name;     /* relative, without the trailing '/' */
+	char            *comment;  /* what runs it (or reads it) */
+};
+
+/* The protected names. */
+struct guard_table {
+	struct guard_entry *e;
+	size_t              n, cap;
+};
+
+/* What sbox-init needs to decide: the guarded roots, home, the names. */
+struct guard_spec {
+	char             **roots;   /* NULL-terminated absolute folders */
+	char              *home;    /* the home folder (absolute) */
+	struct guard_table table;
+	int                supervise; /* 0: no supervisor (benchmarks only) */
+};
+
+/* What an operation does to the name it is decided on. */
+enum guard_op {
+	GUARD_OP_CREATE,      /* a new file, folder, node or symlink */
+	GUARD_OP_WRITE,       /* open for writing or truncate an existing file */
+	GUARD_OP_RENAME,      /* rename onto the name */
+	GUARD_OP_RENAME_FROM, /* rename the name away */
+	GUARD_OP_LINK,        /* hard link onto the name */
+	GUARD_OP_LINK_FROM,   /* hard link of the name elsewhere */
+	GUARD_OP_CHMOD,       /* change its mode */
+	GUARD_OP_RENAME_DIR,  /* rename a folder onto the name: nothing
+	                         protected may end up below it either */
+	GUARD_OP_RENAME_DIR_FROM, /* rename the folder name away */
+};
+
+/* lstat of a path relative to the decided name's parent folder (it may
+ * start with "../"); 0 or -1. */
+struct guard_fs {
+	int  (*lstat)(void *arg, const char *rel, struct stat *st);
+	void  *arg;
+};
+
+/* The answer: err 0 = allowed; else EPERM or EROFS, the PLAN_RULE_* text
+ * and a one-line reason. */
+struct guard_verdict {
+	int         err;
+	const char *rule;
+	char        reason[GUARD_COMMENT_MAX + GUARD_NAME_MAX + 64];
+};
+
+/* Add one entry after checking it (kind "runs-later" | "credential", scope
+ * "root" | "any" | "home", a relative name without "." or ".." components,
+ * a trailing '/' for folders). E_CONFIG on a bad entry. */
+int guard_entry_add(struct guard_table *t, const char *kind,
+    const char *scope, const char *name, const char *comment,
+    sbox_error *err);
+/* Add the entries of a text: one per line, "KIND SCOPE NAME [# comment]",
+ * blank lines and lines starting with '#' skipped; origin names it in
+ * errors ("protected:12: ..."). */
+int guard_table_parse(struct guard_table *t, const char *text,
+    const char *origin, sbox_error *err);
+/* Add the entries of a file (at most 1 MiB). */
+int guard_table_load(struct guard_table *t, const char *path,
+    sbox_error *err);
+/* The data file to use: $SBOX_PROTECTED_FILE, else /etc/sbox/protected,
+ * else fallback (the shipped one); NULL when none exists. */
+const char *guard_table_file(const char *fallback);
+/* Copy every entry of src into dst. */
+int guard_table_copy(struct guard_table *dst, const struct guard_table *src,
+    sbox_error *err);
+/* Release the entries. */
+void guard_table_free(struct guard_table *t);
+/* "runs-later" / "credential"; "root" / "any" / "home". */
+const char *guard_kind_name(enum guard_kind k);
+const char *guard_scope_name(enum guard_scope s);
+/* The entries as [{kind, scope, name, comment}] (names of folders end in
+ * '/'). */
+json_t *guard_table_to_json(const struct guard_table *t);
+
+/* The spec as {"roots", "home", "protected", "supervise"} and back (the
+ * latter validates: it parses what sbox-init receives). */
+json_t *guard_spec_to_json(const struct guard_spec *s);
+int guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err);
+/* Release what the spec owns (not the struct). */
+void guard_spec_free(struct guard_spec *s);
+
+/* Decide op on name in the absolute, normalised folder parent. fs is asked
+ * only when a rule's names match. */
+void guard_decide(const struct guard_spec *s, enum guard_op op,
+    const char *parent, const char *name, const struct guard_fs *fs,
+    struct guard_verdict *v);
+/* The public name of an operation ("create", "write", "rename", "link",
+ * "chmod"). */
+const char *guard_op_name(enum guard_op op);
+
+#endif

@@ -1,0 +1,82 @@
+/* plan-guard.c: the file guard's part of the plan (plan->guard): which
+ * folders are guarded roots, the home folder, and the protected names. */
+#include "policy/policy.h"
+#include "policy/guard.h"
+#include "policy/path.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Is path writable through the plan's mounts (the last one covering it is
+ * a read-write bind)? */
+static int
+plan_guard_writable(const struct plan *p, const char *path)
+{
+	size_t i = p->n_mounts;
+
+	while (i-- > 0)
+		if (path_is_under(path, p->mounts[i].dst))
+			return p->mounts[i].kind == PLAN_MOUNT_RW_BIND;
+	return 0;
+}
+
+/* Add root to the guard's roots when a grant makes it writable. */
+static int
+plan_guard_root(struct plan *p, const char *root)
+{
+	char ***roots = &p->guard->roots;
+	size_t n = 0;
+	char **v;
+
+	if (root == NULL || root[0] != '/' || !plan_guard_writable(p, root))
+		return 0;
+	while ((*roots)[n] != NULL) {
+		if (strcmp((*roots)[n], root) == 0)
+			return 0;
+		n++;
+	}
+	if (n >= GUARD_ROOTS_MAX)
+		return 0;
+	if ((v = realloc(*roots, (n + 2) * sizeof *v)) == NULL)
+		return -1;
+	*roots = v;
+	if ((v[n] = strdup(root)) == NULL)
+		return -1;
+	v[n + 1] = NULL;
+	return 0;
+}
+
+/* Fill p->guard: the host-backed writable folders (the project, the
+ * profile's read_write folders, home when a grant makes it writable; not
+ * /tmp, the scratch folder or the caches), home, the protected names. */
+int
+plan_guard(struct plan *p, const struct profile *pr,
+    const struct plan_context *ctx)
+{
+	sbox_error err = { 0 };
+	size_t i;
+
+	if ((p->guard = calloc(1, sizeof *p->guard)) == NULL ||
+	    (p->guard->roots = calloc(1, sizeof(char *))) == NULL ||
+	    (p->guard->home = strdup(ctx->home)) == NULL ||
+	    guard_table_copy(&p->guard->table, ctx->protected, &err) < 0)
+		return -1;
+	p->guard->supervise = 1;
+	if (pr->project_access && plan_guard_root(p, ctx->project) < 0)
+		return -1;
+	for (i = 0; pr->folders_rw != NULL && pr->folders_rw[i] != NULL; i++)
+		if (plan_guard_root(p, pr->folders_rw[i]) < 0)
+			return -1;
+	/* every other host folder bound read-write: a linked worktree's git
+	 * folders, a provider's home and account folders (not the scratch
+	 * folder or sbox's caches, which no host tool reads) */
+	for (i = 0; i < p->n_mounts; i++) {
+		const struct plan_mount *m = &p->mounts[i];
+		if (m->kind == PLAN_MOUNT_RW_BIND && m->rule != NULL &&
+		    strcmp(m->rule, PLAN_RULE_SCRATCH) != 0 &&
+		    strcmp(m->rule, PLAN_RULE_CACHES) != 0 &&
+		    plan_guard_root(p, m->dst) < 0)
+			return -1;
+	}
+	return plan_guard_root(p, ctx->home);
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench-guard.sh: what the file guard (sbox-init's seccomp user-notification
+# supervisor, issue 10/13) costs on a file-heavy job: untar and build a
+# generated C tree (FILES .c files, a Makefile) inside a workspace sandbox,
+# with the supervisor on and with it off (SBOX_BENCH_NO_GUARD=1 in that
+# sboxd's environment: benchmarks only), side by side. Target: <= 5%
+# overhead. Never fails on a time; only when something cannot run.
+set -u
+BIN=${BIN:-$(pwd)/bin}
+RUNS=${BENCH_RUNS:-3}
+FILES=${BENCH_GUARD_FILES:-300}
+work=$(mktemp -d /tmp/sbox-bench-guard.XXXXXX)
+chmod 755 "$work"
+pids=()
+
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+command -v cc >/dev/null && command -v make >/dev/null ||
+	{ echo "   cc and make are needed"; exit 1; }
+
+# The tree: FILES small translation units, headers, one Makefile.
+mkdir -p "$work/tree/src" "$work/tree/include"
+for i in $(seq "$FILES"); do
+	printf '#include "h%d.h"\nint f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d; return s; }\n' \
+		"$i" "$i" "$i" >"$work/tree/src/f$i.c"
+	printf 'int f%d(int x);\n' "$i" >"$work/tree/include/h$i.h"
+done
+printf 'int main(void) { return 0; }\n' >"$work/tree/src/main.c"
+cat >"$work/tree/Makefile" <<'MK'
+SRC := $(wildcard src/*.c)
+OBJ := $(patsubst src/%.c,obj/%.o,$(SRC))
+prog: $(OBJ)
+	cc -o $@ $(OBJ)
+obj/%.o: src/%.c | obj
+	cc -O1 -Iinclude -c -o $@ $<
+obj:
+	mkdir -p obj
+MK
+tar -C "$work" -cf "$work/tree.tar" tree
+job='rm -rf build && mkdir build && tar -xf tree.tar -C build && make -s -C build/tree -j2 && test -x build/tree/prog'
+
+# One sboxd (guard on or off) and a warm session; prints the session id.
+start_one() {
+	local name=$1 off=$2 d="$work/$1" sid
+	mkdir -p "$d/home" "$d/proj"
+	mkdir -m 700 "$d/run" "$d/state"
+	cp "$work/tree.tar" "$d/proj/"
+	HOME="$d/home" SBOX_BENCH_NO_GUARD=$off "$BIN/sboxd" --foreground \
+		--socket "$d/run/sboxd.sock" --state-dir "$d/state" \
+		--config "$d/config.json" --log-level warn >"$d/sboxd.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 100); do [ -S "$d/run/sboxd.sock" ] && break; sleep 0.05; done
+	sid=$(HOME="$d/home" SBOX_SOCKET="$d/run/sboxd.sock" "$BIN/sbox" session \
+		create --project "$d/proj" --sandbox workspace) ||
+		{ echo "   session create failed" >&2; cat "$d/sboxd.log" >&2; return 1; }
+	# a warm-up run
+	SBOX_SOCKET="$d/run/sboxd.sock" "$BIN/sbox" session exec "$sid" -- \
+		sh -c "$job" >/dev/null ||
+		{ echo "   the job failed in the sandbox ($name)" >&2; return 1; }
+	echo "$sid"
+}
+
+# Seconds of one run of the job in a session.
+time_one() {
+	local d="$work/$1" t0 t1
+	t0=$(date +%s.%N)
+	SBOX_SOCKET="$d/run/sboxd.sock" "$BIN/sbox" session exec "$2" -- \
+		sh -c "$job" >/dev/null || return 1
+	t1=$(date +%s.%N)
+	awk "BEGIN{print $t1 - $t0}"
+}
+
+sid_on=$(start_one on 0) || exit 1
+sid_off=$(start_one off 1) || exit 1
+# interleaved, so that the load of a shared machine weighs on both alike
+tot_on=0
+tot_off=0
+for i in $(seq "$RUNS"); do
+	t=$(time_one off "$sid_off") || exit 1
+	tot_off=$(awk "BEGIN{print $tot_off + $t}")
+	t=$(time_one on "$sid_on") || exit 1
+	tot_on=$(awk "BEGIN{print $tot_on + $t}")
+done
+on=$(awk "BEGIN{printf \"%.3f\", $tot_on / $RUNS}")
+off=$(awk "BEGIN{printf \"%.3f\", $tot_off / $RUNS}")
+printf '   untar + build of %d C files, mean of %d interleaved runs (make -j2)\n' "$FILES" "$RUNS"
+printf '   %-28s %8s s\n' "supervisor off" "$off" "supervisor on (file guard)" "$on"
+awk "BEGIN{printf \"   overhead: %.1f%% (on/off = %.3f; target <= 5%%)\\n\", ($on / $off - 1) * 100, $on / $off}"

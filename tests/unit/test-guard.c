@@ -1,0 +1,339 @@
+/* test-guard.c: the file guard's decision (policy/guard.c) on a fake
+ * filesystem, and its table of protected names. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/guard.h"
+#include "policy/plan.h"
+
+/* What exists on the fake filesystem (absolute paths). */
+static const char *const fake[] = {
+	"/p", "/p/.git", "/p/.git/HEAD", "/p/.git/objects", "/p/.git/refs",
+	"/p/.git/config", "/p/.git/hooks", "/p/.git/modules",
+	"/p/.git/modules/sub", "/p/.git/modules/sub/HEAD",
+	"/p/.git/modules/sub/objects", "/p/.git/modules/sub/refs",
+	"/p/.git/worktrees", "/p/.git/worktrees/w", "/p/.git/worktrees/w/HEAD",
+	"/p/.git/worktrees/w/commondir",
+	"/p/vendor/lib/.git", "/p/vendor/lib/.git/HEAD",
+	"/p/vendor/lib/.git/objects", "/p/vendor/lib/.git/refs",
+	"/p/half", "/p/half/HEAD", "/p/half/objects",
+	"/p/.envrc", "/p/sub/.git",
+	"/h", "/h/.config",
+	NULL
+};
+
+/* The parent folder the callback resolves against. */
+struct fake_arg {
+	const char *parent;
+};
+
+/* lstat on the fake filesystem: rel against the parent, ".." handled. */
+static int
+fake_lstat(void *arg, const char *rel, struct stat *st)
+{
+	const struct fake_arg *a = arg;
+	char path[1024], *s;
+	size_t i;
+
+	snprintf(path, sizeof path, "%s", a->parent);
+	while (strncmp(rel, "../", 3) == 0) {
+		if ((s = strrchr(path, '/')) != NULL)
+			*s = '\0';
+		rel += 3;
+	}
+	strncat(path, "/", sizeof path - strlen(path) - 1);
+	strncat(path, rel, sizeof path - strlen(path) - 1);
+	for (i = 0; fake[i] != NULL; i++)
+		if (strcmp(fake[i], path) == 0) {
+			memset(st, 0, sizeof *st);
+			return 0;
+		}
+	return -1;
+}
+
+static struct guard_spec spec;
+
+/* A spec: roots /p and /h (home), a few protected names. */
+static void
+setup(void)
+{
+	sbox_error err;
+
+	memset(&spec, 0, sizeof spec);
+	spec.roots = calloc(3, sizeof *spec.roots);
+	spec.roots[0] = strdup("/p");
+	spec.roots[1] = strdup("/h");
+	spec.home = strdup("/h");
+	ck_assert_int_eq(guard_table_parse(&spec.table,
+	    "# a comment\n"
+	    "runs-later root .vscode/   # VS Code tasks\n"
+	    "runs-later any  .envrc     # direnv\n"
+	    "runs-later any  .cargo/config.toml # cargo\n"
+	    "runs-later home .bashrc    # bash\n"
+	    "runs-later home .config/nvim/ # neovim\n"
+	    "credential home .codex/auth.json # Codex sign-in\n", "t", &err), 0);
+}
+
+/* Release the spec. */
+static void
+teardown(void)
+{
+	guard_spec_free(&spec);
+}
+
+/* Decide op on parent/name; returns the errno (0 = allowed). */
+static int
+decide(enum guard_op op, const char *parent, const char *name,
+    const char **rule)
+{
+	struct fake_arg a = { parent };
+	struct guard_fs fs = { fake_lstat, &a };
+	struct guard_verdict v;
+
+	guard_decide(&spec, op, parent, name, &fs, &v);
+	if (rule != NULL)
+		*rule = v.rule;
+	if (v.err != 0)
+		ck_assert_msg(v.reason[0] != '\0', "a refusal has a reason");
+	return v.err;
+}
+
+START_TEST(test_rule_git_entry)
+{
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/a", ".git", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/a", ".git", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_LINK, "/p/a", ".git", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/a", ".git", NULL),
+	    EPERM);
+	/* an existing gitfile: no writing to it */
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p/sub", ".git", NULL), EROFS);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", ".git", NULL), EROFS);
+	/* outside the guarded roots: anything goes */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/tmp/x", ".git", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/pp", ".git", NULL), 0);
+	/* a .git folder renamed away is fine */
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR_FROM, "/p/vendor/lib",
+	    ".git", NULL), 0);
+}
+END_TEST
+
+START_TEST(test_rule_commondir_and_bare)
+{
+	const char *rule;
+
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/x", "commondir", &rule),
+	    EPERM);
+	ck_assert_str_eq(rule, PLAN_RULE_RUNS_LATER);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/.git", "commondir", NULL),
+	    EPERM);
+	/* the third of HEAD, objects, refs */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/half", "refs", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/half", "refs", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/x", "refs", NULL), 0);
+	/* rewriting an existing HEAD (git does, through HEAD.lock) is fine */
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/.git", "HEAD", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p/.git", "HEAD", NULL), 0);
+}
+END_TEST
+
+START_TEST(test_rule_git_folder)
+{
+	/* config, hooks, info of a git folder at any depth */
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p/.git", "config", NULL),
+	    EROFS);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/hooks", "pre-commit",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CHMOD, "/p/.git/hooks", "x", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/vendor/lib/.git", "config",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/vendor/lib/.git",
+	    "config.worktree", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/vendor/lib/.git/info",
+	    "exclude", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_LINK_FROM, "/p/vendor/lib/.git",
+	    "config", NULL), EPERM);
+	/* modules: their own git folders, and the names below modules/ */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/modules/sub/hooks",
+	    "post-checkout", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/modules/new",
+	    "config", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/.git/modules", "evil",
+	    NULL), EPERM);
+	/* worktrees */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/worktrees/w",
+	    "gitdir", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/worktrees/w",
+	    "config.worktree", NULL), EPERM);
+	/* ordinary git work stays allowed */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/objects/ab", "cdef",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/.git", "index", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/refs/heads", "topic",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git", "COMMIT_EDITMSG",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/modules/sub",
+	    "index", NULL), 0);
+	/* "config" in a folder that is no git folder is just a file */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/src", "config", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/half", "config", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/src/hooks", "x", NULL), 0);
+}
+END_TEST
+
+START_TEST(test_rule_names)
+{
+	const char *rule;
+
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.vscode", "tasks.json",
+	    &rule), EPERM);
+	ck_assert_str_eq(rule, PLAN_RULE_RUNS_LATER);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", ".vscode", NULL), EPERM);
+	/* root scope: only at a guarded root */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/sub", ".vscode", NULL), 0);
+	/* any scope: at any depth, an existing one is read-only */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/a/b", ".envrc", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p", ".envrc", NULL), EROFS);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/a/.cargo", "config.toml",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/a/cargo", "config.toml",
+	    NULL), 0);
+	/* home scope: relative to the home folder only */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h", ".bashrc", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", ".bashrc", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.config/nvim/lua", "x.lua",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.codex", "auth.json",
+	    &rule), EPERM);
+	ck_assert_str_eq(rule, PLAN_RULE_CREDENTIALS);
+	/* a folder moved where a protected name would land below it */
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/h/.config", "nvim",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/h", ".config", NULL),
+	    EROFS);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/a", ".cargo", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/a", ".cargo", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/a", "b", NULL), 0);
+}
+END_TEST
+
+START_TEST(test_hostile_names)
+{
+	char longp[8000];
+
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = '\0';
+	/* bad input never crashes: a refusal or nothing */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "a/b", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "relative", ".git", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, longp, ".git", NULL),
+	    ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(test_table)
+{
+	struct guard_table t = { 0 };
+	struct guard_spec back;
+	sbox_error err;
+	json_t *j;
+
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later root ok/ # x\n",
+	    "f", &err), 0);
+	ck_assert_int_eq(t.n, 1);
+	ck_assert(t.e[0].is_dir);
+	ck_assert_str_eq(t.e[0].name, "ok");
+	ck_assert_str_eq(t.e[0].comment, "x");
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later root ../x\n", "f",
+	    &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.message, "f:1"));
+	ck_assert_int_eq(guard_table_parse(&t, "\n\nsometimes root x\n", "f",
+	    &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.message, "f:3"));
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later nowhere x\n", "f",
+	    &err), -1);
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later root /abs\n", "f",
+	    &err), -1);
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later root a//b\n", "f",
+	    &err), -1);
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later root\n", "f", &err),
+	    -1);
+	guard_table_free(&t);
+	/* the spec survives its JSON form (what sbox-init receives) */
+	j = guard_spec_to_json(&spec);
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), 0);
+	ck_assert_str_eq(back.roots[1], "/h");
+	ck_assert_int_eq(back.table.n, spec.table.n);
+	guard_spec_free(&back);
+	json_object_set_new(j, "roots", json_pack("[s]", "/p/../etc"));
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), -1);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(test_shipped_file)
+{
+	struct guard_table t = { 0 };
+	char path[512];
+	const char *dir = __FILE__;
+	sbox_error err;
+	size_t i;
+	int agents = 0;
+
+	snprintf(path, sizeof path, "%.*s../../policy/protected.default",
+	    (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir);
+	ck_assert_msg(guard_table_load(&t, path, &err) == 0, "%s", err.message);
+	ck_assert(t.n > 100);
+	for (i = 0; i < t.n; i++) {
+		ck_assert_msg(t.e[i].comment[0] != '\0', "%s has no comment",
+		    t.e[i].name);
+		if (strcmp(t.e[i].name, ".codex/auth.json") == 0 ||
+		    strcmp(t.e[i].name, ".claude/.credentials.json") == 0 ||
+		    strcmp(t.e[i].name, ".gemini/oauth_creds.json") == 0)
+			agents++;
+	}
+	ck_assert_int_eq(agents, 3);
+	guard_table_free(&t);
+}
+END_TEST
+
+/* Suite of file guard tests. */
+static Suite *
+guard_suite(void)
+{
+	Suite *s = suite_create("guard");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_rule_git_entry);
+	tcase_add_test(tc, test_rule_commondir_and_bare);
+	tcase_add_test(tc, test_rule_git_folder);
+	tcase_add_test(tc, test_rule_names);
+	tcase_add_test(tc, test_hostile_names);
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_shipped_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(guard_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
