@@ -275,4 +275,4 @@ def test_cli_bash_completion(ctx):
     # completing "sbox session c" offers create and close
     prog = script + '\nCOMP_WORDS=(sbox session c); COMP_CWORD=2; _sbox; echo "${COMPREPLY[@]}"\n'
     out = subprocess.run(["bash", "-c", prog], capture_output=True)
-    assert set(out.stdout.decode().split()) == {"create", "close"}, out
+    assert set(out.stdout.decode().split()) == {"create", "close", "choices"}, out
