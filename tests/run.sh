@@ -74,6 +74,9 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		fi
 		cp -a tests/e2e "$stage/tests/e2e"
 		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md protocol/error.h "$stage/protocol/"
+		# sboxd finds the protected names beside its bin/ (no sandbox
+		# starts without them)
+		mkdir -p "$stage/policy" && cp policy/protected.default "$stage/policy/"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"
 		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN'" </dev/null 2>&1 | tee "$out"
