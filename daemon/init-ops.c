@@ -32,7 +32,8 @@ init_ops_lstat(void *arg, const char *rel, struct stat *st)
 
 /* Ask the guard about op on (dir, name) held by fd; report a refusal. */
 static int
-init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd, const char *dir,
+init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
+    const char *dir,
     const char *name, char *why, size_t whylen)
 {
 	const struct guard_spec *s = init_supervise_spec();
@@ -57,7 +58,8 @@ init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd, const char
 
 /* Report a write the kernel refused (a read-only mount): sboxd explains. */
 static void
-init_ops_kernel_refused(struct init_walk_caller *t, const char *op, const struct init_walk_loc *l,
+init_ops_kernel_refused(struct init_walk_caller *t, const char *op,
+    const struct init_walk_loc *l,
     int e)
 {
 	char full[PATH_MAX + NAME_MAX + 2];
@@ -72,7 +74,8 @@ init_ops_kernel_refused(struct init_walk_caller *t, const char *op, const struct
 /* A helper process opens a FIFO that has no reader yet (the open blocks)
  * and answers the notification itself, so sbox-init never waits. */
 static int
-init_ops_fifo_helper(struct init_walk_caller *t, int dirfd, const char *name, int flags)
+init_ops_fifo_helper(struct init_walk_caller *t, int dirfd, const char *name,
+    int flags)
 {
 	static int helpers;
 	struct seccomp_notif_addfd add;
@@ -103,7 +106,8 @@ init_ops_fifo_helper(struct init_walk_caller *t, int dirfd, const char *name, in
 	add.flags = SECCOMP_ADDFD_FLAG_SEND;
 	add.srcfd = (uint32_t)fd;
 	add.newfd_flags = t->call->cloexec ? O_CLOEXEC : 0;
-	if (fd < 0 || ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0) {
+	if (fd < 0 || ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD,
+	    &add) < 0) {
 		struct seccomp_notif_resp r;
 
 		memset(&r, 0, sizeof r);
@@ -116,7 +120,8 @@ init_ops_fifo_helper(struct init_walk_caller *t, int dirfd, const char *name, in
 
 /* Open a procfs link's target for the caller, checking its real path. */
 static int
-init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l, int flags, int writing,
+init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l,
+    int flags, int writing,
     int *out)
 {
 	char real[PATH_MAX], p[40], *slash;
@@ -127,12 +132,15 @@ init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l, int fla
 	/* a pipe, a socket, a terminal or a file outside the guarded roots:
 	 * nothing to decide */
 	if (writing && init_walk_fd_path(pfd, real, sizeof real) == 0 &&
-	    init_walk_under_roots(real) && (slash = strrchr(real, '/')) != NULL &&
+	    init_walk_under_roots(real) && (slash = strrchr(real,
+	    '/')) != NULL &&
 	    slash[1] != '\0') {
 		*slash = '\0';
-		dfd = open(real[0] ? real : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dfd = open(real[0] ? real : "/",
+		    O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
-			e = init_ops_decide(t, GUARD_OP_WRITE, dfd, real[0] ? real :
+			e = init_ops_decide(t, GUARD_OP_WRITE, dfd,
+			    real[0] ? real :
 			    "/", slash + 1, NULL, 0);
 			close(dfd);
 		} else
@@ -160,7 +168,8 @@ init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l, int fla
 
 /* open/openat/creat for the caller: the opened fd in *out. */
 static int
-init_ops_open(struct init_walk_caller *t, int dirfd, const char *path, int flags, mode_t mode,
+init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
+    int flags, mode_t mode,
     int *out, char *why, size_t whylen)
 {
 	int hops = 0, followed = 0, e, tries, writing, fd, exists, special;
@@ -182,7 +191,8 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path, int flags
 				e = errno;
 				goto out;
 			}
-			if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd, l.dir,
+			if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd,
+			    l.dir,
 			    l.name, why, whylen)) != 0)
 				goto out;
 		} else if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
@@ -193,13 +203,15 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path, int flags
 			}
 			e = init_walk_follow(t, &l, &hops, &followed);
 			if (e == INIT_WALK_MAGIC) {
-				e = init_ops_open_magic(t, &l, flags, writing, out);
+				e = init_ops_open_magic(t, &l, flags, writing,
+				    out);
 				goto out;
 			}
 			if (e != 0)
 				goto out;
 			continue;
-		} else if (writing && !(flags & O_PATH) && (e = init_ops_decide(t,
+		} else if (writing && !(flags & O_PATH) &&
+		    (e = init_ops_decide(t,
 		    GUARD_OP_WRITE, l.fd, l.dir, l.name, why, whylen)) != 0)
 			goto out;
 		if (!init_walk_valid(t)) {
@@ -210,7 +222,8 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path, int flags
 			goto out;
 		/* O_NONBLOCK: a FIFO without a reader (or a device) must not
 		 * stop sbox-init; files and new names need no such care */
-		special = exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+		special = exists && !S_ISREG(st.st_mode) &&
+		    !S_ISDIR(st.st_mode);
 		old = (flags & O_CREAT) ? umask(t->umask) : 0;
 		fd = openat(l.fd, l.name, flags | O_NOFOLLOW | O_CLOEXEC |
 		    O_NOCTTY | (special ? O_NONBLOCK : 0), mode);
@@ -228,7 +241,8 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path, int flags
 		if (fd >= 0 && special && !(flags & O_NONBLOCK))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		if (fd < 0)
-			init_ops_kernel_refused(t, (flags & O_CREAT) ? "create" :
+			init_ops_kernel_refused(t,
+			    (flags & O_CREAT) ? "create" :
 			    "write", &l, e);
 		*out = fd;
 		goto out;
@@ -242,7 +256,8 @@ out:
 
 /* mkdir, mknod, symlink: create one name. */
 static int
-init_ops_create(struct init_walk_caller *t, int sc, int dirfd, const char *path, mode_t mode,
+init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
+    const char *path, mode_t mode,
     dev_t dev, const char *target, char *why, size_t whylen)
 {
 	struct init_walk_loc l = { .fd = -1 };
@@ -283,7 +298,8 @@ out:
 
 /* link/linkat. */
 static int
-init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd, const char *new,
+init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
+    const char *new,
     int flags)
 {
 	struct init_walk_loc o = { .fd = -1 }, n = { .fd = -1 };
@@ -301,18 +317,22 @@ init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd, c
 	if (e == 0)
 		e = init_walk_resolve(t, ndfd, new, &n, &hops);
 	if (e == 0 && o.fd >= 0)
-		e = init_ops_decide(t, GUARD_OP_LINK_FROM, o.fd, o.dir, o.name, NULL, 0);
+		e = init_ops_decide(t, GUARD_OP_LINK_FROM, o.fd, o.dir, o.name,
+		    NULL, 0);
 	if (e == 0)
-		e = init_ops_decide(t, GUARD_OP_LINK, n.fd, n.dir, n.name, NULL, 0);
+		e = init_ops_decide(t, GUARD_OP_LINK, n.fd, n.dir, n.name,
+		    NULL, 0);
 	if (e == 0 && !init_walk_valid(t))
 		e = ENOENT;
 	if (e == 0) {
 		if (pfd >= 0) {
 			snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
-			e = linkat(AT_FDCWD, p, n.fd, n.name, AT_SYMLINK_FOLLOW) <
+			e = linkat(AT_FDCWD, p, n.fd, n.name,
+			    AT_SYMLINK_FOLLOW) <
 			    0 ? errno : 0;
 		} else
-			e = linkat(o.fd, o.name, n.fd, n.name, 0) < 0 ? errno : 0;
+			e = linkat(o.fd, o.name, n.fd, n.name,
+			    0) < 0 ? errno : 0;
 		if (e != 0)
 			init_ops_kernel_refused(t, "link", &n, e);
 	}
@@ -348,7 +368,8 @@ init_ops_rename(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 	nd = init_ops_is_dir(n.fd, n.name);
 	if ((e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR_FROM :
 	    GUARD_OP_RENAME_FROM, o.fd, o.dir, o.name, NULL, 0)) != 0 ||
-	    (e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR : GUARD_OP_RENAME, n.fd,
+	    (e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR : GUARD_OP_RENAME,
+	    n.fd,
 	    n.dir, n.name, NULL, 0)) != 0)
 		goto out;
 	if ((flags & RENAME_EXCHANGE) && ((e = init_ops_decide(t, nd ?
@@ -373,7 +394,8 @@ out:
 
 /* truncate, chmod, fchmodat(2), fchmod: change an existing file. */
 static int
-init_ops_change(struct init_walk_caller *t, int sc, int dirfd, const char *path, int nofollow,
+init_ops_change(struct init_walk_caller *t, int sc, int dirfd,
+    const char *path, int nofollow,
     mode_t mode, off_t len)
 {
 	struct init_walk_loc l = { .fd = -1 };
@@ -383,7 +405,8 @@ init_ops_change(struct init_walk_caller *t, int sc, int dirfd, const char *path,
 
 	if (sc == SV_FCHMOD || path == NULL)
 		e = init_walk_of_fd(t, dirfd, &l, &pfd);
-	else if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) == 0 && !nofollow) {
+	else if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) == 0 &&
+	    !nofollow) {
 		e = init_walk_follow(t, &l, &hops, &followed);
 		if (e == INIT_WALK_MAGIC) {
 			/* chmod or truncate through /proc/PID/fd/N */
@@ -405,7 +428,8 @@ init_ops_change(struct init_walk_caller *t, int sc, int dirfd, const char *path,
 	snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
 	if (sc == SV_TRUNCATE || sc == SV_TRUNCATE64) {
 		if (pfd >= 0)
-			fd = open(p, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+			fd = open(p,
+			    O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 		else if (fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    !S_ISREG(st.st_mode)) {
 			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
@@ -424,7 +448,8 @@ init_ops_change(struct init_walk_caller *t, int sc, int dirfd, const char *path,
 	else
 		e = fchmodat(l.fd, l.name, mode, 0) < 0 ? errno : 0;
 	if (e != 0 && l.fd >= 0)
-		init_ops_kernel_refused(t, sc == SV_TRUNCATE || sc == SV_TRUNCATE64 ?
+		init_ops_kernel_refused(t, sc == SV_TRUNCATE ||
+		    sc == SV_TRUNCATE64 ?
 		    "write" : "chmod", &l, e);
 out:
 	if (pfd >= 0)
@@ -446,7 +471,8 @@ init_ops_call(struct init_sv_call *call, int *fd)
 {
 	static char p1[PATH_MAX], p2[PATH_MAX];
 	const __u64 *a = call->data->args;
-	struct init_walk_caller t = { .call = call, .tid = call->tid, .mem = -1 };
+	struct init_walk_caller t = { .call = call, .tid = call->tid,
+	    .mem = -1 };
 	int e, sc = call->sc, flags;
 
 	*fd = -1;
@@ -454,13 +480,15 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_OPEN:
 	case SV_OPENAT:
 	case SV_CREAT:
-		if ((e = init_walk_read_str(&t, sc == SV_OPENAT ? a[1] : a[0], p1,
+		if ((e = init_walk_read_str(&t, sc == SV_OPENAT ? a[1] : a[0],
+		    p1,
 		    sizeof p1)) != 0)
 			break;
 		flags = sc == SV_CREAT ? O_CREAT | O_WRONLY | O_TRUNC :
 		    (int)(uint32_t)(sc == SV_OPEN ? a[1] : a[2]);
 		call->cloexec = (flags & O_CLOEXEC) != 0;
-		e = init_ops_open(&t, sc == SV_OPENAT ? init_ops_fdarg(a[0]) : AT_FDCWD, p1,
+		e = init_ops_open(&t,
+		    sc == SV_OPENAT ? init_ops_fdarg(a[0]) : AT_FDCWD, p1,
 		    flags, (mode_t)(sc == SV_OPEN ? a[2] : sc == SV_CREAT ?
 		    a[1] : a[3]) & 07777, fd, NULL, 0);
 		break;
@@ -472,7 +500,8 @@ init_ops_call(struct init_sv_call *call, int *fd)
 
 		if ((e = init_walk_read_str(&t, a[at], p1, sizeof p1)) != 0)
 			break;
-		e = init_ops_create(&t, sc == SV_MKDIR || sc == SV_MKDIRAT ? SV_MKDIR :
+		e = init_ops_create(&t, sc == SV_MKDIR ||
+		    sc == SV_MKDIRAT ? SV_MKDIR :
 		    SV_MKNOD, at ? init_ops_fdarg(a[0]) : AT_FDCWD, p1,
 		    (mode_t)a[at + 1], (dev_t)a[at + 2], NULL, NULL, 0);
 		break;
@@ -480,22 +509,27 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_SYMLINK:
 	case SV_SYMLINKAT:
 		if ((e = init_walk_read_str(&t, a[0], p2, sizeof p2)) != 0 ||
-		    (e = init_walk_read_str(&t, sc == SV_SYMLINK ? a[1] : a[2], p1,
+		    (e = init_walk_read_str(&t, sc == SV_SYMLINK ? a[1] : a[2],
+		    p1,
 		    sizeof p1)) != 0)
 			break;
-		e = init_ops_create(&t, SV_SYMLINK, sc == SV_SYMLINK ? AT_FDCWD :
+		e = init_ops_create(&t, SV_SYMLINK,
+		    sc == SV_SYMLINK ? AT_FDCWD :
 		    init_ops_fdarg(a[1]), p1, 0, 0, p2, NULL, 0);
 		break;
 	case SV_LINK:
 	case SV_LINKAT:
 		if (sc == SV_LINK)
-			e = init_walk_read_str(&t, a[0], p1, sizeof p1) ? EFAULT :
+			e = init_walk_read_str(&t, a[0], p1,
+			    sizeof p1) ? EFAULT :
 			    init_walk_read_str(&t, a[1], p2, sizeof p2);
 		else
-			e = init_walk_read_str(&t, a[1], p1, sizeof p1) ? EFAULT :
+			e = init_walk_read_str(&t, a[1], p1,
+			    sizeof p1) ? EFAULT :
 			    init_walk_read_str(&t, a[3], p2, sizeof p2);
 		if (e == 0)
-			e = sc == SV_LINK ? init_ops_link(&t, AT_FDCWD, p1, AT_FDCWD,
+			e = sc == SV_LINK ? init_ops_link(&t, AT_FDCWD, p1,
+			    AT_FDCWD,
 			    p2, 0) : init_ops_link(&t, init_ops_fdarg(a[0]), p1,
 			    init_ops_fdarg(a[2]), p2, (int)a[4]);
 		break;
@@ -503,14 +537,18 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_RENAMEAT:
 	case SV_RENAMEAT2:
 		if (sc == SV_RENAME)
-			e = init_walk_read_str(&t, a[0], p1, sizeof p1) ? EFAULT :
+			e = init_walk_read_str(&t, a[0], p1,
+			    sizeof p1) ? EFAULT :
 			    init_walk_read_str(&t, a[1], p2, sizeof p2);
 		else
-			e = init_walk_read_str(&t, a[1], p1, sizeof p1) ? EFAULT :
+			e = init_walk_read_str(&t, a[1], p1,
+			    sizeof p1) ? EFAULT :
 			    init_walk_read_str(&t, a[3], p2, sizeof p2);
 		if (e == 0)
-			e = sc == SV_RENAME ? init_ops_rename(&t, AT_FDCWD, p1, AT_FDCWD,
-			    p2, 0) : init_ops_rename(&t, init_ops_fdarg(a[0]), p1,
+			e = sc == SV_RENAME ? init_ops_rename(&t, AT_FDCWD, p1,
+			    AT_FDCWD,
+			    p2, 0) : init_ops_rename(&t, init_ops_fdarg(a[0]),
+			    p1,
 			    init_ops_fdarg(a[2]), p2, sc == SV_RENAMEAT2 ?
 			    (unsigned)a[4] : 0);
 		break;
@@ -518,7 +556,8 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_TRUNCATE64:
 		if ((e = init_walk_read_str(&t, a[0], p1, sizeof p1)) != 0)
 			break;
-		e = init_ops_change(&t, sc, AT_FDCWD, p1, 0, 0, sc == SV_TRUNCATE64 &&
+		e = init_ops_change(&t, sc, AT_FDCWD, p1, 0, 0,
+		    sc == SV_TRUNCATE64 &&
 		    call->data->arch != AUDIT_ARCH_X86_64 ? (off_t)(a[1] |
 		    (a[2] << 32)) : (off_t)a[1]);
 		break;
@@ -528,15 +567,18 @@ init_ops_call(struct init_sv_call *call, int *fd)
 		e = init_ops_change(&t, sc, AT_FDCWD, p1, 0, (mode_t)a[1], 0);
 		break;
 	case SV_FCHMOD:
-		e = init_ops_change(&t, sc, init_ops_fdarg(a[0]), NULL, 0, (mode_t)a[1], 0);
+		e = init_ops_change(&t, sc, init_ops_fdarg(a[0]), NULL, 0,
+		    (mode_t)a[1], 0);
 		break;
 	case SV_FCHMODAT:
 	case SV_FCHMODAT2:
 		flags = sc == SV_FCHMODAT2 ? (int)a[3] : 0;
 		if ((e = init_walk_read_str(&t, a[1], p1, sizeof p1)) != 0)
 			break;
-		e = init_ops_change(&t, sc, init_ops_fdarg(a[0]), (flags & AT_EMPTY_PATH) &&
-		    p1[0] == '\0' ? NULL : p1, (flags & AT_SYMLINK_NOFOLLOW) != 0,
+		e = init_ops_change(&t, sc, init_ops_fdarg(a[0]),
+		    (flags & AT_EMPTY_PATH) &&
+		    p1[0] == '\0' ? NULL : p1,
+		    (flags & AT_SYMLINK_NOFOLLOW) != 0,
 		    (mode_t)a[2], 0);
 		break;
 	default:
@@ -578,6 +620,7 @@ init_ops_file_mkdir(const char *path, mode_t mode, char *why,
 		snprintf(why, whylen, "the file guard is not set up");
 		return -EPERM;
 	}
-	return -init_ops_create(&t, SV_MKDIR, AT_FDCWD, path, mode, 0, NULL, why,
+	return -init_ops_create(&t, SV_MKDIR, AT_FDCWD, path, mode, 0, NULL,
+	    why,
 	    whylen);
 }

@@ -47,7 +47,8 @@ init_walk_loc_close(struct init_walk_loc *l)
 
 /* Read a NUL-terminated string at addr of the caller into buf. */
 int
-init_walk_read_str(struct init_walk_caller *t, uint64_t addr, char *buf, size_t len)
+init_walk_read_str(struct init_walk_caller *t, uint64_t addr, char *buf,
+    size_t len)
 {
 	char p[32];
 	size_t off = 0, chunk;
@@ -175,7 +176,8 @@ init_walk_prepend(char *rest, const char *head)
 /* One step into component c from (fd, dir); replaces fd. Symlinks: their
  * text is prepended to rest (rest has room for PATH_MAX * 2). */
 static int
-init_walk_step(struct init_walk_caller *t, int *fd, char *dir, char *c, char *rest, int *hops)
+init_walk_step(struct init_walk_caller *t, int *fd, char *dir, char *c,
+    char *rest, int *hops)
 {
 	char num[48], link[PATH_MAX];
 	struct stat st;
@@ -244,7 +246,8 @@ init_walk_step(struct init_walk_caller *t, int *fd, char *dir, char *c, char *re
 		if ((e = init_walk_prepend(rest, link)) != 0)
 			return e;
 		if (link[0] == '/') {
-			if ((nfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			if ((nfd = open("/",
+			    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 				return errno;
 			close(*fd);
 			*fd = nfd;
@@ -263,7 +266,8 @@ init_walk_step(struct init_walk_caller *t, int *fd, char *dir, char *c, char *re
 
 /* Walk path from (fd, dir) (fd is taken) to its parent and final name. */
 static int
-init_walk_walk(struct init_walk_caller *t, int fd, const char *dir, const char *path,
+init_walk_walk(struct init_walk_caller *t, int fd, const char *dir,
+    const char *path,
     struct init_walk_loc *l, int *hops)
 {
 	static char rest[PATH_MAX * 2];
@@ -328,7 +332,8 @@ init_walk_walk(struct init_walk_caller *t, int fd, const char *dir, const char *
  * the walk would do one component at a time. -1 when it does not apply
  * (the walk then runs). */
 static int
-init_walk_fast(int base, const char *basedir, const char *path, struct init_walk_loc *l)
+init_walk_fast(int base, const char *basedir, const char *path,
+    struct init_walk_loc *l)
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 	    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
@@ -358,7 +363,8 @@ init_walk_fast(int base, const char *basedir, const char *path, struct init_walk
 		memcpy(sub, path, n);
 		sub[n] = '\0';
 	}
-	if (strcmp(basedir, "/proc") == 0 || strncmp(basedir, "/proc/", 6) == 0 ||
+	if (strcmp(basedir, "/proc") == 0 || strncmp(basedir, "/proc/",
+	    6) == 0 ||
 	    strcmp(sub, "proc") == 0 || strncmp(sub, "proc/", 5) == 0 ||
 	    strcmp(sub, "/proc") == 0 || strncmp(sub, "/proc/", 6) == 0)
 		return -1; /* procfs: /proc/self needs the walk */
@@ -389,13 +395,18 @@ init_walk_fast(int base, const char *basedir, const char *path, struct init_walk
 
 /* Resolve (dirfd, path) as the caller sees them. */
 int
-init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path, struct init_walk_loc *l,
+init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path,
+    struct init_walk_loc *l,
     int *hops)
 {
 	char p[48], dir[PATH_MAX];
 	int fd;
 
 	l->fd = -1;
+	if (path[0] == '\0')
+		return ENOENT;
+	if (strlen(path) >= PATH_MAX)
+		return ENAMETOOLONG;
 	if (path[0] == '/' || t->tid == 0)
 		strcpy(p, "/");
 	else if (dirfd == AT_FDCWD)
@@ -422,7 +433,8 @@ init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path, struc
 /* If the final name is a symlink, follow it (regular ones by walking their
  * text, procfs links: INIT_WALK_MAGIC). 0 when it is not (or is absent). */
 int
-init_walk_follow(struct init_walk_caller *t, struct init_walk_loc *l, int *hops, int *followed)
+init_walk_follow(struct init_walk_caller *t, struct init_walk_loc *l,
+    int *hops, int *followed)
 {
 	char link[PATH_MAX], dir[PATH_MAX];
 	struct stat st;
@@ -435,7 +447,8 @@ init_walk_follow(struct init_walk_caller *t, struct init_walk_loc *l, int *hops,
 			return t->tid == 0 ? EACCES : INIT_WALK_MAGIC;
 		if (++*hops > INIT_WALK_HOPS)
 			return ELOOP;
-		if ((n = readlinkat(l->fd, l->name, link, sizeof link - 1)) <= 0)
+		if ((n = readlinkat(l->fd, l->name, link,
+		    sizeof link - 1)) <= 0)
 			return n == 0 ? ENOENT : errno;
 		link[n] = '\0';
 		snprintf(dir, sizeof dir, "%s", l->dir);
@@ -473,7 +486,8 @@ init_walk_loc_of(int pfd, struct init_walk_loc *l)
 	char real[PATH_MAX], *slash;
 
 	l->fd = -1;
-	if (init_walk_fd_path(pfd, real, sizeof real) < 0 || !init_walk_under_roots(real) ||
+	if (init_walk_fd_path(pfd, real, sizeof real) < 0 ||
+	    !init_walk_under_roots(real) ||
 	    (slash = strrchr(real, '/')) == NULL || slash[1] == '\0')
 		return 0;
 	snprintf(l->name, sizeof l->name, "%s", slash + 1);
@@ -485,7 +499,8 @@ init_walk_loc_of(int pfd, struct init_walk_loc *l)
 
 /* The O_PATH descriptor of a caller's fd, and its folder and name. */
 int
-init_walk_of_fd(struct init_walk_caller *t, int fd, struct init_walk_loc *l, int *pfd)
+init_walk_of_fd(struct init_walk_caller *t, int fd, struct init_walk_loc *l,
+    int *pfd)
 {
 	char p[48];
 

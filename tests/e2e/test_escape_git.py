@@ -344,3 +344,46 @@ def test_escape_other_abis(ctx):
         raise sboxtest.Skip("this kernel runs no 32-bit programs (x32 "
                             "case checked)")
     S.c.call("session.close", {"session": sid})
+
+
+HOSTILE = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs('h', exist_ok=True)
+for a, b in (('h/loop1', 'h/loop2'), ('h/loop2', 'h/loop1')):
+    try:
+        os.symlink(os.path.basename(b), a)
+    except OSError:
+        pass
+paths = [b'', b'/', b'.', b'..', b'h/loop1', b'h/loop1/x', b'../' * 3000,
+         b'a' * 5000, (b'x/' * 2100), b'/proc/self/fd/1', b'/proc/1/environ',
+         b'/proc/thread-self/comm', b'/proc/self/cwd/.git',
+         b'/proc/self/root/proc/self/cwd/h/.git', b'h/\xff\xfe/.envrc',
+         b'/dev/fd/1', b'h/' + b'../h/' * 800 + b'.git']
+for p in paths:
+    for fn in (lambda: libc.mkdir(p, 0o755),
+               lambda: libc.open(p, os.O_WRONLY | os.O_CREAT, 0o644),
+               lambda: libc.rename(b'h', p), lambda: libc.link(b'h', p),
+               lambda: libc.symlink(b'h', p), lambda: libc.truncate(p, 0),
+               lambda: libc.chmod(p, 0o755)):
+        fn()
+# a bad pointer
+libc.syscall(83, ctypes.c_void_p(8), 0o755)
+libc.syscall(83, ctypes.c_void_p(0xffffffffffff0000), 0o755)
+print('survived')
+"""
+
+
+def test_escape_hostile_paths(ctx):
+    """Loops, huge and odd paths, bad pointers, /proc tricks: sbox-init
+    keeps serving, and nothing of git appears."""
+    S = Setup(ctx)
+    sid = S.session()
+    r = run(S.c, sid, None, argv=["python3", "-c", HOSTILE])
+    assert "survived" in r.out, r
+    assert run(S.c, sid, "echo still-here").out.strip() == "still-here"
+    for rel in ("h/.git", ".git/HEAD"):
+        assert rel == ".git/HEAD" or not os.path.lexists(
+            os.path.join(S.proj, rel)), rel
+    S.host_git(".", "h")
+    S.c.call("session.close", {"session": sid})
