@@ -107,7 +107,7 @@ init_files_open(json_t *msg)
 	}
 	if ((fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC))) {
 		/* a write: walked and decided as a command's would be */
-		fd = init_supervise_file_open(path, fl | O_NOCTTY | O_CLOEXEC |
+		fd = init_ops_file_open(path, fl | O_NOCTTY | O_CLOEXEC |
 		    O_NONBLOCK, (mode_t)mode, why, sizeof why);
 		if (fd < 0) {
 			init_send_error(req, -fd, "%s", why[0] ? why :
@@ -136,7 +136,7 @@ init_files_mkdir(json_t *msg)
 		init_send_error(req, EINVAL, "mkdir: bad path or mode");
 		return;
 	}
-	if ((rc = init_supervise_file_mkdir(path, (mode_t)mode, why,
+	if ((rc = init_ops_file_mkdir(path, (mode_t)mode, why,
 	    sizeof why)) < 0) {
 		init_send_error(req, -rc, "%s", why[0] ? why : strerror(-rc));
 		return;

@@ -11,7 +11,7 @@
  * changes nothing. Notifications are handled one at a time, so the checks
  * of one operation cannot race with another's rename. What it cannot handle
  * safely is refused. The path walking and the operations live in
- * init-supervise-ops.c. */
+ * init-walk.c and init-ops.c. */
 #include "daemon/ctl.h"
 #include "daemon/init.h"
 #include "daemon/init-supervise.h"
@@ -237,7 +237,7 @@ init_supervise_guard(json_t *msg)
 	} else
 		init_sv_spec.supervise = 0;
 	if (why == NULL)
-		why = init_supervise_ops_init();
+		why = init_walk_init();
 	if (why != NULL) {
 		init_sv_state = -1;
 		snprintf(init_sv_broken, sizeof init_sv_broken,
@@ -458,7 +458,7 @@ init_sv_one(int i)
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
 	fd = -1;
-	err = init_supervise_call(&call, &fd);
+	err = init_ops_call(&call, &fd);
 	if (err == SV_ANSWERED)
 		return; /* a helper answers once the FIFO opens */
 	if (fd >= 0) {

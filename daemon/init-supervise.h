@@ -1,9 +1,10 @@
-/* init-supervise.h: what init-supervise.c (the listeners and the loop) and
- * init-supervise-ops.c (path walking and the operations) share. */
+/* init-supervise.h: what init-supervise.c (the listeners and the loop),
+ * init-walk.c (path walking) and init-ops.c (the operations) share. */
 #ifndef SBOX_INIT_SUPERVISE_H
 #define SBOX_INIT_SUPERVISE_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <linux/seccomp.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -36,13 +37,59 @@ const struct guard_spec *init_supervise_spec(void);
 void init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason);
 
-/* init_supervise_call's answer when a helper answers the call itself. */
+/* init_ops_call's answer when a helper answers the call itself. */
 #define SV_ANSWERED 1001
 
-/* init-supervise-ops.c: set up (NULL or a reason). */
-const char *init_supervise_ops_init(void);
-/* Perform one notified call for its caller: returns 0 or an errno; an
+/* init-walk.c: the caller. tid 0 = sbox-init itself (its file operations). */
+struct init_walk_caller {
+	struct init_sv_call *call;
+	pid_t  tid, tgid;
+	int    mem;           /* /proc/TID/mem, -1 until needed */
+	mode_t umask;
+	int    status;        /* tgid and umask read (0 = not yet) */
+};
+
+/* A resolved location: the parent folder (held) and the final name. */
+struct init_walk_loc {
+	int  fd;
+	char dir[PATH_MAX];
+	char name[NAME_MAX + 1];
+};
+
+#define INIT_WALK_HOPS  40     /* symlinks followed at most */
+#define INIT_WALK_MAGIC 1000   /* the final name is a procfs link */
+
+/* Set up: remember procfs's device (NULL or a reason). */
+const char *init_walk_init(void);
+/* Close a location's descriptor. */
+void init_walk_loc_close(struct init_walk_loc *l);
+/* Read a NUL-terminated string at addr of the caller; 0 or an errno. */
+int init_walk_read_str(struct init_walk_caller *t, uint64_t addr, char *buf,
+    size_t len);
+/* The caller's thread group and umask (read once, when needed). */
+int init_walk_status(struct init_walk_caller *t);
+/* Is the notification still the same live call? */
+int init_walk_valid(struct init_walk_caller *t);
+/* The absolute path a descriptor leads to, or -1. */
+int init_walk_fd_path(int fd, char *buf, size_t len);
+/* Resolve (dirfd, path) as the caller sees them: parent held + name. */
+int init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path,
+    struct init_walk_loc *l, int *hops);
+/* Follow a final symlink (INIT_WALK_MAGIC for a procfs link); 0 when the
+ * name is no symlink or absent. */
+int init_walk_follow(struct init_walk_caller *t, struct init_walk_loc *l,
+    int *hops, int *followed);
+/* Is path inside one of the guarded roots (string check)? */
+int init_walk_under_roots(const char *path);
+/* The folder and name of what an O_PATH descriptor holds when it is a named
+ * file in a guarded root (l->fd -1 otherwise); 0 or an errno. */
+int init_walk_loc_of(int pfd, struct init_walk_loc *l);
+/* The same for a caller's fd (its O_PATH copy in *pfd). */
+int init_walk_of_fd(struct init_walk_caller *t, int fd,
+    struct init_walk_loc *l, int *pfd);
+
+/* init-ops.c: perform one notified call for its caller: 0 or an errno; an
  * opened file is returned in *fd (then the answer is that fd). */
-int init_supervise_call(struct init_sv_call *call, int *fd);
+int init_ops_call(struct init_sv_call *call, int *fd);
 
 #endif

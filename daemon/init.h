@@ -57,11 +57,12 @@ int init_supervise_adopt(int sock, pid_t pid, json_int_t id);
 int init_supervise_pollfds(struct pollfd *pfd, int max);
 /* Handle the listeners poll reported. */
 void init_supervise_events(struct pollfd *pfd, int n);
-/* sbox-init's own writes, decided like a command's: an fd (open) or 0
- * (mkdir), or -errno; why gets the guard's reason when it refused. */
-int init_supervise_file_open(const char *path, int flags, mode_t mode,
+/* init-ops.c: sbox-init's own writes, decided like a command's: an fd
+ * (open) or 0 (mkdir), or -errno; why gets the guard's reason when it
+ * refused. */
+int init_ops_file_open(const char *path, int flags, mode_t mode,
     char *why, size_t whylen);
-int init_supervise_file_mkdir(const char *path, mode_t mode, char *why,
+int init_ops_file_mkdir(const char *path, mode_t mode, char *why,
     size_t whylen);
 
 /* Copy src into dst (size n) as valid UTF-8 ('?' for bad bytes). */

@@ -296,3 +296,94 @@ def test_exact_reports(ctx):
             ">&2; echo '/usr/x: Read-only file system' >&2; true")
     assert r.blocked == [], r
     S.c.call("session.close", {"session": sid})
+
+
+X32 = r"""
+import ctypes, os, sys
+os.makedirs('abi', exist_ok=True)
+libc = ctypes.CDLL(None, use_errno=True)
+# mkdir through the x32 ABI (x86_64 number 83 with bit 30): libseccomp's
+# filters kill it (or the kernel has no x32); either way nothing is made
+r = libc.syscall(0x40000000 | 83, b'abi/.git', 0o755)
+print('x32', r, ctypes.get_errno())
+"""
+
+M32 = r"""
+void _start(void) {
+	static const char p[] = "abi/.git";
+	long ret;
+	__asm__ volatile ("int $0x80" : "=a"(ret) : "a"(39), "b"(p), "c"(0755) : "memory");
+	__asm__ volatile ("int $0x80" : : "a"(1), "b"(ret == 0 ? 0 : 1));
+	for (;;) ;
+}
+"""
+
+
+def test_escape_other_abis(ctx):
+    """mkdir through the x32 ABI and through 32-bit int 0x80: the guard's
+    filter covers the compat ABI and libseccomp kills x32 calls."""
+    import platform
+    import shutil
+    if platform.machine() != "x86_64":
+        raise sboxtest.Skip("x86_64 only")
+    S = Setup(ctx)
+    sid = S.session()
+    r = run(S.c, sid, None, argv=["python3", "-c", X32])
+    assert not os.path.lexists(os.path.join(S.proj, "abi/.git")), r
+    src = os.path.join(ctx.tmp, "m32.c")
+    with open(src, "w") as f:
+        f.write(M32)
+    binary = os.path.join(S.proj, "m32")
+    if shutil.which("gcc") is None or subprocess.run(
+            ["gcc", "-m32", "-nostdlib", "-static", "-fno-pie", "-no-pie",
+             "-o", binary, src], capture_output=True).returncode != 0:
+        raise sboxtest.Skip("no 32-bit compiler for the int 0x80 case")
+    r = run(S.c, sid, "./m32; echo rc=$?")
+    assert not os.path.lexists(os.path.join(S.proj, "abi/.git")), r
+    if "rc=126" in r.out or "Exec format" in r.err:
+        raise sboxtest.Skip("this kernel runs no 32-bit programs (x32 "
+                            "case checked)")
+    S.c.call("session.close", {"session": sid})
+
+
+HOSTILE = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs('h', exist_ok=True)
+for a, b in (('h/loop1', 'h/loop2'), ('h/loop2', 'h/loop1')):
+    try:
+        os.symlink(os.path.basename(b), a)
+    except OSError:
+        pass
+paths = [b'', b'/', b'.', b'..', b'h/loop1', b'h/loop1/x', b'../' * 3000,
+         b'a' * 5000, (b'x/' * 2100), b'/proc/self/fd/1', b'/proc/1/environ',
+         b'/proc/thread-self/comm', b'/proc/self/cwd/.git',
+         b'/proc/self/root/proc/self/cwd/h/.git', b'h/\xff\xfe/.envrc',
+         b'/dev/fd/1', b'h/' + b'../h/' * 800 + b'.git']
+for p in paths:
+    for fn in (lambda: libc.mkdir(p, 0o755),
+               lambda: libc.open(p, os.O_WRONLY | os.O_CREAT, 0o644),
+               lambda: libc.rename(b'h', p), lambda: libc.link(b'h', p),
+               lambda: libc.symlink(b'h', p), lambda: libc.truncate(p, 0),
+               lambda: libc.chmod(p, 0o755)):
+        fn()
+# a bad pointer
+libc.syscall(83, ctypes.c_void_p(8), 0o755)
+libc.syscall(83, ctypes.c_void_p(0xffffffffffff0000), 0o755)
+print('survived')
+"""
+
+
+def test_escape_hostile_paths(ctx):
+    """Loops, huge and odd paths, bad pointers, /proc tricks: sbox-init
+    keeps serving, and nothing of git appears."""
+    S = Setup(ctx)
+    sid = S.session()
+    r = run(S.c, sid, None, argv=["python3", "-c", HOSTILE])
+    assert "survived" in r.out, r
+    assert run(S.c, sid, "echo still-here").out.strip() == "still-here"
+    for rel in ("h/.git", ".git/HEAD"):
+        assert rel == ".git/HEAD" or not os.path.lexists(
+            os.path.join(S.proj, rel)), rel
+    S.host_git(".", "h")
+    S.c.call("session.close", {"session": sid})
