@@ -10,23 +10,6 @@
 #include "policy/render-bwrap.h"
 #include "protocol/error.h"
 
-/* A placeholder in the daemon-wide registry (shared by every container that
- * binds it, removed when the last one lets go). */
-struct container_ph;
-struct event;
-
-/* Create (or take a reference on) the placeholders r needs, and take a
- * reference on every registered placeholder r's arguments name. *held gets
- * the list (release with container_ph_release). */
-int container_ph_acquire(const struct render_bwrap_result *r,
-    const char *held_path, int held_fd, struct container_ph ***held,
-    size_t *nheld, sbox_error *err);
-/* Drop references; the last one removes the placeholder if still empty. */
-void container_ph_release(struct container_ph **held, size_t nheld);
-/* Append {root, path, dir} of those created by us to a JSON array. */
-void container_ph_describe(struct container_ph **held, size_t nheld,
-    json_t *out);
-
 /* Cgroups a container's bwrap joins (as root: pids, maybe memory). */
 struct container_cg {
 	char *dirs[2];
@@ -94,8 +77,6 @@ struct container {
 	int                   proxy_fds[2];
 	const char           *proxy_fam[2];
 	int                   n_proxy;
-	struct container_ph **ph;
-	size_t                n_ph;
 	struct container_cg   cg;
 	char                 *cwd;
 	struct plan_limits    limits;

@@ -235,9 +235,6 @@ container_teardown(struct container *c)
 		if (c->proxy_fds[i] >= 0)
 			close(c->proxy_fds[i]);
 	c->n_proxy = 0;
-	container_ph_release(c->ph, c->n_ph);
-	c->ph = NULL;
-	c->n_ph = 0;
 	if (c->reaped)
 		container_cgroup_cleanup(&c->cg);
 }
@@ -443,10 +440,6 @@ container_render(struct container *c, const struct plan *p,
 	ro.hide_file_src = o->hide_file_src;
 	if (render_bwrap(p, &ro, &rr, err) < 0)
 		return error_context(err, "rendering the sandbox");
-	/* placeholders first: the binds over them are held next */
-	if (container_ph_acquire(&rr, o->held_path, o->held_path ? o->held_fd :
-	    -1, &c->ph, &c->n_ph, err) < 0)
-		goto out;
 	if (container_hold(c, p, o, &rr, binds, err) < 0)
 		goto out;
 	if (render_bwrap_blob(&rr, &blob, &len, err) < 0)
@@ -587,7 +580,6 @@ fail:
 		close(args);
 	if (sec >= 0)
 		close(sec);
-	container_ph_release(c->ph, c->n_ph);
 	container_cgroup_cleanup(&c->cg);
 	container_bind_free(&binds);
 	container_free_strv(cmd);
@@ -718,15 +710,4 @@ long long
 container_start_ms(const struct container *c)
 {
 	return c->t_ready ? c->t_ready - c->t_start : 0;
-}
-
-/* Placeholders this container holds: [{root, path, dir}]. */
-json_t *
-container_placeholders(const struct container *c)
-{
-	json_t *a = json_array();
-
-	if (a != NULL)
-		container_ph_describe(c->ph, c->n_ph, a);
-	return a;
 }

@@ -3,7 +3,7 @@
  *
  * Life cycle
  *   container_start() renders the plan (render-bwrap, render-seccomp),
- *   creates the placeholders of missing protected paths, spawns bwrap with an
+ *   holds every bind as a descriptor (container-bind.c), spawns bwrap with an
  *   empty environment and its arguments in a memfd (--args), and returns at
  *   once. o->on_ready fires exactly once: with err == NULL when sbox-init sent
  *   `ready` (the proxy's listening sockets are then available), or with the
@@ -28,12 +28,9 @@
  *   with one callback; when the container ends they fail with
  *   E_SESSION_CLOSED.
  *
- * Placeholders
- *   Missing protected paths inside a writable folder are created empty on
- *   the host before bwrap starts and removed (only if still empty) when the
- *   last container using them closes. container_placeholders() lists those
- *   this container created (store it with the session); after a crash pass
- *   it to container_placeholders_remove().
+ * Missing protected paths
+ *   Nothing is made on the host for them: the file guard in sbox-init keeps
+ *   them uncreatable (container-guard.c sends it the plan's guard spec).
  *
  * Limits: a cgroup per container where one can be had (a delegated v2
  *   cgroup when unprivileged, v1/v2 pids as root: container-cgroup.c); every
@@ -93,11 +90,11 @@ struct container_opts {
 
 /* Start a container for plan p (see above). NULL with err when it cannot
  * even be tried (bwrap missing: E_SANDBOX_UNAVAILABLE, plan not renderable,
- * a placeholder that cannot be made: E_SANDBOX_SETUP). */
+ * a folder that cannot be held: E_SANDBOX_SETUP). */
 struct container *container_start(const struct plan *p,
     const struct container_opts *o, sbox_error *err);
 /* Close: ask sbox-init to end everything, SIGKILL bwrap after ~1 s, reap it,
- * remove placeholders, then cb(c, arg) (may be NULL) and free c. */
+ * then cb(c, arg) (may be NULL) and free c. */
 void container_close(struct container *c, container_closed_cb cb, void *arg);
 /* Close at once and synchronously: SIGKILL, wait, clean up, free. No
  * callback runs. For daemon shutdown. */
@@ -192,9 +189,8 @@ int container_stat(struct container *c, const char *path, int nofollow,
 int container_listen_local(struct container *c, int port,
     container_listen_cb cb, void *arg, sbox_error *err);
 
-/* Placeholders this container created: [{root, path, dir}], a new ref. */
-json_t *container_placeholders(const struct container *c);
-/* Remove placeholders listed by container_placeholders() (crash recovery):
+/* Remove the placeholders an earlier version of sboxd listed in a crash
+ * note ([{root, path}]):
  * each only while it is still an empty file or folder. */
 void container_placeholders_remove(json_t *list);
 

@@ -127,9 +127,7 @@ session_write_note(struct session *s)
 
 	if (dir != NULL && path != NULL) {
 		mkdir(dir, 0700);
-		note = json_pack("{s:s, s:o}", "scratch", s->scratch,
-		    "placeholders", s->placeholders ?
-		    json_incref(s->placeholders) : json_array());
+		note = json_pack("{s:s}", "scratch", s->scratch);
 		if (json_dump_file(note, path, JSON_COMPACT) == -1)
 			log_warn("cannot write %s", path);
 		json_decref(note);
@@ -181,7 +179,6 @@ session_free(struct session *s)
 	if (s->plan)
 		plan_free(s->plan);
 	strv_free(s->env);
-	json_decref(s->placeholders);
 	json_decref(s->refused);
 	free(s);
 }
@@ -373,7 +370,6 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 			goto fail;
 		}
 	}
-	s->placeholders = container_placeholders(ct);
 	session_write_note(s);
 	s->state = SESSION_READY;
 	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)

@@ -46,7 +46,6 @@ struct session {
 	struct session_waiter *waiters;   /* session.create calls waiting for ready */
 	TAILQ_HEAD(, command) commands;
 	int                  ncommands;
-	json_t              *placeholders;
 	json_t              *refused;     /* hosts refused: [{host, port, count, ...}] */
 	long long            created_ms;
 	uid_t                creator_uid;

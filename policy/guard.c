@@ -306,6 +306,21 @@ guard_table_to_json(const struct guard_table *t)
 	return a;
 }
 
+/* A NULL-terminated vector as a JSON array (NULL on ENOMEM). */
+static json_t *
+guard_strv_json(char *const *v)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && v != NULL && v[i] != NULL; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 /* The spec as JSON. */
 json_t *
 guard_spec_to_json(const struct guard_spec *s)
@@ -316,9 +331,10 @@ guard_spec_to_json(const struct guard_spec *s)
 	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
 	    i++)
 		json_array_append_new(roots, json_string(s->roots[i]));
-	return json_pack("{s:o?,s:s,s:o?,s:b}", "roots", roots, "home",
+	return json_pack("{s:o?,s:s,s:o?,s:o?,s:b}", "roots", roots, "home",
 	    s->home ? s->home : "/", "protected",
-	    guard_table_to_json(&s->table), "supervise", s->supervise);
+	    guard_table_to_json(&s->table), "missing", guard_strv_json(
+	    s->missing), "supervise", s->supervise);
 }
 
 /* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
@@ -334,6 +350,31 @@ guard_abs_ok(const char *p, size_t len)
 	    strstr(p, "/./") == NULL && strstr(p, "/../") == NULL &&
 	    !(len >= 2 && strcmp(p + len - 2, "/.") == 0) &&
 	    !(len >= 3 && strcmp(p + len - 3, "/..") == 0);
+}
+
+/* The spec's missing paths from JSON (absent: none). */
+static int
+guard_spec_missing(struct guard_spec *s, json_t *a, sbox_error *err)
+{
+	size_t i, n;
+	json_t *v;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a) || (n = json_array_size(a)) > GUARD_MISSING_MAX)
+		return error_set(err, E_INVALID_PARAMS, "guard: missing (at most "
+		    "%d absolute paths)", GUARD_MISSING_MAX);
+	if ((s->missing = calloc(n + 1, sizeof *s->missing)) == NULL)
+		return error_nomem(err);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || !guard_abs_ok(json_string_value(v),
+		    json_string_length(v)))
+			return error_set(err, E_INVALID_PARAMS, "guard: missing[%zu] "
+			    "is not an absolute normalised path", i);
+		if ((s->missing[i] = strdup(json_string_value(v))) == NULL)
+			return error_nomem(err);
+	}
+	return 0;
 }
 
 /* Parse and validate a spec (what sbox-init receives). */
@@ -370,6 +411,10 @@ guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
 		if ((s->roots[i] = strdup(json_string_value(v))) == NULL)
 			goto nomem;
 	}
+	if (guard_spec_missing(s, json_object_get(j, "missing"), err) < 0) {
+		guard_spec_free(s);
+		return -1;
+	}
 	json_array_foreach(prot, i, v) {
 		k = json_string_value(json_object_get(v, "kind"));
 		sc = json_string_value(json_object_get(v, "scope"));
@@ -397,6 +442,9 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->roots != NULL && s->roots[i] != NULL; i++)
 		free(s->roots[i]);
 	free(s->roots);
+	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++)
+		free(s->missing[i]);
+	free(s->missing);
 	free(s->home);
 	guard_table_free(&s->table);
 	memset(s, 0, sizeof *s);
@@ -730,6 +778,18 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 		guard_refuse(v, ENAMETOOLONG, PLAN_RULE_RUNS_LATER, "%s%s",
 		    "the path is too long to check", "");
 		return;
+	}
+	/* protected paths that do not exist: never created, nor a folder
+	 * moved in that would hold one */
+	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++) {
+		if (guard_under(full, s->missing[i]) >= 0 || ((op ==
+		    GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM) &&
+		    guard_under(s->missing[i], full) >= 0)) {
+			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+			    PLAN_RULE_RUNS_LATER, "%s%s", "a protected path that "
+			    "does not exist stays uncreatable", "");
+			return;
+		}
 	}
 	for (i = 0; s->roots[i] != NULL; i++) {
 		if ((rl = guard_under(full, s->roots[i])) < 0 ||

@@ -37,6 +37,7 @@
 #define GUARD_COMMENT_MAX 160   /* bytes in its comment */
 #define GUARD_TABLE_MAX   512   /* protected names in one table */
 #define GUARD_ROOTS_MAX   64    /* guarded roots in one spec */
+#define GUARD_MISSING_MAX 1024  /* missing protected paths in one spec */
 #define GUARD_PATH_MAX    4096  /* bytes in a path */
 
 enum guard_kind { GUARD_KIND_RUNS_LATER, GUARD_KIND_CREDENTIAL };
@@ -62,6 +63,11 @@ struct guard_spec {
 	char             **roots;   /* NULL-terminated absolute folders */
 	char              *home;    /* the home folder (absolute) */
 	struct guard_table table;
+	char             **missing; /* NULL-terminated absolute paths the plan
+	                               protects that do not exist (sbox's own
+	                               files, credentials, files that run
+	                               programs later): uncreatable, as is
+	                               anything that would hold them */
 	int                supervise; /* 0: no supervisor (benchmarks only) */
 };
 

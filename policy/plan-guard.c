@@ -46,6 +46,28 @@ plan_guard_root(struct plan *p, const char *root)
 	return 0;
 }
 
+/* The protected paths of the plan that do not exist where a sandbox could
+ * create them (no placeholder stands in for them on the host): the guard
+ * keeps them uncreatable. */
+static int
+plan_guard_missing(struct plan *p)
+{
+	size_t i, n = 0;
+	char **v;
+
+	for (i = 0; i < p->n_mounts; i++) {
+		if (!p->mounts[i].missing || n >= GUARD_MISSING_MAX)
+			continue;
+		if ((v = realloc(p->guard->missing, (n + 2) * sizeof *v)) == NULL)
+			return -1;
+		p->guard->missing = v;
+		if ((v[n] = strdup(p->mounts[i].dst)) == NULL)
+			return -1;
+		v[++n] = NULL;
+	}
+	return 0;
+}
+
 /* Fill p->guard: the host-backed writable folders (the project, the
  * profile's read_write folders, home when a grant makes it writable; not
  * /tmp, the scratch folder or the caches), home, the protected names. */
@@ -78,5 +100,7 @@ plan_guard(struct plan *p, const struct profile *pr,
 		    plan_guard_root(p, m->dst) < 0)
 			return -1;
 	}
-	return plan_guard_root(p, ctx->home);
+	if (plan_guard_root(p, ctx->home) < 0)
+		return -1;
+	return plan_guard_missing(p);
 }

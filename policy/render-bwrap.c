@@ -2,8 +2,9 @@
  *
  * Namespaces and process options first, then the plan's mounts in order
  * (later ones cover earlier ones, as bwrap applies them); sbox-init is the
- * command, kept apart (bwrap reads only options from --args). See render-bwrap.h for how protected paths that are missing
- * on the host are handled (placeholders), and why folders above a protected
+ * command, kept apart (bwrap reads only options from --args). See
+ * render-bwrap.h for how protected paths that are missing on the host are
+ * handled (by the file guard, not here), and why folders above a protected
  * path inside a writable bind are bound over themselves. No I/O here. */
 #include "policy/render-bwrap.h"
 
@@ -182,41 +183,8 @@ struct render_bwrap_state {
 	const struct plan             *p;
 	struct render_bwrap_parent    *par;
 	size_t                         n_par, cap_par;
-	struct render_bwrap_placeholder *ph;
-	size_t                         n_ph, cap_ph;
 	int                            oom;
 };
-
-/* Remember a placeholder below root (once per path). */
-static void
-render_bwrap_placeholder(struct render_bwrap_state *st, const char *root,
-    const char *path, int is_dir)
-{
-	struct render_bwrap_placeholder *n;
-	size_t i;
-
-	for (i = 0; i < st->n_ph; i++)
-		if (strcmp(st->ph[i].path, path) == 0)
-			return;
-	if (st->n_ph == st->cap_ph) {
-		size_t cap = st->cap_ph ? st->cap_ph * 2 : 8;
-		if ((n = realloc(st->ph, cap * sizeof *n)) == NULL) {
-			st->oom = 1;
-			return;
-		}
-		st->ph = n;
-		st->cap_ph = cap;
-	}
-	st->ph[st->n_ph].path = strdup(path);
-	st->ph[st->n_ph].root = strdup(root);
-	if (st->ph[st->n_ph].path == NULL || st->ph[st->n_ph].root == NULL) {
-		free(st->ph[st->n_ph].path);
-		free(st->ph[st->n_ph].root);
-		st->oom = 1;
-		return;
-	}
-	st->ph[st->n_ph++].is_dir = is_dir;
-}
 
 /* Remember a parent folder to bind over itself after mount `after`. */
 static void
@@ -256,7 +224,9 @@ render_bwrap_parent(struct render_bwrap_state *st, size_t after,
 }
 
 /* For a protected mount i inside the writable bind enc: every folder between
- * them becomes a mount point, and a missing path gets placeholders. */
+ * them becomes a mount point (renaming a parent fails with EBUSY). A
+ * protected path that does not exist gets nothing here: the file guard in
+ * sbox-init keeps it uncreatable (plan->guard->missing). */
 static void
 render_bwrap_protect(struct render_bwrap_state *st, size_t i, size_t enc)
 {
@@ -265,6 +235,8 @@ render_bwrap_protect(struct render_bwrap_state *st, size_t i, size_t enc)
 	size_t base = strcmp(e->dst, "/") == 0 ? 0 : strlen(e->dst);
 	char *dst, *host, *slash;
 
+	if (m->missing)
+		return;
 	if ((dst = strdup(m->dst)) == NULL) {
 		st->oom = 1;
 		return;
@@ -277,24 +249,11 @@ render_bwrap_protect(struct render_bwrap_state *st, size_t i, size_t enc)
 			st->oom = 1;
 			break;
 		}
-		if (m->missing)
-			render_bwrap_placeholder(st, e->src, host, 1);
-		render_bwrap_parent(st, enc, host, dst, m->optional &&
-		    !m->missing);
+		render_bwrap_parent(st, enc, host, dst, m->optional);
 		free(host);
 		*slash = '/';
 	}
 	free(dst);
-	if (m->missing && !st->oom) {
-		if ((host = render_bwrap_host_path(e, m->dst)) == NULL) {
-			st->oom = 1;
-			return;
-		}
-		render_bwrap_placeholder(st, e->src, host, m->kind ==
-		    PLAN_MOUNT_HIDE_DIR || (m->kind == PLAN_MOUNT_RO_BIND &&
-		    m->is_dir));
-		free(host);
-	}
 }
 
 /* Emit the parent self-binds attached after mount index j. */
@@ -349,22 +308,14 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 	const char *hide = o->hide_file_src ? o->hide_file_src : "/dev/null";
 	enum render_bwrap_area area;
 	long enc;
-	char *host;
 
 	area = render_bwrap_area(st->p, i, &enc);
 	if (m->missing && render_bwrap_is_protect(m->kind)) {
 		if (area == AREA_RO)
 			return 0; /* cannot be created there anyway */
-		if (area == AREA_RW) {
-			if ((host = render_bwrap_host_path(&st->p->mounts[enc],
-			    m->dst)) == NULL)
-				return error_nomem(err);
-			if (m->kind == PLAN_MOUNT_RO_BIND)
-				render_bwrap_add3(a, "--ro-bind", host, m->dst);
-			free(host);
-			if (m->kind == PLAN_MOUNT_RO_BIND)
-				return 0;
-		} else if (m->kind == PLAN_MOUNT_RO_BIND) {
+		if (area == AREA_RW)
+			return 0; /* the file guard keeps it uncreatable */
+		if (m->kind == PLAN_MOUNT_RO_BIND) {
 			/* A tmpfs (or bwrap's root): nothing on the host; an
 			 * empty read-only thing keeps the name taken. */
 			if (m->is_dir)
@@ -439,7 +390,8 @@ render_bwrap_seal(const struct plan *p, struct render_bwrap_argv *a)
 
 	for (i = 0; i < p->n_mounts; i++)
 		if (p->mounts[i].kind == PLAN_MOUNT_HIDE_DIR && !(p->mounts[i].missing &&
-		    render_bwrap_area(p, i, &enc) == AREA_RO))
+		    (render_bwrap_area(p, i, &enc) == AREA_RO ||
+		    render_bwrap_area(p, i, &enc) == AREA_RW)))
 			render_bwrap_add2(a, "--remount-ro", p->mounts[i].dst);
 }
 
@@ -548,11 +500,7 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 	out->cmd = c.v;
 	out->cmdc = c.n;
 	c.v = NULL;
-	out->placeholders = st.ph;
-	out->n_placeholders = st.n_ph;
 	a.v = NULL;
-	st.ph = NULL;
-	st.n_ph = 0;
 	rc = 0;
 out:
 	for (i = 0; i < a.n && a.v; i++)
@@ -566,11 +514,6 @@ out:
 		free(st.par[i].dst);
 	}
 	free(st.par);
-	for (i = 0; i < st.n_ph; i++) {
-		free(st.ph[i].path);
-		free(st.ph[i].root);
-	}
-	free(st.ph);
 	return rc;
 }
 
@@ -611,10 +554,5 @@ render_bwrap_free(struct render_bwrap_result *r)
 	for (i = 0; i < r->cmdc && r->cmd; i++)
 		free(r->cmd[i]);
 	free(r->cmd);
-	for (i = 0; i < r->n_placeholders; i++) {
-		free(r->placeholders[i].path);
-		free(r->placeholders[i].root);
-	}
-	free(r->placeholders);
 	memset(r, 0, sizeof *r);
 }

@@ -1,14 +1,12 @@
 /* render-bwrap.h: a plan as bubblewrap arguments (for `bwrap --args FD`).
  *
  * Protected paths that do not exist on the host (plan_mount.missing) inside a
- * writable bind: the caller creates an empty placeholder (file or folder) at
- * each path of result.placeholders before starting bwrap, bwrap binds it
- * read-only over itself (or covers it as the mount kind says), so inside the
- * sandbox the path exists, is read-only and, being a mount point, cannot be
- * removed or renamed. Every folder between the writable bind and a protected
- * path is bound over itself too, so that renaming a parent (mv .git .git2;
- * mkdir .git) fails with EBUSY. The caller removes the placeholders when the
- * session ends (and after a crash), only while they are still empty. */
+ * writable bind get no mount and nothing on the host (no placeholder: host
+ * `git status` and `git add -A` see nothing of sbox's): sbox-init's file
+ * guard refuses their creation (plan->guard->missing and the protected
+ * names). Every folder between a writable bind and an existing protected
+ * path is bound over itself, so that renaming a parent (mv .git .git2;
+ * mkdir .git) fails with EBUSY. */
 #ifndef SBOX_RENDER_BWRAP_H
 #define SBOX_RENDER_BWRAP_H
 
@@ -30,13 +28,6 @@ struct render_bwrap_opts {
 	                              open of it then fails: nodev mount) */
 };
 
-/* A path the caller must create (empty) before bwrap and remove after. */
-struct render_bwrap_placeholder {
-	char *root;   /* host folder of the writable bind it lies in */
-	char *path;   /* absolute host path, below root */
-	int   is_dir; /* folder (1) or regular file (0) */
-};
-
 struct render_bwrap_result {
 	char  **argv;  /* NULL-terminated bwrap options, for --args (bwrap
 	                  ignores a command given there) */
@@ -44,8 +35,6 @@ struct render_bwrap_result {
 	char  **cmd;   /* NULL-terminated command to put after
 	                  `bwrap --args FD --`: sbox-init and its arguments */
 	size_t  cmdc;
-	struct render_bwrap_placeholder *placeholders; /* in creation order */
-	size_t  n_placeholders;
 };
 
 /* Render the plan; on success fill *out (free with render_bwrap_free). */

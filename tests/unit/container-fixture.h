@@ -35,6 +35,7 @@
 #include "daemon/child.h"
 #include "daemon/container.h"
 #include "daemon/ctl.h"
+#include "policy/guard.h"
 #include "policy/plan.h"
 
 #define ALL_SYS 0x1ff
@@ -144,6 +145,17 @@ make_plan(void)
 	ADD(PLAN_MOUNT_HIDE_FILE, NULL, p_secret, 0);
 #undef ADD
 	memset(&p, 0, sizeof p);
+	/* the file guard keeps the missing protected paths uncreatable */
+	static char *roots[2], *missing[3];
+	static struct guard_spec guard;
+	roots[0] = proj;
+	missing[0] = p_hooks;
+	missing[1] = p_envrc;
+	guard.roots = roots;
+	guard.missing = missing;
+	guard.home = "/nonexistent-home";
+	guard.supervise = 1;
+	p.guard = &guard;
 	p.mounts = mounts;
 	p.n_mounts = n;
 	p.syscalls = ALL_SYS;
