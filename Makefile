@@ -101,8 +101,9 @@ $(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# sbox-init decides with policy/guard.c and filters with libseccomp.
-$(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC) policy/guard.c) $(LIBPROTOCOL)
+# sbox-init decides with policy/guard.c (its spec: guard-spec.c) and filters
+# with libseccomp.
+$(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC) policy/guard.c policy/guard-spec.c) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(shell pkg-config --libs libseccomp 2>/dev/null)
 

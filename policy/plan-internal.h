@@ -60,6 +60,10 @@ struct plan_mount *plan_add_mount(struct plan_builder *b,
 void plan_add_rule(struct plan_builder *b, const char *path,
     enum plan_access access, const char *rule);
 
+/* Refuse a project or read-write folder that is (or holds) the home folder
+ * (plan-net.c). */
+int plan_not_home(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err);
 /* Fill the plan's limits from the defaults and the profile (plan-net.c). */
 void plan_limits(struct plan_limits *l, const struct profile *pr);
 /* Fill the plan's network settings (plan-net.c). */

@@ -1,9 +1,11 @@
-/* plan-net.c: the plan's limits and network settings from a profile. */
+/* plan-net.c: the plan's limits and network settings from a profile, and
+ * the folders a sandbox may never write (the home folder). */
 #include "policy/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/path.h"
 #include "policy/plan-internal.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
@@ -82,3 +84,31 @@ plan_net(struct plan *plan, const struct plan_context *ctx,
 	return 0;
 }
 
+/* Refuse a project or read-write folder that is the home folder or holds
+ * it: its dotfiles, ~/.local/bin and tool settings run programs later. */
+int
+plan_not_home(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err)
+{
+	const char *f = NULL, *field = NULL;
+	size_t i;
+
+	if (pr->project_access && ctx->project != NULL &&
+	    path_is_under(ctx->home, ctx->project)) {
+		f = ctx->project;
+		field = "project";
+	}
+	for (i = 0; f == NULL && pr->folders_rw && pr->folders_rw[i]; i++)
+		if (path_is_under(ctx->home, pr->folders_rw[i])) {
+			f = pr->folders_rw[i];
+			field = "folders.read_write";
+		}
+	if (f == NULL)
+		return 0;
+	return error_set_field(err, E_INVALID_PARAMS, field, "%s is %s: a "
+	    "sandbox cannot write there (dotfiles, ~/.local/bin and tool "
+	    "settings run programs later); use a project folder below it, "
+	    "e.g. %s/code/NAME", f, strcmp(f, ctx->home) == 0 ?
+	    "your home folder" : "a folder that holds your home folder",
+	    ctx->home);
+}

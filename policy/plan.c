@@ -677,35 +677,6 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 	plan_inherit(b);
 }
 
-/* Refuse a project or read-write folder that is the home folder or holds
- * it: its dotfiles, ~/.local/bin and tool settings run programs later. */
-static int
-plan_not_home(const struct profile *pr, const struct plan_context *ctx,
-    sbox_error *err)
-{
-	const char *f = NULL, *field = NULL;
-	size_t i;
-
-	if (pr->project_access && ctx->project != NULL &&
-	    path_is_under(ctx->home, ctx->project)) {
-		f = ctx->project;
-		field = "project";
-	}
-	for (i = 0; f == NULL && pr->folders_rw && pr->folders_rw[i]; i++)
-		if (path_is_under(ctx->home, pr->folders_rw[i])) {
-			f = pr->folders_rw[i];
-			field = "folders.read_write";
-		}
-	if (f == NULL)
-		return 0;
-	return error_set_field(err, E_INVALID_PARAMS, field, "%s is %s: a "
-	    "sandbox cannot write there (dotfiles, ~/.local/bin and tool "
-	    "settings run programs later); use a project folder below it, "
-	    "e.g. %s/code/NAME", f, strcmp(f, ctx->home) == 0 ?
-	    "your home folder" : "a folder that holds your home folder",
-	    ctx->home);
-}
-
 /* Build the plan for a resolved profile. */
 struct plan *
 policy_plan(const struct profile *pr, const struct plan_context *ctx,

@@ -1,0 +1,155 @@
+/* guard-spec.c: the file guard's spec as JSON, the form in which sboxd
+ * sends it to sbox-init (which validates it: it comes over the control
+ * socket). */
+#include "policy/guard.h"
+#include "policy/plan.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A NULL-terminated vector as a JSON array (NULL on ENOMEM). */
+static json_t *
+guard_strv_json(char *const *v)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && v != NULL && v[i] != NULL; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* The spec as JSON. */
+json_t *
+guard_spec_to_json(const struct guard_spec *s)
+{
+	json_t *roots = json_array();
+	size_t i;
+
+	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
+	    i++)
+		json_array_append_new(roots, json_string(s->roots[i]));
+	return json_pack("{s:o?,s:s,s:o?,s:o?,s:b}", "roots", roots, "home",
+	    s->home ? s->home : "/", "protected",
+	    guard_table_to_json(&s->table), "missing", guard_strv_json(
+	    s->missing), "supervise", s->supervise);
+}
+
+/* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
+static int
+guard_abs_ok(const char *p, size_t len)
+{
+	if (len == 0 || len > GUARD_PATH_MAX || p[0] != '/' ||
+	    strlen(p) != len)
+		return 0;
+	if (len == 1)
+		return 1;
+	return p[len - 1] != '/' && strstr(p, "//") == NULL &&
+	    strstr(p, "/./") == NULL && strstr(p, "/../") == NULL &&
+	    !(len >= 2 && strcmp(p + len - 2, "/.") == 0) &&
+	    !(len >= 3 && strcmp(p + len - 3, "/..") == 0);
+}
+
+/* The spec's missing paths from JSON (absent: none). */
+static int
+guard_spec_missing(struct guard_spec *s, json_t *a, sbox_error *err)
+{
+	size_t i, n;
+	json_t *v;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a) || (n = json_array_size(a)) > GUARD_MISSING_MAX)
+		return error_set(err, E_INVALID_PARAMS, "guard: missing (at most "
+		    "%d absolute paths)", GUARD_MISSING_MAX);
+	if ((s->missing = calloc(n + 1, sizeof *s->missing)) == NULL)
+		return error_nomem(err);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || !guard_abs_ok(json_string_value(v),
+		    json_string_length(v)))
+			return error_set(err, E_INVALID_PARAMS, "guard: missing[%zu] "
+			    "is not an absolute normalised path", i);
+		if ((s->missing[i] = strdup(json_string_value(v))) == NULL)
+			return error_nomem(err);
+	}
+	return 0;
+}
+
+/* Parse and validate a spec (what sbox-init receives). */
+int
+guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
+{
+	json_t *roots = json_object_get(j, "roots");
+	json_t *home = json_object_get(j, "home");
+	json_t *prot = json_object_get(j, "protected");
+	json_t *sup = json_object_get(j, "supervise"), *v;
+	const char *k, *sc, *n, *c;
+	size_t i, nr;
+
+	memset(s, 0, sizeof *s);
+	if (!json_is_array(roots) || (nr = json_array_size(roots)) >
+	    GUARD_ROOTS_MAX || !json_is_string(home) ||
+	    !guard_abs_ok(json_string_value(home), json_string_length(home)) ||
+	    !json_is_array(prot) || json_array_size(prot) > GUARD_TABLE_MAX ||
+	    !json_is_boolean(sup))
+		return error_set(err, E_INVALID_PARAMS, "guard: roots (at most "
+		    "%d absolute paths), home, protected and supervise",
+		    GUARD_ROOTS_MAX);
+	s->supervise = json_is_true(sup);
+	if ((s->roots = calloc(nr + 1, sizeof *s->roots)) == NULL ||
+	    (s->home = strdup(json_string_value(home))) == NULL)
+		goto nomem;
+	json_array_foreach(roots, i, v) {
+		if (!json_is_string(v) || !guard_abs_ok(json_string_value(v),
+		    json_string_length(v))) {
+			guard_spec_free(s);
+			return error_set(err, E_INVALID_PARAMS, "guard: roots[%zu] "
+			    "is not an absolute normalised path", i);
+		}
+		if ((s->roots[i] = strdup(json_string_value(v))) == NULL)
+			goto nomem;
+	}
+	if (guard_spec_missing(s, json_object_get(j, "missing"), err) < 0) {
+		guard_spec_free(s);
+		return -1;
+	}
+	json_array_foreach(prot, i, v) {
+		k = json_string_value(json_object_get(v, "kind"));
+		sc = json_string_value(json_object_get(v, "scope"));
+		n = json_string_value(json_object_get(v, "name"));
+		c = json_string_value(json_object_get(v, "comment"));
+		if (k == NULL || sc == NULL || n == NULL || guard_entry_add(
+		    &s->table, k, sc, n, c, err) < 0) {
+			guard_spec_free(s);
+			return error_set(err, E_INVALID_PARAMS, "guard: "
+			    "protected[%zu] is not a valid entry", i);
+		}
+	}
+	return 0;
+nomem:
+	guard_spec_free(s);
+	return error_nomem(err);
+}
+
+/* Release what the spec owns. */
+void
+guard_spec_free(struct guard_spec *s)
+{
+	size_t i;
+
+	for (i = 0; s->roots != NULL && s->roots[i] != NULL; i++)
+		free(s->roots[i]);
+	free(s->roots);
+	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++)
+		free(s->missing[i]);
+	free(s->missing);
+	free(s->home);
+	guard_table_free(&s->table);
+	memset(s, 0, sizeof *s);
+}
