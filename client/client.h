@@ -35,6 +35,10 @@ void client_close(struct client *cl);
  * request. Returns the result (caller owns) or NULL with err. */
 json_t *client_call(struct client *cl, const char *method, json_t *params,
     const int *fds, int nfds, sbox_error *err);
+/* Connect, call one method and disconnect; NULL after printing the error
+ * (*rc gets the exit code). params is consumed. */
+json_t *client_call_once(const struct client_opts *o, const char *method,
+    json_t *params, int *rc);
 /* Send a request without waiting; returns its id, or -1. */
 long long client_send(struct client *cl, const char *method, json_t *params,
     const int *fds, int nfds, sbox_error *err);

@@ -20,28 +20,6 @@ cmd_choices_s(const json_t *o, const char *key, const char *def)
 	return s ? s : def;
 }
 
-/* Connect and call one method; NULL with *rc set (and the error printed). */
-static json_t *
-cmd_choices_call(const struct client_opts *o, const char *method,
-    json_t *params, int *rc)
-{
-	struct client *cl;
-	sbox_error err;
-	json_t *r;
-
-	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL) {
-		json_decref(params);
-		*rc = client_fail(&err);
-		return NULL;
-	}
-	r = client_call(cl, method, params, NULL, 0, &err);
-	client_close(cl);
-	if (r == NULL)
-		*rc = client_fail(&err);
-	return r;
-}
-
 /* Print a session.status result. */
 static void
 cmd_choices_print_status(const json_t *r)
@@ -90,7 +68,7 @@ cmd_choices_status(const struct client_opts *o, int argc, char **argv)
 		mo.json = 1;
 	else if (argc != 2 || argv[1][0] == '-')
 		return client_usage("usage: sbox session status ID [--json]");
-	if ((r = cmd_choices_call(&mo, "session.status", json_pack("{s:s}",
+	if ((r = client_call_once(&mo, "session.status", json_pack("{s:s}",
 	    "session", argv[1]), &rc)) == NULL)
 		return rc;
 	if (mo.json)
@@ -174,7 +152,7 @@ cmd_choices_choices(const struct client_opts *o, int argc, char **argv)
 		return client_usage("usage: sbox session choices [...]: no "
 		    "arguments beyond the options");
 	}
-	if ((r = cmd_choices_call(&mo, "session.choices", params, &rc)) == NULL)
+	if ((r = client_call_once(&mo, "session.choices", params, &rc)) == NULL)
 		return rc;
 	if (mo.json)
 		client_print_json(r);

@@ -7,28 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Connect and call one method; NULL after printing the error (*rc set). */
-static json_t *
-cmd_sandbox_call(const struct client_opts *o, const char *method,
-    json_t *params, int *rc)
-{
-	struct client *cl;
-	sbox_error err;
-	json_t *r;
-
-	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL) {
-		json_decref(params);
-		*rc = client_fail(&err);
-		return NULL;
-	}
-	r = client_call(cl, method, params, NULL, 0, &err);
-	client_close(cl);
-	if (r == NULL)
-		*rc = client_fail(&err);
-	return r;
-}
-
 /* A JSON array of strings joined with ", " into buf ("-" when empty). */
 static const char *
 cmd_sandbox_join(const json_t *a, char *buf, size_t len)
@@ -104,7 +82,7 @@ cmd_sandbox_list(const struct client_opts *o, int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return client_usage("wrong arguments");
-	if ((r = cmd_sandbox_call(o, "sandbox.list", NULL, &rc)) == NULL)
+	if ((r = client_call_once(o, "sandbox.list", NULL, &rc)) == NULL)
 		return rc;
 	if (o->json) {
 		client_print_json(r);
@@ -316,7 +294,7 @@ cmd_sandbox_show(const struct client_opts *o, int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return client_usage("wrong arguments");
-	if ((r = cmd_sandbox_call(&mo, "sandbox.show", json_pack("{s:s}",
+	if ((r = client_call_once(&mo, "sandbox.show", json_pack("{s:s}",
 	    "profile", argv[optind]), &rc)) == NULL)
 		return rc;
 	if (mo.json)
@@ -370,7 +348,7 @@ cmd_sandbox_resolve(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_usage("wrong arguments");
 	}
-	if ((r = cmd_sandbox_call(&mo, "sandbox.resolve", params, &rc)) == NULL)
+	if ((r = client_call_once(&mo, "sandbox.resolve", params, &rc)) == NULL)
 		return rc;
 	client_print_warnings(r);
 	if (mo.json)
@@ -471,7 +449,7 @@ cmd_sandbox_status(const struct client_opts *o, int argc, char **argv)
 		session = argv[optind++];
 	if (session == NULL || optind != argc)
 		return client_usage("wrong arguments");
-	if ((r = cmd_sandbox_call(&mo, "sandbox.status", json_pack("{s:s}",
+	if ((r = client_call_once(&mo, "sandbox.status", json_pack("{s:s}",
 	    "session", session), &rc)) == NULL)
 		return rc;
 	if (mo.json)
@@ -523,7 +501,7 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 	}
 	if (!mo.json)
 		fprintf(stderr, "starting a test sandbox...\n");
-	if ((r = cmd_sandbox_call(&mo, "sandbox.check", params, &rc)) == NULL)
+	if ((r = client_call_once(&mo, "sandbox.check", params, &rc)) == NULL)
 		return rc;
 	json_array_foreach(json_object_get(r, "steps"), i, st) {
 		if (!json_is_true(json_object_get(st, "ok")))

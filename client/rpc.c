@@ -428,3 +428,26 @@ client_wait(struct client *cl, sbox_error *err)
 	}
 	return 0;
 }
+
+/* Connect, call one method and disconnect; NULL after printing the error
+ * (*rc gets the exit code). params is consumed. */
+json_t *
+client_call_once(const struct client_opts *o, const char *method,
+    json_t *params, int *rc)
+{
+	struct client *cl;
+	sbox_error err;
+	json_t *r;
+
+	error_clear(&err);
+	if ((cl = client_connect(o, &err)) == NULL) {
+		json_decref(params);
+		*rc = client_fail(&err);
+		return NULL;
+	}
+	r = client_call(cl, method, params, NULL, 0, &err);
+	client_close(cl);
+	if (r == NULL)
+		*rc = client_fail(&err);
+	return r;
+}
