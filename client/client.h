@@ -180,4 +180,10 @@ void cmd_outside_print_what(const json_t *req, const char *indent);
 void cmd_outside_time(const json_t *rec, const char *key, char *buf,
     size_t len);
 
+/* worktree.c: make a linked worktree of repo on branch (*path: its folder),
+ * and remove one. */
+int worktree_add(const char *repo, const char *branch, char **path,
+    sbox_error *err);
+int worktree_remove(const char *path, sbox_error *err);
+
 #endif

@@ -107,16 +107,17 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		{ "provider", required_argument, NULL, 'P' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "space", required_argument, NULL, 'S' },
+		{ "worktree", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *params = json_object(), *r;
-	const char *env_sb = NULL;
+	const char *env_sb = NULL, *branch = NULL;
 	struct client *cl;
 	char *project = NULL;
 	sbox_error err;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "+p:s:t:P:m:S:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+p:s:t:P:m:S:w:", opts, NULL)) != -1) {
 		const char *key = ch == 's' ? "sandbox" : ch == 't' ? "title" :
 		    ch == 'P' ? "provider" : ch == 'm' ? "model" : ch == 'S' ?
 		    "space" : NULL;
@@ -124,7 +125,8 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 			free(project);
 			if ((project = realpath(optarg, NULL)) == NULL)
 				project = strdup(optarg);
-		}
+		} else if (ch == 'w')
+			branch = optarg;
 		else if (key != NULL)
 			json_object_set_new(params, key, json_string(optarg));
 		else {
@@ -133,6 +135,8 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 			return client_usage("bad option for 'sbox session create'");
 		}
 	}
+	if (project == NULL && branch != NULL)	/* the repository: here */
+		project = realpath(".", NULL);
 	if (project == NULL || optind != argc) {
 		json_decref(params);
 		free(project);
@@ -141,9 +145,7 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 			    argv[optind]);
 		return client_usage("--project DIR is required");
 	}
-	json_object_set_new(params, "project", json_string(project));
 	json_object_set_new(params, "env", cmd_session_environ());
-	free(project);
 	/* SBOX_SANDBOX chooses below --sandbox, above the config */
 	if (json_object_get(params, "sandbox") == NULL &&
 	    (env_sb = getenv("SBOX_SANDBOX")) != NULL && env_sb[0] != '\0')
@@ -151,13 +153,36 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 	error_clear(&err);
 	if ((cl = client_connect(o, &err)) == NULL) {
 		json_decref(params);
+		free(project);
 		return client_fail(&err);
 	}
+	if (branch != NULL) {	/* a new worktree of the project, on branch */
+		char *wt;
+
+		if (worktree_add(project, branch, &wt, &err) < 0) {
+			json_decref(params);
+			free(project);
+			client_close(cl);
+			return client_fail(&err);
+		}
+		fprintf(stderr, "sbox: worktree %s on branch %s (remove it with "
+		    "'sbox session close ID --remove-worktree')\n", wt, branch);
+		free(project);
+		project = wt;
+	}
+	json_object_set_new(params, "project", json_string(project));
 	r = client_call(cl, "session.create", params, NULL, 0, &err);
 	if (r == NULL) {
 		client_close(cl);
+		if (branch != NULL) {	/* nothing half made is left */
+			sbox_error e2;
+			error_clear(&e2);
+			worktree_remove(project, &e2);
+		}
+		free(project);
 		return client_fail(&err);
 	}
+	free(project);
 	client_print_warnings(r);
 	exec_folder_warnings(cl, r);
 	client_close(cl);
@@ -170,6 +195,47 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		client_print_json(r);
 	else
 		printf("%s\n", json_string_value(json_object_get(r, "session")));
+	json_decref(r);
+	return EXIT_OK;
+}
+
+static void cmd_session_print_closed(const json_t *r);
+
+/* sbox session close ID --remove-worktree: close, then remove the linked
+ * worktree that was its project (client/worktree.c). */
+static int
+cmd_session_close_worktree(const struct client_opts *o, const char *id)
+{
+	json_t *info, *r;
+	char *project;
+	sbox_error err;
+	int rc = EXIT_OK;
+
+	if ((info = client_call_once(o, "session.info", json_pack("{s:s}",
+	    "session", id), &rc)) == NULL)
+		return rc;
+	project = strdup(json_string_value(json_object_get(info, "project")) ?
+	    json_string_value(json_object_get(info, "project")) : "");
+	json_decref(info);
+	if ((r = client_call_once(o, "session.close", json_pack("{s:s}",
+	    "session", id), &rc)) == NULL) {
+		free(project);
+		return rc;
+	}
+	if (!o->json)
+		cmd_session_print_closed(r);
+	error_clear(&err);
+	if (worktree_remove(project, &err) < 0) {
+		free(project);
+		json_decref(r);
+		return client_fail(&err);
+	}
+	if (o->json) {
+		json_object_set_new(r, "worktree_removed", json_string(project));
+		client_print_json(r);
+	} else
+		printf("worktree %s removed\n", project);
+	free(project);
 	json_decref(r);
 	return EXIT_OK;
 }
@@ -501,6 +567,9 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		return cmd_session_simple(o, "session.list", json_pack("{s:b}",
 		    "all", argc == 3), cmd_session_print_list);
 	}
+	if (strcmp(sub, "close") == 0 && argc == 4 &&
+	    strcmp(argv[3], "--remove-worktree") == 0)
+		return cmd_session_close_worktree(o, argv[2]);
 	if (strcmp(sub, "info") == 0 || strcmp(sub, "close") == 0) {
 		if (argc != 3)
 			return client_usage("sbox session %s takes one session id",

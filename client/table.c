@@ -27,16 +27,19 @@ static const struct client_sub table_subs[] = {
 	  "print events as they come, one JSON object per line", "", -1 },
 	{ "session", "create",
 	  "sbox session create --project DIR [--sandbox PROFILE|none] [--title T]\n"
-	  "                    [--provider P] [--model M] [--space S]",
+	  "                    [--provider P] [--model M] [--space S]\n"
+	  "                    [--worktree BRANCH]  (a new linked worktree of DIR,\n"
+	  "                    default the current folder, on BRANCH)",
 	  "start a session; prints its id (SBOX_SANDBOX chooses the profile "
 	  "below --sandbox)",
-	  "project= sandbox= title= provider= model= space=", -1 },
+	  "project= sandbox= title= provider= model= space= worktree=", -1 },
 	{ "session", "list", "sbox session list [--all]",
 	  "the live sessions (--all: closed ones too)", "all", -1 },
 	{ "session", "info", "sbox session info ID",
 	  "one session: profile, where it came from, state", "", -1 },
-	{ "session", "close", "sbox session close ID",
-	  "end every process of a session and remove its sandbox", "", -1 },
+	{ "session", "close", "sbox session close ID [--remove-worktree]",
+	  "end every process of a session and remove its sandbox (and the "
+	  "linked worktree that was its project)", "remove-worktree", -1 },
 	{ "session", "exec",
 	  "sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
 	  "                  [--timeout S] -- ARGV...",

@@ -90,3 +90,36 @@ def test_worktree_common_folder_protected(ctx):
     # the main worktree's files are not in the sandbox at all
     r = run(c, s, "cat '%s/a.txt'; true" % main)
     assert r.out.strip() == "", r
+
+
+def test_cli_makes_and_removes_a_worktree(ctx):
+    main = os.path.join(ctx.tmp, "main")
+    os.makedirs(main)
+    _git(main, "init", "-q", "-b", "main")
+    with open(os.path.join(main, "a.txt"), "w") as f:
+        f.write("a\n")
+    _git(main, "add", "a.txt")
+    _git(main, "commit", "-qm", "first")
+    d = ctx.daemon()
+    r = d.cli("session", "create", "--project", main, "--worktree",
+              "agent/one", "--sandbox", "workspace")
+    assert r.returncode == 0, r
+    sid = r.stdout.decode().strip()
+    wt = os.path.join(ctx.tmp, "main-worktrees", "agent-one")
+    info = d.client().call("session.info", {"session": sid})
+    assert info["project"] == os.path.realpath(wt), info
+    assert "agent/one" in _git(main, "worktree", "list")
+    # git works inside it
+    r = run(d.client(), sid, "export HOME=/tmp; git status --short && "
+            "git rev-parse --abbrev-ref HEAD")
+    assert r.code == 0 and "agent/one" in r.out, r
+    # a bad branch name is refused before anything is made
+    r = d.cli("session", "create", "--project", main, "--worktree", "-x")
+    assert r.returncode != 0 and not os.path.exists(os.path.join(
+        ctx.tmp, "main-worktrees", "-x")), r
+    # closing with --remove-worktree removes it; the branch stays
+    r = d.cli("session", "close", sid, "--remove-worktree")
+    assert r.returncode == 0, r
+    assert not os.path.exists(wt)
+    assert "agent/one" in _git(main, "branch", "--list")
+    assert "agent-one" not in _git(main, "worktree", "list")
