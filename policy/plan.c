@@ -618,9 +618,8 @@ plan_inherit(struct plan_builder *b)
 
 	for (i = 0; i < b->ctx->n_inherit; i++) {
 		r = &b->ctx->inherit[i];
-		/* what does not exist stays uncreatable by the guard's names */
-		if (!plan_exists(b, r->path, NULL, NULL))
-			continue;
+		/* (one that does not exist becomes a missing mount: the file
+		 * guard keeps it uncreatable) */
 		if (r->access == PLAN_ACCESS_HIDDEN)
 			plan_hide(b, r->path, 1, r->rule);
 		else if (r->access == PLAN_ACCESS_RO)

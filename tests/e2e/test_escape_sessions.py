@@ -83,7 +83,8 @@ def test_child_keeps_parent_denies(ctx):
         f.write("SECRET-9\n")
     d.write_config({"sandbox": {"profiles": {"guarded": {
         "extends": "workspace",
-        "folders": {"deny": [os.path.join(proj, "sub", "secret")]}}}}})
+        "folders": {"deny": [os.path.join(proj, "sub", "secret"),
+                             os.path.join(proj, "sub", "absent")]}}}}})
     d.stop()
     d.start()
     shutil.copy(sboxtest.sbox_for_sandbox(), os.path.join(proj, "sbox"))
@@ -97,6 +98,12 @@ def test_child_keeps_parent_denies(ctx):
         "echo x > secret/planted'; true"))
     assert "SECRET-9" not in out, (out, err)
     assert not os.path.exists(os.path.join(proj, "sub", "secret", "planted"))
+    # a denied folder that does not exist cannot be made by the child either
+    code, out, err = _exec(c, sid, (
+        "child=$(./sbox session create --project \"$PWD/sub\" --sandbox strict) "
+        "&& ./sbox session exec $child -- sh -c 'mkdir absent; "
+        "echo x > absent/x'; true"))
+    assert not os.path.exists(os.path.join(proj, "sub", "absent")), (out, err)
     del cfg
 
 
