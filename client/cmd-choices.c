@@ -191,7 +191,7 @@ cmd_choices_stdin(void)
 	char buf[65536], *script = NULL, *ns;
 	size_t len = 0, n;
 
-	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+	while (!feof(stdin) && (n = fread(buf, 1, sizeof buf, stdin)) > 0) {
 		if (len + n > 16 * 1024 * 1024 ||
 		    (ns = realloc(script, len + n + 1)) == NULL) {
 			free(script);

@@ -452,7 +452,7 @@ cmd_session_send(const struct client_opts *o, int argc, char **argv)
 		return client_usage("usage: sbox session send ID --stdin "
 		    "[--no-ask]");
 	ask_keep_terminal();
-	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+	while (!feof(stdin) && (n = fread(buf, 1, sizeof buf, stdin)) > 0) {
 		char *ns = realloc(script, len + n + 1);
 		if (ns == NULL || len + n > 16 * 1024 * 1024) {
 			free(ns ? ns : script);
