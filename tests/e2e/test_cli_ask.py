@@ -40,9 +40,9 @@ def setup(ctx, sandbox="mine"):
     d = ctx.daemon(config())
     proj = os.path.join(ctx.tmp, "proj")
     os.makedirs(proj, exist_ok=True)
-    sid = d.cli("session", "create", "--project", proj, "--sandbox",
-                sandbox).stdout.decode().strip()
-    assert len(sid) == 16, sid
+    r = d.cli("session", "create", "--project", proj, "--sandbox", sandbox)
+    sid = r.stdout.decode().strip()
+    assert len(sid) == 16, text(r)
     return d, proj, sid
 
 
