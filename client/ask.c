@@ -203,7 +203,8 @@ ask_after(const struct client_opts *o, struct client *cl, const json_t *params,
 	sbox_error err;
 	int allowed;
 
-	if (sid == NULL || !ask_possible(o))
+	/* a person who stopped the command is not asked about it */
+	if (sid == NULL || !ask_possible(o) || exec_was_interrupted())
 		return status;
 	if ((allowed = ask_hosts(cl, sid, result)) == -1)
 		return status;

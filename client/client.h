@@ -67,6 +67,8 @@ json_t *exec_call_with_terminal(struct client *cl, const char *method,
     json_t *params, sbox_error *err);
 /* The exit status for a command result: its code, or 128+signal. */
 int exec_status(const json_t *result);
+/* Was the last command run with the terminal stopped by a signal to sbox? */
+int exec_was_interrupted(void);
 /* Print what the sandbox refused during the command (its explanations). */
 void exec_print_blocked(const json_t *result);
 /* Add to each blocked entry of a result an "explanation": what was refused,

@@ -189,6 +189,14 @@ exec_status(const json_t *result)
 	return EXIT_FAILED;
 }
 
+/* Was the last command run with the terminal interrupted (SIGINT, SIGTERM,
+ * SIGHUP: the person asked it to stop)? */
+int
+exec_was_interrupted(void)
+{
+	return exec_interrupted != 0;
+}
+
 /* Run params (a command.exec request) with our stdin/stdout/stderr and wait;
  * returns the result (caller owns) or NULL with err. Signals we get while
  * waiting cancel the command (the daemon kills it). */
@@ -210,6 +218,7 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 	json_t *r = NULL;
 	int cancelled = 0;
 
+	exec_interrupted = 0;
 	json_object_set_new(params, "stdio", json_string("fds"));
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = exec_on_signal;

@@ -17,6 +17,7 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import time
 
@@ -48,7 +49,8 @@ def setup(ctx, sandbox="mine"):
 
 def run_pty(d, args, answers=(), stdin=None, env=None, timeout=40):
     """Run sbox with stdin, stdout and stderr on one pseudo-terminal. answers:
-    (question to wait for, bytes to type) in order; stdin: bytes typed first
+    (question to wait for, bytes to type or a function of the process) in
+    order; stdin: bytes typed first
     (then ^D). Fails when sbox waits for an answer it was not given. Returns
     (exit code, everything the terminal showed)."""
     e = d.env()
@@ -84,7 +86,10 @@ def run_pty(d, args, answers=(), stdin=None, env=None, timeout=40):
                 if at >= 0:
                     want, typed = answers.pop(0)
                     pos = at + len(want)
-                    os.write(master, typed)
+                    if callable(typed):
+                        typed(p)
+                    else:
+                        os.write(master, typed)
     finally:
         try:
             rc = p.wait(10)
@@ -285,3 +290,16 @@ def test_no_ask_option_in_help(ctx):
         assert b"--no-ask" in r.stdout, r
     r = d.cli("session", "outside", "x", "--no-ask", "--", "true")
     assert r.returncode == 2 and b"unknown option --no-ask" in r.stderr, r
+
+
+def test_no_question_after_ctrl_c(ctx):
+    """A person who stopped the command with ^C (SIGINT to sbox, as a
+    terminal's foreground process group gets it) is not asked about it."""
+    d, proj, sid = setup(ctx)
+    rc, shown = run_pty(d, ["session", "exec", sid, "--", "sh", "-c",
+                            CURL + "; echo curl-done; sleep 30"],
+                        answers=[("curl-done", lambda p: (time.sleep(0.3),
+                                  p.send_signal(signal.SIGINT)))])
+    assert "Allow" not in shown, shown
+    assert 'rule "network allowlist"' in blocked_lines(shown)[0], shown
+    assert rc != 0, (rc, shown)
