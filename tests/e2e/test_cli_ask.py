@@ -17,6 +17,7 @@ import json
 import os
 import pty
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -303,3 +304,42 @@ def test_no_question_after_ctrl_c(ctx):
     assert "Allow" not in shown, shown
     assert 'rule "network allowlist"' in blocked_lines(shown)[0], shown
     assert rc != 0, (rc, shown)
+
+
+def test_no_question_inside_sandbox(ctx):
+    """sbox run inside a sandbox (through its session's channel) with a
+    terminal as stdin and stdout: the explanation and the exit code, never a
+    question."""
+    d, proj, sid = setup(ctx)
+    shutil.copy(sboxtest.sbox_for_sandbox(), os.path.join(proj, "sbox"))
+    c = d.client()
+    master, slave = pty.openpty()
+    script = ("[ -t 0 ] && [ -t 1 ] && echo on-a-terminal; "
+              "./sbox session exec %s -- sh -c '%s; exit 4'; "
+              "echo inner-rc=$?" % (sid, CURL))
+    rid = c.send("command.exec", {"session": sid, "argv": ["sh", "-c", script],
+                                  "channel": True, "stdio": "fds",
+                                  "timeout": 60}, fds=[slave, slave, slave])
+    os.close(slave)
+    term = b""
+    reply = None
+    end = time.time() + 60
+    try:
+        while reply is None and time.time() < end:
+            r, _, _ = select.select([master, c.sock], [], [], 1)
+            if master in r:
+                try:
+                    term += os.read(master, 65536)
+                except OSError:
+                    pass
+            if c.sock in r:
+                reply = c.wait_reply(rid)
+            if b"Allow " in term:
+                break
+    finally:
+        os.close(master)
+    shown = term.decode(errors="replace")
+    assert "Allow" not in shown, shown
+    assert reply is not None and "result" in reply, (reply, shown)
+    assert "on-a-terminal" in shown and "inner-rc=4" in shown, shown
+    assert 'rule "network allowlist"' in shown, shown
