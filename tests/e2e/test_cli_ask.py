@@ -250,6 +250,12 @@ def test_no_question_without_terminal(ctx):
         'it: sbox session allow-host %s x.test' % sid in err, err
     r = d.cli("session", "send", sid, "--stdin", input=CURL.encode())
     assert r.returncode == 0 and b"Allow" not in r.stderr, text(r)
+    # send --sandbox: a child session closed after, so the advice names none
+    r = d.cli("session", "send", sid, "--no-ask", "--sandbox", "mine",
+              "--stdin", input=CURL.encode())
+    assert r.returncode == 0 and b"Allow" not in r.stderr, text(r)
+    assert b'rule "network allowlist"' in r.stderr, text(r)
+    assert b"allow-host" not in r.stderr, text(r)
     # stdin a terminal, stdout a pipe
     rc, out, term = run_tty(d, "session", "exec", sid, "--", "sh", "-c", CURL)
     assert rc == 0 and "Allow" not in term and out.count(MARK.encode()) == 1, \
