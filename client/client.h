@@ -17,6 +17,9 @@ struct client_opts {
 	const char *socket;   /* --socket / SBOX_SOCKET, or NULL = default */
 	int         json;     /* --json */
 	int         no_start; /* --no-start */
+	int         no_ask;   /* --no-ask of exec, run, send: never ask */
+	int         one_shot; /* the session closes after this command (run,
+	                         send --sandbox): no advice names it */
 };
 
 struct client;
@@ -68,8 +71,26 @@ json_t *exec_call_with_terminal(struct client *cl, const char *method,
     json_t *params, sbox_error *err);
 /* The exit status for a command result: its code, or 128+signal. */
 int exec_status(const json_t *result);
-/* Print what the sandbox refused during the command. */
+/* Was the last command run with the terminal stopped by a signal to sbox? */
+int exec_was_interrupted(void);
+/* Print what the sandbox refused during the command (its explanations). */
 void exec_print_blocked(const json_t *result);
+/* Add to each blocked entry of a result an "explanation": what was refused,
+ * by which rule, and what a person can do (info: the session record). */
+void exec_explain_blocked(json_t *result, const json_t *info, int one_shot);
+
+/* ask.c: at a terminal, after the sandbox refused a host or a file write,
+ * ask the person (allow the host and run again; run outside). */
+/* Keep a copy of stdin when it is a terminal (before send replaces it). */
+void ask_keep_terminal(void);
+/* May sbox ask: stdin and stdout terminals, no --no-ask or --json, not a
+ * client inside a sandbox? */
+int ask_possible(const struct client_opts *o);
+/* Ask about what result was refused (params: a copy of the command.exec
+ * request, info: the session record); returns the exit status. */
+int ask_after(const struct client_opts *o, struct client *cl,
+    const json_t *params, const json_t *result, const json_t *info,
+    int status);
 
 
 /* errors.c: the one place errors become text and an exit code (with

@@ -169,7 +169,7 @@ cmd_choices_stdin(void)
 	char buf[65536], *script = NULL, *ns;
 	size_t len = 0, n;
 
-	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+	while (!feof(stdin) && (n = fread(buf, 1, sizeof buf, stdin)) > 0) {
 		if (len + n > 16 * 1024 * 1024 ||
 		    (ns = realloc(script, len + n + 1)) == NULL) {
 			free(script);
@@ -193,6 +193,7 @@ cmd_choices_send(const struct client_opts *o, int argc, char **argv)
 {
 	const char *id = argc > 1 ? argv[1] : NULL, *profile = NULL;
 	json_t *info, *created, *params;
+	struct client_opts so = *o;
 	struct client *cl;
 	sbox_error err;
 	char *script;
@@ -203,12 +204,17 @@ cmd_choices_send(const struct client_opts *o, int argc, char **argv)
 			stdin_ok = 1;
 		else if (strcmp(argv[i], "--sandbox") == 0 && i + 1 < argc)
 			profile = argv[++i];
+		else if (strncmp(argv[i], "--sandbox=", 10) == 0)
+			profile = argv[i] + 10;
+		else if (strcmp(argv[i], "--no-ask") == 0)
+			so.no_ask = 1;
 		else
 			break;
 	}
 	if (id == NULL || id[0] == '-' || i != argc || !stdin_ok || !profile)
 		return client_usage("usage: sbox session send ID [--sandbox "
-		    "PROFILE] --stdin");
+		    "PROFILE] --stdin [--no-ask]");
+	ask_keep_terminal();
 	if ((script = cmd_choices_stdin()) == NULL)
 		return client_usage("the script is too long");
 	if ((fd = open("/dev/null", O_RDONLY)) >= 0) {
@@ -235,7 +241,8 @@ cmd_choices_send(const struct client_opts *o, int argc, char **argv)
 	params = json_pack("{s:s, s:[s, s, s]}", "session",
 	    cmd_choices_s(created, "session", ""), "argv", "sh", "-c", script);
 	free(script);
-	rc = cmd_session_run_params(o, cl, params, 0, NULL);
+	so.one_shot = 1;	/* the child session is closed below */
+	rc = cmd_session_run_params(&so, cl, params, 0, NULL);
 	json_decref(client_call(cl, "session.close", json_pack("{s:s}",
 	    "session", cmd_choices_s(created, "session", "")), NULL, 0, &err));
 	json_decref(created);

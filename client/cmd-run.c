@@ -71,7 +71,8 @@ cmd_run_note(const json_t *session, int by_default, const char *env_sb)
 		exec_note_profile(session, 0);
 }
 
-/* sbox run [--sandbox P] [--project DIR] [--timeout S] [-v] -- ARGV... */
+/* sbox run [--sandbox P] [--project DIR] [--timeout S] [-v] [--no-ask]
+ * -- ARGV... */
 int
 cmd_run(const struct client_opts *o, int argc, char **argv)
 {
@@ -80,11 +81,13 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		{ "project", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-ask", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char project[PATH_MAX], *end;
 	const char *sandbox = NULL, *proj = ".", *env_sb = NULL;
 	json_t *params, *av, *r, *c;
+	struct client_opts ro = *o;
 	struct client *cl;
 	sbox_error err;
 	long timeout = 0;
@@ -97,6 +100,8 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 			proj = optarg;
 		else if (ch == 'v')
 			verbose = 1;
+		else if (ch == 'A')
+			ro.no_ask = 1;
 		else if (ch == 'T') {
 			timeout = strtol(optarg, &end, 10);
 			if (*end != '\0' || timeout < 0)
@@ -151,7 +156,8 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 	    "argv", av);
 	if (timeout > 0)
 		json_object_set_new(params, "timeout", json_integer(timeout));
-	rc = cmd_session_run_params(o, cl, params, 0, r);
+	ro.one_shot = 1;	/* the session is closed below */
+	rc = cmd_session_run_params(&ro, cl, params, 0, r);
 	c = client_call(cl, "session.close", json_pack("{s:O}", "session",
 	    json_object_get(r, "session")), NULL, 0, &err);
 	json_decref(c);

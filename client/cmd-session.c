@@ -240,15 +240,18 @@ cmd_session_close_worktree(const struct client_opts *o, const char *id)
 	return EXIT_OK;
 }
 
-/* Parse the options of exec (cwd, env, detach, timeout) into params. */
+/* Parse the options of exec (cwd, env, detach, timeout into params;
+ * --no-ask into no_ask). */
 static int
-cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach)
+cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
+    int *no_ask)
 {
 	static const struct option opts[] = {
 		{ "cwd", required_argument, NULL, 'C' },
 		{ "env", required_argument, NULL, 'e' },
 		{ "detach", no_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "no-ask", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *env = json_object();
@@ -272,6 +275,9 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach)
 			break;
 		case 'd':
 			*detach = 1;
+			break;
+		case 'A':
+			*no_ask = 1;
 			break;
 		case 'T':
 			t = strtol(optarg, &end, 10);
@@ -379,7 +385,7 @@ int
 cmd_session_run_params(const struct client_opts *o, struct client *cl,
     json_t *params, int detach, const json_t *session)
 {
-	json_t *info = NULL, *warnings, *r;
+	json_t *info = NULL, *warnings, *r, *again = NULL;
 	sbox_error err;
 	int status;
 
@@ -397,6 +403,9 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 		json_array_extend(warnings, json_object_get(session, "warnings"));
 	if (!detach)
 		cmd_session_note_exclude(params, info);
+	/* the request as sent, for running it again after a question */
+	if (!detach && ask_possible(o))
+		again = json_deep_copy(params);
 	if (detach) {
 		json_object_set_new(params, "detach", json_true());
 		json_object_set_new(params, "stdio", json_string("none"));
@@ -409,14 +418,15 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	if (r == NULL) {
 		json_decref(info);
 		json_decref(warnings);
+		json_decref(again);
 		return client_fail(&err);
 	}
 	exec_mark_sandboxed(r, session);
 	if (json_array_size(warnings) > 0)
 		json_object_set(r, "warnings", warnings);
 	json_decref(warnings);
-	json_decref(info);
 	if (detach) {
+		json_decref(info);
 		if (o->json)
 			client_print_json(r);
 		else
@@ -430,12 +440,17 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 		json_decref(r);
 		return EXIT_OK;
 	}
+	exec_explain_blocked(r, info, o->one_shot);
 	exec_print_blocked(r);
 	if (o->json) {
 		exec_add_text(r);
 		client_print_json(r);
 	}
 	status = exec_status(r);
+	if (again != NULL)
+		status = ask_after(o, cl, again, r, info, status);
+	json_decref(again);
+	json_decref(info);
 	json_decref(r);
 	return status;
 }
@@ -447,13 +462,15 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 	json_t *params = json_object(), *av = json_array();
 	struct client *cl;
 	sbox_error err;
+	struct client_opts eo = *o;
 	int detach = 0, i, rc;
 
 	if (argc < 2 || argv[1][0] == '-')
 		goto usage;
 	json_object_set_new(params, "session", json_string(argv[1]));
 	optind = 0;
-	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach) == -1)
+	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
+	    &eo.no_ask) == -1)
 		goto usage;
 	for (i = optind + 1; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));
@@ -465,30 +482,43 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_fail(&err);
 	}
-	rc = cmd_session_run_params(o, cl, params, detach, NULL);
+	rc = cmd_session_run_params(&eo, cl, params, detach, NULL);
 	client_close(cl);
 	return rc;
 usage:
 	json_decref(params);
 	json_decref(av);
 	return client_usage("usage: sbox session exec ID [--cwd DIR] "
-	    "[--env NAME=VALUE]... [--detach] [--timeout S] -- ARGV...");
+	    "[--env NAME=VALUE]... [--detach] [--timeout S] [--no-ask] "
+	    "-- ARGV...");
 }
 
-/* sbox session send ID --stdin: run the shell script read from stdin. */
+/* sbox session send ID --stdin [--no-ask]: run the shell script read from
+ * stdin. */
 static int
 cmd_session_send(const struct client_opts *o, int argc, char **argv)
 {
 	char buf[65536], *script = NULL;
+	struct client_opts so = *o;
 	size_t len = 0, n;
 	struct client *cl;
 	sbox_error err;
 	json_t *params;
-	int rc, fd;
+	int rc, fd, i, stdin_ok = 0;
 
-	if (argc != 3 || strcmp(argv[2], "--stdin") != 0)
-		return client_usage("usage: sbox session send ID --stdin");
-	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+	for (i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--stdin") == 0)
+			stdin_ok = 1;
+		else if (strcmp(argv[i], "--no-ask") == 0)
+			so.no_ask = 1;
+		else
+			break;
+	}
+	if (argc < 2 || argv[1][0] == '-' || i != argc || !stdin_ok)
+		return client_usage("usage: sbox session send ID --stdin "
+		    "[--no-ask]");
+	ask_keep_terminal();
+	while (!feof(stdin) && (n = fread(buf, 1, sizeof buf, stdin)) > 0) {
 		char *ns = realloc(script, len + n + 1);
 		if (ns == NULL || len + n > 16 * 1024 * 1024) {
 			free(ns ? ns : script);
@@ -514,9 +544,22 @@ cmd_session_send(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_fail(&err);
 	}
-	rc = cmd_session_run_params(o, cl, params, 0, NULL);
+	rc = cmd_session_run_params(&so, cl, params, 0, NULL);
 	client_close(cl);
 	return rc;
+}
+
+/* Does a send command line choose a profile (--sandbox)? */
+static int
+cmd_session_send_sandbox(int argc, char **argv)
+{
+	int i;
+
+	for (i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--sandbox") == 0 ||
+		    strncmp(argv[i], "--sandbox=", 10) == 0)
+			return 1;
+	return 0;
 }
 
 /* Print what session.close answered. */
@@ -548,8 +591,8 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		return cmd_session_create(o, argc - 1, argv + 1);
 	if (strcmp(sub, "exec") == 0)
 		return cmd_session_exec(o, argc - 1, argv + 1);
-	if (strcmp(sub, "send") == 0 && argc > 3 && (strcmp(argv[3],
-	    "--sandbox") == 0 || (argc > 4 && strcmp(argv[4], "--sandbox") == 0)))
+	if (strcmp(sub, "send") == 0 && cmd_session_send_sandbox(argc - 1,
+	    argv + 1))
 		return cmd_choices_send(o, argc - 1, argv + 1);	/* cmd-choices.c */
 	if (strcmp(sub, "send") == 0)
 		return cmd_session_send(o, argc - 1, argv + 1);

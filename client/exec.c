@@ -23,26 +23,142 @@ exec_on_signal(int sig)
 	exec_interrupted = sig;
 }
 
-/* Print what the sandbox refused during the command, one line each. */
+/* What a person can do about a refused host, by its rule (host already
+ * escaped for the terminal); sid is NULL for a one-shot session. */
+static char *
+exec_host_advice(const char *rule, const char *host, const char *sid)
+{
+	char *s = NULL;
+	int rc;
+
+	if (strcmp(rule, "network allowlist") == 0 && sid != NULL)
+		rc = asprintf(&s, "a person can allow it: sbox session allow-host "
+		    "%s %s (--save keeps it in a custom profile)", sid, host);
+	else if (strcmp(rule, "network allowlist") == 0)
+		rc = asprintf(&s, "a person can allow it: answer y when sbox asks "
+		    "at a terminal, or add \"%s\" to the \"hosts\" of a custom "
+		    "profile in the config", host);
+	else if (strcmp(rule, "non-public addresses") == 0)
+		rc = asprintf(&s, "allowing the host does not change this; a "
+		    "person can add \"%s\" to the \"private_hosts\" of a custom "
+		    "profile (loopback and metadata addresses stay refused)", host);
+	else if (strcmp(rule, "network: none") == 0)
+		rc = asprintf(&s, "a person can choose a profile with network "
+		    "access (for example --sandbox workspace)");
+	else if (strcmp(rule, "Host header check") == 0)
+		rc = asprintf(&s, "nothing for a person to allow: send a Host "
+		    "header equal to the request target");
+	else
+		rc = asprintf(&s, "a person can see the profile's network rules "
+		    "with sbox sandbox show");
+	return rc == -1 ? NULL : s;
+}
+
+/* What a person can do about a refused file write (sid NULL for a one-shot
+ * session; never: the profile's run_outside is "never"). */
+static char *
+exec_file_advice(const char *sid, const char *profile, int never)
+{
+	char *s = NULL;
+	int rc;
+
+	if (never)
+		rc = asprintf(&s, "profile %s never runs a command outside the "
+		    "sandbox: a person can run it themselves", profile);
+	else if (sid != NULL)
+		rc = asprintf(&s, "a person can run the command outside the "
+		    "sandbox, with approval: sbox session outside %s --reason WHY "
+		    "-- COMMAND", sid);
+	else
+		rc = asprintf(&s, "a person can run the command outside the "
+		    "sandbox, with approval: answer y when sbox asks at a terminal");
+	return rc == -1 ? NULL : s;
+}
+
+/* Set an entry's "explanation" from a sentence and its advice (both freed). */
+static void
+exec_set_explanation(json_t *entry, char *what, char *advice)
+{
+	if (what != NULL && advice != NULL)
+		json_object_set_new(entry, "explanation", json_sprintf("%s; %s",
+		    what, advice));
+	free(what);
+	free(advice);
+}
+
+/* Add to each entry of a result's blocked.hosts and blocked.files an
+ * "explanation": what was refused, by which rule, and what a person can do
+ * (info is the session record; one_shot: the session closes after this
+ * command, so no advice names it). Text from the sandbox is escaped. */
 void
-exec_print_blocked(const json_t *result)
+exec_explain_blocked(json_t *result, const json_t *info, int one_shot)
 {
 	json_t *blocked = json_object_get(result, "blocked"), *v;
+	const char *sid = one_shot ? NULL : json_string_value(json_object_get(
+	    info, "session"));
+	const char *prof = json_string_value(json_object_get(info, "profile"));
+	const char *ro = json_string_value(json_object_get(json_object_get(info,
+	    "resolved_profile"), "run_outside"));
+	char *what, *host, *t1, *t2;
 	size_t i;
 
-	json_array_foreach(json_object_get(blocked, "files"), i, v)
-		fprintf(stderr, "sbox: blocked: %s\n",
-		    json_string_value(json_object_get(v, "message")));
+	json_array_foreach(json_object_get(blocked, "files"), i, v) {
+		t1 = cmd_outside_text(json_string_value(json_object_get(v,
+		    "message")));
+		t2 = cmd_outside_text(json_string_value(json_object_get(v,
+		    "reason")));
+		if (asprintf(&what, "%s%s%s%s", t1, t2[0] ? " (" : "", t2,
+		    t2[0] ? ")" : "") == -1)
+			what = NULL;
+		exec_set_explanation(v, what, exec_file_advice(sid, prof ? prof :
+		    "?", ro != NULL && strcmp(ro, "never") == 0));
+		free(t1);
+		free(t2);
+	}
 	json_array_foreach(json_object_get(blocked, "hosts"), i, v) {
 		const char *rule = json_string_value(json_object_get(v, "rule"));
 		const char *why = json_string_value(json_object_get(v, "reason"));
 
+		if (rule == NULL || rule[0] == '\0')
+			rule = "the sandbox's network rules";
+		host = cmd_outside_text(json_string_value(json_object_get(v,
+		    "host")));
+		t2 = cmd_outside_text(why);
 		/* the rule and reason as the proxy gave them, nothing guessed */
-		fprintf(stderr, "sbox: blocked: connection to %s:%lld refused "
-		    "(%s)%s%s\n", json_string_value(json_object_get(v, "host")),
-		    (long long)json_integer_value(json_object_get(v, "port")),
-		    rule && *rule ? rule : "the sandbox's network rules",
-		    why && *why ? ": " : "", why && *why ? why : "");
+		if (asprintf(&what, "connection to %s:%lld refused by rule \"%s\"%s"
+		    "%s", host, (long long)json_integer_value(json_object_get(v,
+		    "port")), rule, t2[0] ? ": " : "", t2) == -1)
+			what = NULL;
+		exec_set_explanation(v, what, exec_host_advice(rule, host, sid));
+		free(host);
+		free(t2);
+	}
+}
+
+/* Print what the sandbox refused during the command, one line each (the
+ * explanation when exec_explain_blocked added one). */
+void
+exec_print_blocked(const json_t *result)
+{
+	json_t *blocked = json_object_get(result, "blocked"), *v;
+	const char *ex;
+	size_t i;
+
+	json_array_foreach(json_object_get(blocked, "files"), i, v) {
+		if ((ex = json_string_value(json_object_get(v, "explanation"))) ==
+		    NULL)
+			ex = json_string_value(json_object_get(v, "message"));
+		fprintf(stderr, "sbox: blocked: %s\n", ex ? ex : "?");
+	}
+	json_array_foreach(json_object_get(blocked, "hosts"), i, v) {
+		if ((ex = json_string_value(json_object_get(v, "explanation"))) !=
+		    NULL)
+			fprintf(stderr, "sbox: blocked: %s\n", ex);
+		else
+			fprintf(stderr, "sbox: blocked: connection to %s:%lld "
+			    "refused\n", json_string_value(json_object_get(v,
+			    "host")), (long long)json_integer_value(
+			    json_object_get(v, "port")));
 	}
 }
 
@@ -73,6 +189,14 @@ exec_status(const json_t *result)
 	return EXIT_FAILED;
 }
 
+/* Was the last command run with the terminal interrupted (SIGINT, SIGTERM,
+ * SIGHUP: the person asked it to stop)? */
+int
+exec_was_interrupted(void)
+{
+	return exec_interrupted != 0;
+}
+
 /* Run params (a command.exec request) with our stdin/stdout/stderr and wait;
  * returns the result (caller owns) or NULL with err. Signals we get while
  * waiting cancel the command (the daemon kills it). */
@@ -94,6 +218,7 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 	json_t *r = NULL;
 	int cancelled = 0;
 
+	exec_interrupted = 0;
 	json_object_set_new(params, "stdio", json_string("fds"));
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = exec_on_signal;

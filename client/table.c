@@ -42,13 +42,16 @@ static const struct client_sub table_subs[] = {
 	  "linked worktree that was its project)", "remove-worktree", -1 },
 	{ "session", "exec",
 	  "sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
-	  "                  [--timeout S] -- ARGV...",
+	  "                  [--timeout S] [--no-ask] -- ARGV...",
 	  "run a command in a session (--detach: a background job; see "
-	  "'sbox command')",
-	  "C/cwd= e/env= d/detach T/timeout=", 1 },
-	{ "session", "send", "sbox session send ID [--sandbox PROFILE] --stdin",
+	  "'sbox command'); on a terminal, a refused host or file write is "
+	  "asked about (--no-ask: never)",
+	  "C/cwd= e/env= d/detach T/timeout= no-ask", 1 },
+	{ "session", "send",
+	  "sbox session send ID [--sandbox PROFILE] --stdin [--no-ask]",
 	  "run the shell script read from stdin in a session (--sandbox: "
-	  "under a narrower profile, in a child session)", "stdin sandbox=", -1 },
+	  "under a narrower profile, in a child session; --no-ask: never ask "
+	  "about a refusal)", "stdin sandbox= no-ask", -1 },
 	{ "session", "status", "sbox session status ID",
 	  "state, sandbox, whether it runs here, refused hosts, running "
 	  "commands", "", -1 },
@@ -69,13 +72,14 @@ static const struct client_sub table_subs[] = {
 	  "its custom profile)", "save", -1 },
 	{ "run", NULL,
 	  "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] [-v] "
-	  "-- ARGV...\n"
+	  "[--no-ask]\n"
+	  "         -- ARGV...\n"
 	  "       (the profile: --sandbox, else SBOX_SANDBOX, else what the "
 	  "config chooses,\n"
 	  "       else workspace; -v prints the session id)",
 	  "run one command in a one-shot sandbox (by default "
 	  "workspace)",
-	  "s/sandbox= p/project= T/timeout= v/verbose", 0 },
+	  "s/sandbox= p/project= T/timeout= v/verbose no-ask", 0 },
 	{ "command", "list", "sbox command list SESSION",
 	  "a session's commands and background jobs, with their ids", "", -1 },
 	{ "command", "read", "sbox command read COMMAND",
