@@ -258,18 +258,17 @@ toolconf_stop(void)
 	toolconf_default = NULL;
 }
 
-/* The defaults file beside sboxd (installed, or in a build tree). */
-const char *
-toolconf_defaults_file(void)
+/* The first of tails (relative to sboxd's own folder) that is readable,
+ * remembered in *found; NULL when none is. */
+static const char *
+toolconf_beside_sboxd(const char *const *tails, char **found)
 {
-	static const char *tails[] = { "../share/sbox/registries",
-	    "../policy/registries.default", NULL };
 	char exe[PATH_MAX], *slash, path[PATH_MAX + 64];
 	ssize_t n;
 	int i;
 
-	if (toolconf_default != NULL)
-		return toolconf_default;
+	if (*found != NULL)
+		return *found;
 	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
 		return NULL;
 	exe[n] = '\0';
@@ -278,9 +277,19 @@ toolconf_defaults_file(void)
 	for (i = 0; tails[i] != NULL; i++) {
 		snprintf(path, sizeof path, "%s/%s", exe, tails[i]);
 		if (access(path, R_OK) == 0)
-			return toolconf_default = strdup(path);
+			return *found = strdup(path);
 	}
 	return NULL;
+}
+
+/* The defaults file beside sboxd (installed, or in a build tree). */
+const char *
+toolconf_defaults_file(void)
+{
+	static const char *const tails[] = { "../share/sbox/registries",
+	    "../policy/registries.default", NULL };
+
+	return toolconf_beside_sboxd(tails, &toolconf_default);
 }
 
 /* The shipped protected-names file beside sboxd (installed, or in a build
@@ -288,26 +297,11 @@ toolconf_defaults_file(void)
 const char *
 toolconf_protected_file(void)
 {
-	static const char *tails[] = { "../share/sbox/protected",
+	static const char *const tails[] = { "../share/sbox/protected",
 	    "../policy/protected.default", NULL };
 	static char *found;
-	char exe[PATH_MAX], *slash, path[PATH_MAX + 64];
-	ssize_t n;
-	int i;
 
-	if (found != NULL)
-		return found;
-	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
-		return NULL;
-	exe[n] = '\0';
-	if ((slash = strrchr(exe, '/')) != NULL)
-		*slash = '\0';
-	for (i = 0; tails[i] != NULL; i++) {
-		snprintf(path, sizeof path, "%s/%s", exe, tails[i]);
-		if (access(path, R_OK) == 0)
-			return found = strdup(path);
-	}
-	return NULL;
+	return toolconf_beside_sboxd(tails, &found);
 }
 
 /* Every registry host for a client. */
