@@ -40,7 +40,8 @@
 #endif
 
 #define INIT_SV_MAX        1024   /* listeners at once */
-#define INIT_SV_ADOPT_MS   5000   /* how long a child may take to send one */
+#define INIT_SV_ADOPT_MS   30000  /* how long a child may take to send one
+                                     (generous: a loaded machine, sanitizers) */
 #define INIT_SV_BURST      64     /* refusal reports: bucket size */
 #define INIT_SV_RATE       20     /* refusal reports per second */
 
