@@ -4,6 +4,7 @@
 #include "daemon/container.h"
 #include "daemon/container-internal.h"
 #include "daemon/ctl.h"
+#include "policy/strv.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -329,21 +330,6 @@ container_req_send(struct container *c, struct container_req *r, json_t *m,
 	return 0;
 }
 
-/* A JSON array of the strings of a NULL-terminated vector. */
-static json_t *
-container_req_strv(char *const *v)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a != NULL && v != NULL && v[i] != NULL; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 /* The rlimits every command gets from the plan. */
 static json_t *
 container_req_limits(const struct plan_limits *l)
@@ -387,8 +373,8 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 	r->on_spawned = cmd->on_spawned;
 	r->on_exit = cmd->on_exit;
 	r->arg = cmd->arg;
-	argv = container_req_strv(cmd->argv);
-	env = container_req_strv(cmd->env);
+	argv = strv_json(cmd->argv);
+	env = strv_json(cmd->env);
 	lim = container_req_limits(&c->limits);
 	m = NULL;
 	if (argv && env && lim)

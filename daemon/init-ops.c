@@ -465,6 +465,17 @@ init_ops_fdarg(uint64_t v)
 	return (int)(uint32_t)v;
 }
 
+/* Read the two paths of link/rename (plain: args 0 and 1; the *at forms:
+ * args 1 and 3); 0 or an errno. */
+static int
+init_ops_read_two(struct init_walk_caller *t, int plain, const __u64 *a,
+    char *p1, char *p2, size_t len)
+{
+	if (init_walk_read_str(t, plain ? a[0] : a[1], p1, len) != 0)
+		return EFAULT;
+	return init_walk_read_str(t, plain ? a[1] : a[3], p2, len);
+}
+
 /* Perform one notified call for its caller. */
 int
 init_ops_call(struct init_sv_call *call, int *fd)
@@ -519,14 +530,7 @@ init_ops_call(struct init_sv_call *call, int *fd)
 		break;
 	case SV_LINK:
 	case SV_LINKAT:
-		if (sc == SV_LINK)
-			e = init_walk_read_str(&t, a[0], p1,
-			    sizeof p1) ? EFAULT :
-			    init_walk_read_str(&t, a[1], p2, sizeof p2);
-		else
-			e = init_walk_read_str(&t, a[1], p1,
-			    sizeof p1) ? EFAULT :
-			    init_walk_read_str(&t, a[3], p2, sizeof p2);
+		e = init_ops_read_two(&t, sc == SV_LINK, a, p1, p2, sizeof p1);
 		if (e == 0)
 			e = sc == SV_LINK ? init_ops_link(&t, AT_FDCWD, p1,
 			    AT_FDCWD,
@@ -536,14 +540,7 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_RENAME:
 	case SV_RENAMEAT:
 	case SV_RENAMEAT2:
-		if (sc == SV_RENAME)
-			e = init_walk_read_str(&t, a[0], p1,
-			    sizeof p1) ? EFAULT :
-			    init_walk_read_str(&t, a[1], p2, sizeof p2);
-		else
-			e = init_walk_read_str(&t, a[1], p1,
-			    sizeof p1) ? EFAULT :
-			    init_walk_read_str(&t, a[3], p2, sizeof p2);
+		e = init_ops_read_two(&t, sc == SV_RENAME, a, p1, p2, sizeof p1);
 		if (e == 0)
 			e = sc == SV_RENAME ? init_ops_rename(&t, AT_FDCWD, p1,
 			    AT_FDCWD,

@@ -3,27 +3,13 @@
  * socket). */
 #include "policy/guard.h"
 #include "policy/plan.h"
+#include "policy/strv.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* A NULL-terminated vector as a JSON array (NULL on ENOMEM). */
-static json_t *
-guard_strv_json(char *const *v)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; a != NULL && v != NULL && v[i] != NULL; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
 
 /* The spec as JSON. */
 json_t *
@@ -37,7 +23,7 @@ guard_spec_to_json(const struct guard_spec *s)
 		json_array_append_new(roots, json_string(s->roots[i]));
 	return json_pack("{s:o?,s:s,s:o?,s:o?,s:b}", "roots", roots, "home",
 	    s->home ? s->home : "/", "protected",
-	    guard_table_to_json(&s->table), "missing", guard_strv_json(
+	    guard_table_to_json(&s->table), "missing", strv_json(
 	    s->missing), "supervise", s->supervise);
 }
 

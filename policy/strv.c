@@ -91,3 +91,18 @@ strv_free(char **v)
 		free(v[i]);
 	free(v);
 }
+
+/* v as a JSON array of strings (a new reference), NULL on ENOMEM. */
+json_t *
+strv_json(char *const *v)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && v != NULL && v[i] != NULL; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}

@@ -3,6 +3,7 @@
 #ifndef SBOX_STRV_H
 #define SBOX_STRV_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 /* Number of strings in v (0 for NULL). */
@@ -17,6 +18,8 @@ int strv_push(char ***v, char *s);
 int strv_contains(char *const *v, const char *s);
 /* A deep copy of v (NULL for NULL); *ok is set to 0 on allocation failure. */
 char **strv_copy(char *const *v, int *ok);
+/* v as a JSON array of strings (a new reference), NULL on ENOMEM. */
+json_t *strv_json(char *const *v);
 /* Free v and its strings. */
 void strv_free(char **v);
 
