@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -41,6 +42,9 @@ struct approval {
 	int                detach;
 	long long          timeout_ms;
 	struct event      *timer;      /* no answer in time: denied */
+	int                fds[3];     /* given stdio (-1: none) */
+	command_done_cb    on_done;    /* no call: told the end */
+	void              *done_arg;
 };
 
 static LIST_HEAD(, approval) approval_list = LIST_HEAD_INITIALIZER(approval_list);
@@ -82,6 +86,9 @@ approval_free(struct approval *a)
 	json_decref(a->env);
 	json_decref(a->dropped);
 	hostexec_target_clear(&a->target);
+	for (int i = 0; i < 3; i++)
+		if (a->fds[i] >= 0)
+			close(a->fds[i]);
 	free(a);
 }
 
@@ -281,7 +288,8 @@ approval_fail(struct approval *a, const char *decision, const char *by)
 	if (call != NULL) {
 		rpc_call_on_cancel(call, NULL, NULL);
 		rpc_call_fail(call, &err);
-	}
+	} else if (a->on_done != NULL)
+		a->on_done(a->done_arg, 126, err.message);
 	approval_free(a);
 }
 
@@ -323,13 +331,21 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 	cp.outside = 1;
 	cp.approval_id = a->id;
 	cp.decided_by = by;
+	if (a->on_done != NULL) {
+		cp.given_fds = a->fds;
+		cp.on_done = a->on_done;
+		cp.done_arg = a->done_arg;
+	}
 	call = a->call;
 	a->call = NULL;
-	rpc_call_on_cancel(call, NULL, NULL);
+	if (call != NULL)
+		rpc_call_on_cancel(call, NULL, NULL);
 	error_clear(err);
 	rc = command_start(&cp, call, &result, err);
-	if (rc == 0)
+	if (rc == 0 && call != NULL)
 		rpc_call_reply(call, result);
+	else if (rc == 0)
+		json_decref(result);
 	else if (rc == -1) {
 		if (!error_isset(err))
 			error_set(err, E_INTERNAL, "allowed, but the command "
@@ -337,7 +353,10 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 		else
 			error_context(err, "allowed, but the command did not "
 			    "start");
-		rpc_call_fail(call, err);
+		if (call != NULL)
+			rpc_call_fail(call, err);
+		else if (a->on_done != NULL)
+			a->on_done(a->done_arg, 127, err->message);
 	}
 	approval_free(a);
 	error_clear(err);
@@ -409,6 +428,11 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 	if ((a = calloc(1, sizeof *a)) == NULL)
 		return error_nomem(err);
 	a->target.dir_fd = -1;
+	a->fds[0] = a->fds[1] = a->fds[2] = -1;
+	for (i = 0; p->given_fds != NULL && i < 3; i++) {
+		a->fds[i] = p->given_fds[i];
+		p->given_fds[i] = -1;
+	}
 	LIST_INSERT_HEAD(&approval_list, a, entry);
 	a->s = p->s;
 	if ((a->argv = json_deep_copy(p->argv)) == NULL) {
@@ -446,7 +470,12 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 			event_add(a->timer, &tv);
 	}
 	a->call = call;
-	rpc_call_on_cancel(call, approval_cancel_cb, a);
+	if (call != NULL)
+		rpc_call_on_cancel(call, approval_cancel_cb, a);
+	a->on_done = p->on_done;
+	a->done_arg = p->done_arg;
+	if (p->id_out != NULL)
+		*p->id_out = a->id;
 	if ((ev = approval_event(a->id, a, p->s->id)) != NULL)
 		json_object_update_new(ev, json_pack("{s:s, s:s, s:s, s:I}",
 		    "reason", p->reason, "profile", p->s->profile->name,
@@ -492,6 +521,27 @@ approval_decide(long long id, const char *decision, const char *decided_by,
 		return -1;
 	*result = json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)id,
 	    "decision", decision, "decided_by", decided_by);
+	return 0;
+}
+
+/* A pending request is withdrawn: denied, recorded. */
+int
+approval_withdraw(long long id, const char *why)
+{
+	struct approval *a;
+	sbox_error err;
+
+	LIST_FOREACH(a, &approval_list, entry)
+		if (a->id == id)
+			break;
+	if (a == NULL)
+		return -1;
+	error_clear(&err);
+	if (approval_settle(a, "deny", why, &err) == -1) {
+		log_error("recording the withdrawn request %lld: %s", id,
+		    err.message);
+		approval_fail(a, "deny", why);
+	}
 	return 0;
 }
 

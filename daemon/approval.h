@@ -30,18 +30,30 @@ struct approval_params {
 	int                want_stdin;
 	int                detach;
 	long long          timeout_ms;  /* the command's own timeout; 0: default */
+	/* A program inside that matched `exclude` (daemon/exclude.c): no
+	 * call; its 3 descriptors are the run's stdio (taken when the request
+	 * is made: set to -1), and on_done is told the end. */
+	int               *given_fds;
+	command_done_cb    on_done;
+	void              *done_arg;
+	long long         *id_out;      /* the request's id (may be NULL) */
 };
 
 /* Ask to run a command outside the sandbox. Refused at once (E_DENIED,
  * recorded) when the profile says never or no approver is connected;
  * otherwise RPC_LATER: the call is answered when the command ends (or at
- * once for detach), or with E_DENIED when denied or timed out. */
+ * once for detach), or with E_DENIED when denied or timed out. Without a
+ * call, p->on_done is told the end instead, exactly once, and only after
+ * RPC_LATER. */
 int approval_request(const struct approval_params *p, struct rpc_call *call,
     json_t **result, sbox_error *err);
 /* Decide a pending request: "allow_once" or "deny"; decided_by says who
  * (e.g. "uid 1000 pid 42"). *result describes the decision. */
 int approval_decide(long long id, const char *decision, const char *decided_by,
     json_t **result, sbox_error *err);
+/* A pending request is withdrawn (the program that asked is gone):
+ * denied, recorded; 0, or -1 when it is not pending. */
+int approval_withdraw(long long id, const char *why);
 /* A session is closing: its pending requests are denied. */
 void approval_session_closed(struct session *s);
 /* Number of requests waiting for a decision. */

@@ -295,8 +295,8 @@ command_io_interpose(struct command *c, int client_fd, int *child_fd,
 
 /* Set up the command's stdio for its mode. */
 int
-command_io_setup(struct command *c, struct rpc_call *call, int want_stdin,
-    int fds[3], sbox_error *err)
+command_io_setup(struct command *c, struct rpc_call *call, int *given,
+    int want_stdin, int fds[3], sbox_error *err)
 {
 	int p[2], i;
 
@@ -304,6 +304,15 @@ command_io_setup(struct command *c, struct rpc_call *call, int want_stdin,
 	c->err.kept = evbuffer_new();
 	switch (c->stdio) {
 	case COMMAND_STDIO_FDS:
+		if (given != NULL) {
+			/* a program inside handed over (init-exclude.c): its
+			 * own descriptors, as they are */
+			for (i = 0; i < 3; i++) {
+				fds[i] = given[i];
+				given[i] = -1;
+			}
+			return 0;
+		}
 		if (call == NULL || rpc_call_nfds(call) < 3)
 			return error_set_field(err, E_INVALID_PARAMS, "stdio",
 			    "stdio \"fds\" needs 3 file descriptors passed with "

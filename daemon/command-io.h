@@ -6,9 +6,10 @@
 #include "daemon/command.h"
 
 /* Set up the command's stdio for its mode; fds[0..2] get the child's ends
- * (the caller passes them to the spawn, then closes them). */
-int command_io_setup(struct command *c, struct rpc_call *call, int want_stdin,
-    int fds[3], sbox_error *err);
+ * (the caller passes them to the spawn, then closes them). In fds mode
+ * they are given (taken, set to -1) or else the call's. */
+int command_io_setup(struct command *c, struct rpc_call *call, int *given,
+    int want_stdin, int fds[3], sbox_error *err);
 /* Close the child's ends after the spawn. */
 void command_io_close_child_fds(int fds[3]);
 /* Close our end of the command's stdin. */

@@ -236,6 +236,12 @@ command_finish(struct command *c)
 		rpc_call_reply(w->call, res);
 		free(w);
 	}
+	if (c->on_done != NULL) {
+		command_done_cb cb = c->on_done;
+		c->on_done = NULL;
+		cb(c->done_arg, c->failed ? 127 : c->sig > 0 ? 128 + c->sig :
+		    c->exit_code, c->failed ? c->fail_msg : NULL);
+	}
 	if (c->s->state < SESSION_CLOSING)
 		command_trim(c->s, c);
 }
@@ -551,7 +557,10 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	c->exit_code = -1;
 	c->hosts = json_array();
 	blocked_init(&c->blocked);
-	c->owner = rpc_call_conn(call) ? conn_id(rpc_call_conn(call)) : 0;
+	c->owner = call != NULL && rpc_call_conn(call) ?
+	    conn_id(rpc_call_conn(call)) : 0;
+	c->on_done = p->on_done;
+	c->done_arg = p->done_arg;
 	if (p->decided_by != NULL && (c->decided_by = strdup(p->decided_by)) ==
 	    NULL)
 		goto fail_oom;
@@ -566,7 +575,8 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	c->timeout_ms = p->timeout_ms > 0 ? p->timeout_ms :
 	    (long long)p->s->plan->limits.timeout_ms;
 	c->timer = event_new(sboxd.base, -1, 0, command_timer_cb, c);
-	if (command_io_setup(c, call, p->want_stdin, fds, err) == -1)
+	if (command_io_setup(c, call, p->given_fds, p->want_stdin, fds,
+	    err) == -1)
 		goto fail;
 	if (command_record(c, p, err) == -1)
 		goto fail;
@@ -582,6 +592,7 @@ fail_started:
 		if (channel >= 0)
 			close(channel);
 		command_io_close_child_fds(fds);
+		c->on_done = NULL;	/* the caller hears of it from -1 */
 		c->failed = 1;
 		c->fail_msg = strdup(err->message);
 		c->exited = 1;

@@ -29,6 +29,11 @@ enum command_state { COMMAND_RUNNING, COMMAND_DONE };
 
 struct command_waiter;
 
+/* Told when a command ends: the status a shell would give it (the exit
+ * code, 128 + the signal, 127 when it could not start) and why it could
+ * not start (or NULL). */
+typedef void (*command_done_cb)(void *arg, int status, const char *failed);
+
 struct command_stream {
 	struct bufferevent *bev;      /* reads the command's pipe */
 	struct evbuffer    *kept;     /* output kept for command.read (capped) */
@@ -72,6 +77,8 @@ struct command {
 	struct event        *timer;    /* timeout, then drain grace */
 	struct event        *pump;     /* backpressure re-check */
 	long long            timeout_ms;
+	command_done_cb      on_done;  /* NULL, or told the end (below) */
+	void                *done_arg;
 };
 
 /* What command.exec (or an approved run outside) asks for. */
@@ -92,6 +99,10 @@ struct command_params {
 	                                 * program, folder and environment fixed
 	                                 * when it was asked for (argv, cwd and
 	                                 * env above are then only recorded) */
+	int               *given_fds;   /* fds stdio: these 3 (taken: set to
+	                                 * -1) instead of the request's */
+	command_done_cb    on_done;     /* NULL, or told when it ends */
+	void              *done_arg;
 };
 
 /* Start a command. Detached: *result at once. Otherwise RPC_LATER: the call

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CONTAINER_REFUSED_BURST 100  /* reports at once */
 #define CONTAINER_REFUSED_RATE  50   /* reports per second after that */
@@ -77,7 +78,7 @@ int
 container_guard_refused(struct container *c, json_t *m)
 {
 	static const char *const ops[] = { "create", "write", "rename", "link",
-	    "chmod", NULL };
+	    "chmod", "exec", NULL };
 	json_t *id = json_object_get(m, "id"), *pid = json_object_get(m, "pid");
 	json_t *en = json_object_get(m, "errno");
 	const char *op = container_guard_str(m, "op", 16);
@@ -100,7 +101,9 @@ container_guard_refused(struct container *c, json_t *m)
 	e = (int)json_integer_value(en);
 	if ((e != EPERM && e != EROFS && e != EACCES && e != ENAMETOOLONG) ||
 	    (rule[0] != '\0' && strcmp(rule, PLAN_RULE_RUNS_LATER) != 0 &&
-	    strcmp(rule, PLAN_RULE_CREDENTIALS) != 0))
+	    strcmp(rule, PLAN_RULE_CREDENTIALS) != 0 &&
+	    strcmp(rule, "exclude") != 0) || (strcmp(op, "exec") == 0) !=
+	    (strcmp(rule, "exclude") == 0))
 		return -1;
 	now = container_now_ms();
 	if (c->refused_ms == 0)
@@ -118,4 +121,75 @@ container_guard_refused(struct container *c, json_t *m)
 		    (pid_t)json_integer_value(pid), op, path, e, rule, reason,
 		    c->arg);
 	return 0;
+}
+
+/* Handle exclude {id, xid, pid, argv, program, cwd, pattern} + 3 fds (the
+ * callee takes them) and exclude_cancel {xid}; -1 = invalid. */
+int
+container_guard_exclude(struct container *c, json_t *m, int *fds, int nfds)
+{
+	struct container_exclude x;
+	json_t *id = json_object_get(m, "id"), *xid = json_object_get(m, "xid");
+	json_t *pid = json_object_get(m, "pid"), *v;
+	size_t i;
+
+	memset(&x, 0, sizeof x);
+	x.fds[0] = x.fds[1] = x.fds[2] = -1;
+	if (!json_is_integer(xid) || json_integer_value(xid) <= 0)
+		return -1;
+	x.xid = (long long)json_integer_value(xid);
+	if (strcmp(ctl_type(m), "exclude_cancel") == 0) {
+		if (nfds != 0)
+			return -1;
+		x.cancel = 1;
+		if (c->on_exclude)
+			c->on_exclude(c, &x, c->arg);
+		return 0;
+	}
+	x.argv = json_object_get(m, "argv");
+	x.program = container_guard_str(m, "program", 2 * CTL_PATH_MAX + 2);
+	x.cwd = container_guard_str(m, "cwd", CTL_PATH_MAX);
+	x.pattern = container_guard_str(m, "pattern", 1024);
+	if (nfds != 3 || !json_is_integer(id) || json_integer_value(id) < 0 ||
+	    !json_is_integer(pid) || json_integer_value(pid) <= 0 ||
+	    json_integer_value(pid) > (1 << 22) || x.program == NULL ||
+	    x.program[0] != '/' || x.cwd == NULL || x.pattern == NULL ||
+	    !json_is_array(x.argv) || json_array_size(x.argv) == 0 ||
+	    json_array_size(x.argv) > CTL_ARGV_MAX)
+		return -1;
+	json_array_foreach(x.argv, i, v)
+		if (!json_is_string(v) || strlen(json_string_value(v)) !=
+		    json_string_length(v))
+			return -1;
+	x.id = (uint64_t)json_integer_value(id);
+	x.pid = (pid_t)json_integer_value(pid);
+	for (i = 0; i < 3; i++) {
+		x.fds[i] = fds[i];
+		fds[i] = -1;
+	}
+	if (c->on_exclude)
+		c->on_exclude(c, &x, c->arg);
+	else
+		container_exclude_done(c, x.xid, 126, "sbox: this program may "
+		    "only run outside the sandbox, and this sandbox cannot ask");
+	for (i = 0; i < 3; i++)
+		if (x.fds[i] >= 0)
+			close(x.fds[i]);
+	return 0;
+}
+
+/* Tell sbox-init how an exclusion ended. */
+void
+container_exclude_done(struct container *c, long long xid, int code,
+    const char *message)
+{
+	json_t *m;
+
+	if (c == NULL || c->state != CS_READY)
+		return;
+	m = ctl_msg("exclude_done", "{s:I,s:i,s:s?}", "xid", (json_int_t)xid,
+	    "code", code, "message", message);
+	if (m != NULL)
+		ctl_send(c->ctl, m, NULL, 0, NULL);
+	json_decref(m);
 }

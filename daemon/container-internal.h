@@ -90,6 +90,7 @@ struct container {
 	                                   ready (NULL: unsandboxed test use) */
 	int                   guarding; /* sent, waiting for guarded */
 	container_refused_cb  on_refused;
+	container_exclude_cb  on_exclude;
 	double                refused_tokens; /* rate limit of refused */
 	long long             refused_ms;
 };
@@ -113,6 +114,10 @@ json_t *container_req_guard_spec(const struct guard_spec *g);
  * container then aborted); handle a refused report (-1 = invalid). */
 int container_guard_send(struct container *c);
 int container_guard_refused(struct container *c, json_t *m);
+/* Handle exclude {id, xid, pid, argv, program, cwd, pattern} + 3 fds and
+ * exclude_cancel {xid}; -1 = invalid. */
+int container_guard_exclude(struct container *c, json_t *m, int *fds,
+    int nfds);
 /* Handle one message from sbox-init; -1 = protocol violation. */
 int container_req_msg(struct container *c, json_t *m, int *fds, int nfds);
 /* Decide the container must end: remember why, SIGKILL bwrap. */

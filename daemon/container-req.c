@@ -289,6 +289,9 @@ container_req_msg(struct container *c, json_t *m, int *fds, int nfds)
 	if (strcmp(t, "refused") == 0)
 		return c->state == CS_READY && nfds == 0 ?
 		    container_guard_refused(c, m) : -1;
+	if (strcmp(t, "exclude") == 0 || strcmp(t, "exclude_cancel") == 0)
+		return c->state == CS_READY ? container_guard_exclude(c, m, fds,
+		    nfds) : -1;
 	if (c->state == CS_STARTING && strcmp(t, "error") != 0)
 		return -1;
 	if (strcmp(t, "error") == 0)

@@ -135,7 +135,7 @@ container_on_ctl(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (i = 0; i < 64 && c->ev_ctl != NULL; i++) {
-		rc = ctl_recv(c->ctl, &m, fds, &nfds, 2, &err);
+		rc = ctl_recv(c->ctl, &m, fds, &nfds, 3, &err);
 		if (rc == CTL_AGAIN)
 			return;
 		if (rc == CTL_MSG) {
@@ -506,6 +506,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	c->arg = o->arg;
 	c->limits = p->limits;
 	c->on_refused = o->on_refused;
+	c->on_exclude = o->on_exclude;
 	/* a plan without a guard (tests) still gets one: no roots */
 	if ((c->guard = container_req_guard_spec(p->guard)) == NULL) {
 		error_nomem(err);

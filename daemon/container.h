@@ -68,6 +68,25 @@ typedef void (*container_refused_cb)(struct container *c, uint64_t id,
     pid_t pid, const char *op, const char *path, int errnum,
     const char *rule, const char *reason, void *arg);
 
+/* A program started inside that matches the profile's `exclude` patterns
+ * (read by sbox-init at its execve; comes from inside the sandbox, checked
+ * for shape only) asks to run outside: argv, the file, the folder it was
+ * started in (inside), the pattern, and the process's stdin, stdout and
+ * stderr (the callee takes them: sets them to -1). cancel: the program is
+ * gone before the answer (only xid is set). Answer with
+ * container_exclude_done. */
+struct container_exclude {
+	uint64_t    id;        /* the command that started it */
+	long long   xid;
+	pid_t       pid;
+	json_t     *argv;
+	const char *program, *cwd, *pattern;
+	int         fds[3];
+	int         cancel;
+};
+typedef void (*container_exclude_cb)(struct container *c,
+    struct container_exclude *x, void *arg);
+
 struct container_opts {
 	struct event_base *base;
 	const char        *bwrap_path;      /* NULL: look for "bwrap" in PATH */
@@ -85,6 +104,7 @@ struct container_opts {
 	container_ready_cb on_ready;
 	container_dead_cb  on_dead;         /* may be NULL */
 	container_refused_cb on_refused;    /* may be NULL */
+	container_exclude_cb on_exclude;    /* may be NULL: then refused */
 	void              *arg;
 };
 
@@ -152,6 +172,10 @@ int container_kill(struct container *c, uint64_t id, int sig,
     sbox_error *err);
 /* Forget a command's callbacks (e.g. its owner went away); it keeps running. */
 void container_forget(struct container *c, uint64_t id);
+/* Tell sbox-init how an exclusion ended: the exit status the program's
+ * process ends with, and a line for its stderr (NULL: none). */
+void container_exclude_done(struct container *c, long long xid, int code,
+    const char *message);
 
 /* File operations inside. */
 enum container_open_flags {

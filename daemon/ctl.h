@@ -21,9 +21,12 @@
  *   listen_local {req, port}            Reply: opened {req, families[]} +
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
  *   guard  {roots[], home, protected[{kind, scope, name, comment}],
- *          supervise}                   sent once, right after ready: the
+ *          missing[], supervise, exclude[]?}                   sent once, right after ready: the
  *          file guard's spec (policy/guard.h). Reply: guarded {supervise}
  *          or error {req: null}. Until it is set up, spawn is refused.
+ *   exclude_done {xid, code, message?}  how a program sent outside ended:
+ *          the status its process inside exits with, a line for its
+ *          stderr.
  *   shutdown {}                         init kills everything and exits.
  *
  * sbox-init -> sboxd
@@ -33,6 +36,11 @@
  *   refused {id, pid, op, path, errno, rule, reason}: the file guard refused
  *          an operation of command id (rule "" = the kernel refused a write
  *          the guard allowed, e.g. a read-only mount). Rate-limited.
+ *   exclude {id, xid, pid, argv[], program, cwd, pattern} + 3 fds: a
+ *          program of command id matched the guard's `exclude` patterns at
+ *          its execve; the fds are its stdin, stdout and stderr. Answered
+ *          with exclude_done {xid}.
+ *   exclude_cancel {xid}: that program is gone before the answer.
  */
 #ifndef SBOX_CTL_H
 #define SBOX_CTL_H

@@ -226,6 +226,8 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_files_listen(msg);
 	else if (strcmp(t, "guard") == 0)
 		init_supervise_guard(msg);
+	else if (strcmp(t, "exclude_done") == 0)
+		init_exclude_done(msg);
 	else if (strcmp(t, "shutdown") == 0)
 		init_exit(0);
 	else
@@ -275,11 +277,11 @@ main(int argc, char **argv)
 {
 	static struct pollfd pfd[INIT_POLL_MAX];
 	sigset_t set;
-	int port = 3128, sfd, n, np, ns, timeout;
+	int port = 3128, sfd, n, np, ns, nx, timeout;
 
+	if (getpid() != 1)	/* a program sent outside (init-exclude.c) */
+		return init_exclude_shim(argc > 0 ? argv[0] : "sbox-init");
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (getpid() != 1)
-		init_fatal("must run as pid 1 of a sandbox (started by sboxd)");
 	init_args(argc, argv, &port);
 	if (fcntl(init_ctl_fd, F_GETFD) < 0)
 		init_fatal("control socket %d is not open", init_ctl_fd);
@@ -302,9 +304,12 @@ main(int argc, char **argv)
 		pfd[1].fd = sfd;
 		pfd[1].events = POLLIN;
 		np = init_spawn_pollfds(pfd + 2, INIT_POLL_MAX / 2 - 2);
-		ns = init_supervise_pollfds(pfd + 2 + np, INIT_POLL_MAX - 2 - np);
+		ns = init_supervise_pollfds(pfd + 2 + np, INIT_POLL_MAX - 2 - np -
+		    32);
+		nx = init_exclude_pollfds(pfd + 2 + np + ns, INIT_POLL_MAX - 2 -
+		    np - ns);
 		timeout = init_spawn_timeouts();
-		n = poll(pfd, (nfds_t)(2 + np + ns), timeout);
+		n = poll(pfd, (nfds_t)(2 + np + ns + nx), timeout);
 		if (n < 0 && errno != EINTR)
 			init_fatal("poll: %s", strerror(errno));
 		if (n <= 0)
@@ -316,6 +321,7 @@ main(int argc, char **argv)
 		init_spawn_reap();
 		/* the file guard's notifications */
 		init_supervise_events(pfd + 2 + np, ns);
+		init_exclude_events(pfd + 2 + np + ns, nx);
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
 			init_ctl_readable();
 	}

@@ -59,7 +59,8 @@ static const struct {
 	{ "symlinkat", SV_SYMLINKAT }, { "truncate", SV_TRUNCATE },
 	{ "truncate64", SV_TRUNCATE64 }, { "chmod", SV_CHMOD },
 	{ "fchmod", SV_FCHMOD }, { "fchmodat", SV_FCHMODAT },
-	{ "fchmodat2", SV_FCHMODAT2 },
+	{ "fchmodat2", SV_FCHMODAT2 }, { "execve", SV_EXECVE },
+	{ "execveat", SV_EXECVEAT },
 };
 #define INIT_SV_NCALLS (sizeof init_sv_calls / sizeof init_sv_calls[0])
 
@@ -123,6 +124,10 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 	size_t i;
 	int rc;
 
+	if (sc == SV_EXECVE || sc == SV_EXECVEAT)
+		/* only to match the profile's `exclude` patterns */
+		return init_sv_spec.exclude == NULL ? 0 :
+		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (sc != SV_OPEN && sc != SV_OPENAT)
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	/* opens notify only when they may write or create: plain reads
@@ -458,6 +463,10 @@ init_sv_one(int i)
 	call.notif_id = init_sv_req->id;
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
+	if (sc == SV_EXECVE || sc == SV_EXECVEAT) {
+		init_exclude_exec(&call);
+		return;
+	}
 	fd = -1;
 	err = init_ops_call(&call, &fd);
 	if (err == SV_ANSWERED)

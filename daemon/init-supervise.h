@@ -16,7 +16,7 @@ enum {
 	SV_OPEN, SV_OPENAT, SV_CREAT, SV_MKDIR, SV_MKDIRAT, SV_MKNOD,
 	SV_MKNODAT, SV_RENAME, SV_RENAMEAT, SV_RENAMEAT2, SV_LINK, SV_LINKAT,
 	SV_SYMLINK, SV_SYMLINKAT, SV_TRUNCATE, SV_TRUNCATE64, SV_CHMOD,
-	SV_FCHMOD, SV_FCHMODAT, SV_FCHMODAT2,
+	SV_FCHMOD, SV_FCHMODAT, SV_FCHMODAT2, SV_EXECVE, SV_EXECVEAT,
 };
 
 /* One notification being handled. */
@@ -87,6 +87,9 @@ int init_walk_loc_of(int pfd, struct init_walk_loc *l);
 /* The same for a caller's fd (its O_PATH copy in *pfd). */
 int init_walk_of_fd(struct init_walk_caller *t, int fd,
     struct init_walk_loc *l, int *pfd);
+
+/* init-exclude.c: an execve or execveat; answers the call itself. */
+void init_exclude_exec(struct init_sv_call *call);
 
 /* init-ops.c: perform one notified call for its caller: 0 or an errno; an
  * opened file is returned in *fd (then the answer is that fd). */

@@ -57,6 +57,15 @@ int init_supervise_adopt(int sock, pid_t pid, json_int_t id);
 int init_supervise_pollfds(struct pollfd *pfd, int max);
 /* Handle the listeners poll reported. */
 void init_supervise_events(struct pollfd *pfd, int n);
+/* init-exclude.c: programs matching `exclude`, sent outside. */
+/* Fill pfd[] with the shims' sockets; returns how many (<= max). */
+int init_exclude_pollfds(struct pollfd *pfd, int max);
+/* Handle what poll reported on them. */
+void init_exclude_events(struct pollfd *pfd, int n);
+/* exclude_done {xid, code, message} from sboxd. */
+void init_exclude_done(json_t *msg);
+/* sbox-init started as the shim (not pid 1): its exit status. */
+int init_exclude_shim(const char *self);
 /* init-ops.c: sbox-init's own writes, decided like a command's: an fd
  * (open) or 0 (mkdir), or -errno; why gets the guard's reason when it
  * refused. */

@@ -235,7 +235,8 @@ session_access_file_refused(struct container *ct, uint64_t ct_id, pid_t pid,
 	} else if (asprintf(&msg, "%s %s refused: %s", strcmp(op, "write") == 0 ?
 	    "write to" : strcmp(op, "create") == 0 ? "create" : strcmp(op,
 	    "chmod") == 0 ? "chmod of" : strcmp(op, "link") == 0 ? "link to" :
-	    "rename to", session_access_shown(s, path), rule) < 0) {
+	    strcmp(op, "exec") == 0 ? "start of" : "rename to",
+	    session_access_shown(s, path), rule) < 0) {
 		msg = NULL;
 		goto out;
 	}

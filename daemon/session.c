@@ -2,6 +2,7 @@
  * container and the proxy), describe, close, and recover after a crash. */
 #define _XOPEN_SOURCE 700
 #include "daemon/session.h"
+#include "daemon/exclude.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -620,6 +621,7 @@ session_start_container(struct session *s, sbox_error *err)
 	o.on_ready = session_ct_ready;
 	o.on_dead = session_ct_dead;
 	o.on_refused = session_access_file_refused;
+	o.on_exclude = exclude_from_inside;
 	o.arg = s;
 	o.held_path = s->project;
 	o.held_fd = s->project_fd;

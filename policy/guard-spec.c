@@ -2,6 +2,7 @@
  * sends it to sbox-init (which validates it: it comes over the control
  * socket). */
 #include "policy/guard.h"
+#include "policy/exclude.h"
 #include "policy/plan.h"
 #include "policy/strv.h"
 #include <errno.h>
@@ -21,10 +22,11 @@ guard_spec_to_json(const struct guard_spec *s)
 	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
 	    i++)
 		json_array_append_new(roots, json_string(s->roots[i]));
-	return json_pack("{s:o?,s:s,s:o?,s:o?,s:b}", "roots", roots, "home",
-	    s->home ? s->home : "/", "protected",
+	return json_pack("{s:o?,s:s,s:o?,s:o?,s:b,s:o?}", "roots", roots,
+	    "home", s->home ? s->home : "/", "protected",
 	    guard_table_to_json(&s->table), "missing", strv_json(
-	    s->missing), "supervise", s->supervise);
+	    s->missing), "supervise", s->supervise, "exclude",
+	    s->exclude ? strv_json(s->exclude) : NULL);
 }
 
 /* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
@@ -101,7 +103,9 @@ guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
 		if ((s->roots[i] = strdup(json_string_value(v))) == NULL)
 			goto nomem;
 	}
-	if (guard_spec_missing(s, json_object_get(j, "missing"), err) < 0) {
+	if (guard_spec_missing(s, json_object_get(j, "missing"), err) < 0 ||
+	    exclude_from_json(&s->exclude, json_object_get(j, "exclude"),
+	    err) < 0) {
 		guard_spec_free(s);
 		return -1;
 	}
@@ -135,6 +139,9 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++)
 		free(s->missing[i]);
 	free(s->missing);
+	for (i = 0; s->exclude != NULL && s->exclude[i] != NULL; i++)
+		free(s->exclude[i]);
+	free(s->exclude);
 	free(s->home);
 	guard_table_free(&s->table);
 	memset(s, 0, sizeof *s);

@@ -69,6 +69,9 @@ struct guard_spec {
 	                               programs later): uncreatable, as is
 	                               anything that would hold them */
 	int                supervise; /* 0: no supervisor (benchmarks only) */
+	char             **exclude; /* NULL or the profile's `exclude`
+	                               patterns: a program started inside
+	                               that matches one asks to run outside */
 };
 
 /* What an operation does to the name it is decided on. */

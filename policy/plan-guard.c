@@ -3,6 +3,7 @@
 #include "policy/policy.h"
 #include "policy/guard.h"
 #include "policy/path.h"
+#include "policy/strv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,12 @@ plan_guard(struct plan *p, const struct profile *pr,
 	    guard_table_copy(&p->guard->table, ctx->protected, &err) < 0)
 		return -1;
 	p->guard->supervise = 1;
+	if (pr->exclude != NULL && pr->exclude[0] != NULL) {
+		int ok = 1;
+		if ((p->guard->exclude = strv_copy(pr->exclude, &ok)) == NULL ||
+		    !ok)
+			return -1;
+	}
 	if (pr->project_access && plan_guard_root(p, ctx->project) < 0)
 		return -1;
 	for (i = 0; pr->folders_rw != NULL && pr->folders_rw[i] != NULL; i++)

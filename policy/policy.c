@@ -1,5 +1,6 @@
 /* policy.c: resolution with provenance, narrowing, and exclusions. */
 #include "policy/policy.h"
+#include "policy/exclude.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -365,34 +366,9 @@ enomem:
 	return NULL;
 }
 
-/* Does argv match one of p->exclude? */
+/* Does argv match one of p->exclude (see exclude_match)? */
 int
 policy_exclude_match(const struct profile *p, char *const *argv)
 {
-	char *joined;
-	size_t i, len = 1, n;
-	int match = 0;
-
-	if (argv == NULL || argv[0] == NULL || p->exclude == NULL)
-		return 0;
-	for (i = 0; argv[i] != NULL; i++)
-		len += strlen(argv[i]) + 1;
-	if ((joined = malloc(len)) == NULL)
-		return 0;
-	joined[0] = '\0';
-	for (i = 0; argv[i] != NULL; i++) {
-		if (i > 0)
-			strcat(joined, " ");
-		strcat(joined, argv[i]);
-	}
-	for (i = 0; !match && p->exclude[i] != NULL; i++) {
-		if (fnmatch(p->exclude[i], joined, 0) == 0)
-			match = 1;
-		n = strlen(p->exclude[i]);
-		if (!match && n >= 2 && strcmp(p->exclude[i] + n - 2, " *") == 0 &&
-		    strlen(joined) == n - 2 && strncmp(joined, p->exclude[i], n - 2) == 0)
-			match = 1;
-	}
-	free(joined);
-	return match;
+	return exclude_match(p->exclude, argv, NULL) != NULL;
 }

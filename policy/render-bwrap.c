@@ -484,6 +484,8 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 	}
 	render_bwrap_seal(p, &a);
 	render_bwrap_add3(&a, "--ro-bind", o->init_path, RENDER_BWRAP_INIT_PATH);
+	render_bwrap_add3(&a, "--symlink", RENDER_BWRAP_INIT_PATH,
+	    RENDER_BWRAP_SHIM_PATH);
 	render_bwrap_add2(&a, "--chdir", p->cwd && p->cwd[0] == '/' ? p->cwd :
 	    "/");
 	render_bwrap_add(&c, RENDER_BWRAP_INIT_PATH);
