@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -79,6 +80,24 @@ command_tty_master_event_cb(struct bufferevent *bev, short what, void *arg)
 	command_io_event_cb(bev, BEV_EVENT_EOF, arg);
 }
 
+/* A client's stdin or stdout for the relay: a terminal or a pipe, opened
+ * again non-blocking (what the event loop can watch); fd is taken. */
+static int
+command_tty_client_fd(int fd, int flags)
+{
+	struct stat st;
+	int nfd = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && (isatty(fd) || S_ISFIFO(st.st_mode)))
+		nfd = command_io_reopen(fd, flags);
+	else
+		errno = EINVAL;
+	close(fd);
+	return nfd;
+}
+
 /* Before the spawn: the master's bufferevent (its fd comes later; what is
  * typed meanwhile waits in it) and, with "fds", the client's terminal. */
 int
@@ -109,12 +128,13 @@ command_tty_setup(struct command *c, struct rpc_call *call, sbox_error *err)
 	 * sandbox gets neither, and the client's own flags stay */
 	for (i = 0; i < 3; i++)
 		fds[i] = rpc_call_take_fd(call, i);
-	in = command_io_reopen(fds[0], O_RDONLY);
-	out = in == -1 ? -1 : command_io_reopen(fds[1], O_WRONLY);
+	if (fds[2] >= 0)
+		close(fds[2]);	/* the terminal is stdout and stderr */
+	in = command_tty_client_fd(fds[0], O_RDONLY);
 	e = errno;
-	for (i = 0; i < 3; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	out = command_tty_client_fd(fds[1], O_WRONLY);
+	if (out == -1)
+		e = errno;
 	if (in == -1 || out == -1) {
 		if (in >= 0)
 			close(in);
@@ -122,8 +142,9 @@ command_tty_setup(struct command *c, struct rpc_call *call, sbox_error *err)
 			close(out);
 		return error_set_field(err, E_INVALID_PARAMS, "stdio",
 		    "stdio \"fds\" with a terminal needs a stdin and stdout "
-		    "that sboxd can open again (a terminal, a pipe or a file "
-		    "of yours): %s; use stdio \"pipes\"", strerror(e));
+		    "that are terminals or pipes sboxd can open again: %s; "
+		    "use stdio \"pipes\"", e == EINVAL ? "one is neither" :
+		    strerror(e));
 	}
 	if (command_io_forward_to(c, &c->out, out, err) == -1) {
 		close(in);

@@ -395,3 +395,53 @@ def test_tty_refused_without_sandbox(ctx):
     assert e.field == "tty" and "not sandboxed" in e.message, e
     rc, t = run_term(d, ["session", "exec", sid, "--", "sh", "-c", "exit 6"])
     assert rc == 6, t.text()
+
+
+def test_tty_protocol_fds_relay(ctx):
+    """command.exec with tty and stdio fds that are pipes: sboxd reads the
+    client's stdin into the terminal and writes what the command shows to
+    the client's stdout; the command sees only the sandbox's pty. A regular
+    file is refused (sboxd cannot watch it)."""
+    d, sid = session()
+    c = d.client()
+    rd, wr = os.pipe()
+    ord_, owr = os.pipe()
+    os.write(wr, b"typed\r")
+    try:
+        call = c.send("command.exec", {
+            "session": sid, "stdio": "fds", "tty": {"rows": 12, "cols": 34},
+            "argv": ["sh", "-c", "read x; echo got=$x; stty size; tty; "
+                     "exit 2"]}, fds=[rd, owr, owr])
+        os.close(owr)
+        owr = -1
+        res = c.result(c.wait_reply(call))
+        text = b""
+        while True:
+            chunk = os.read(ord_, 65536)
+            if not chunk:
+                break
+            text += chunk
+    finally:
+        for fd in (rd, wr, ord_, owr):
+            if fd >= 0:
+                os.close(fd)
+    assert res["exit_code"] == 2 and res["stdio"] == "fds", res
+    assert b"got=typed\r\n12 34\r\n/dev/pts/" in text, text
+    path = os.path.join(ctx.tmp, "file")
+    with open(path, "wb") as f:
+        f.write(b"x")
+    f = os.open(path, os.O_RDWR)
+    try:
+        call = c.send("command.exec", {
+            "session": sid, "stdio": "fds", "tty": {"rows": 5, "cols": 5},
+            "argv": ["true"]}, fds=[f, f, f])
+        e = None
+        try:
+            c.result(c.wait_reply(call))
+        except RpcError as err:
+            e = err
+    finally:
+        os.close(f)
+    assert e is not None and e.field == "stdio", e
+    assert "terminals or pipes" in e.message, e
+    c.close()
