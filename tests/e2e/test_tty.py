@@ -171,6 +171,9 @@ def test_tty_is_the_sandboxes_own(ctx):
               "echo via-dev-tty > /dev/tty; "
               "for f in /proc/self/fd/*; do readlink $f; done | sort -u | "
               "sed 's/^/fd: /'; stat -L -c 'dev: %d' /proc/self/fd/0; "
+              "python3 -c \"import fcntl, termios\n"
+              "try: fcntl.ioctl(0, termios.TIOCSTI, b'x')\n"
+              "except OSError as e: print('tiocsti', e.errno)\"; "
               "exit 7")
     rc, t = run_term(d, ["session", "exec", sid, "--", "sh", "-c", script])
     out = t.text().replace("\r\n", "\n")
@@ -190,6 +193,8 @@ def test_tty_is_the_sandboxes_own(ctx):
     dev = re.search(r"^dev: (\d+)$", out, re.M)
     assert dev and int(dev.group(1)) != t.host_tty.st_dev, (out,
                                                            t.host_tty)
+    # typing into the terminal's input stays refused (seccomp)
+    assert re.search(r"^tiocsti 1$", out, re.M), out
 
 
 def test_tty_resize_follows_the_window(ctx):
