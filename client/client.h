@@ -20,6 +20,10 @@ struct client_opts {
 	int         no_ask;   /* --no-ask of exec, run, send: never ask */
 	int         one_shot; /* the session closes after this command (run,
 	                         send --sandbox): no advice names it */
+	int         tty;      /* exec on a terminal of the sandbox: 0 no, 1
+	                         when stdin and stdout are terminals (session
+	                         exec's default), 2 always (-t; an error
+	                         without a terminal) */
 };
 
 struct client;
@@ -73,6 +77,15 @@ json_t *exec_call_with_terminal(struct client *cl, const char *method,
 int exec_status(const json_t *result);
 /* Was the last command run with the terminal stopped by a signal to sbox? */
 int exec_was_interrupted(void);
+/* Note that it was (sig) or not (0). */
+void exec_note_interrupted(int sig);
+
+/* exec-tty.c: a command on a terminal of its sandbox, with ours. */
+/* Are stdin and stdout terminals? */
+int exec_tty_possible(void);
+/* Run a command.exec request on a terminal of the sandbox (our terminal
+ * raw meanwhile, our window size followed); the result or NULL with err. */
+json_t *exec_tty_run(struct client *cl, json_t *params, sbox_error *err);
 /* Print what the sandbox refused during the command (its explanations). */
 void exec_print_blocked(const json_t *result);
 /* Add to each blocked entry of a result an "explanation": what was refused,

@@ -241,10 +241,10 @@ cmd_session_close_worktree(const struct client_opts *o, const char *id)
 }
 
 /* Parse the options of exec (cwd, env, detach, timeout into params;
- * --no-ask into no_ask). */
+ * --no-ask into no_ask, -t/--tty and --no-tty into tty). */
 static int
 cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
-    int *no_ask)
+    int *no_ask, int *tty)
 {
 	static const struct option opts[] = {
 		{ "cwd", required_argument, NULL, 'C' },
@@ -252,6 +252,8 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 		{ "detach", no_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "no-ask", no_argument, NULL, 'A' },
+		{ "tty", no_argument, NULL, 't' },
+		{ "no-tty", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *env = json_object();
@@ -259,8 +261,14 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 	long t;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "+C:e:dT:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+C:e:dT:t", opts, NULL)) != -1) {
 		switch (ch) {
+		case 't':
+			*tty = 2;
+			break;
+		case 'N':
+			*tty = 0;
+			break;
 		case 'C':
 			json_object_set_new(params, "cwd", json_string(optarg));
 			break;
@@ -344,19 +352,20 @@ cmd_session_env_warnings(const json_t *params, const json_t *session)
 	return w;
 }
 
-/* Say so when a command matches the profile's `exclude` patterns: it then
- * waits for a person to allow it to run outside the sandbox. */
-static void
-cmd_session_note_exclude(const json_t *params, const json_t *info)
+/* Does a command match the profile's `exclude` patterns? Then it waits for
+ * a person to allow it to run outside the sandbox: say so when `say`. */
+static int
+cmd_session_note_exclude(const json_t *params, const json_t *info, int say)
 {
 	json_t *ex = json_object_get(json_object_get(info, "resolved_profile"),
 	    "exclude"), *argv = json_object_get(params, "argv"), *v;
 	struct profile p;
 	char **pats, **av;
 	size_t i;
+	int m = 0;
 
 	if (json_array_size(ex) == 0 || json_array_size(argv) == 0)
-		return;
+		return 0;
 	pats = calloc(json_array_size(ex) + 1, sizeof *pats);
 	av = calloc(json_array_size(argv) + 1, sizeof *av);
 	if (pats != NULL && av != NULL) {
@@ -366,7 +375,7 @@ cmd_session_note_exclude(const json_t *params, const json_t *info)
 			av[i] = (char *)json_string_value(v);
 		memset(&p, 0, sizeof p);
 		p.exclude = pats;
-		if (policy_exclude_match(&p, av))
+		if ((m = policy_exclude_match(&p, av)) && say)
 			fprintf(stderr, "sbox: this command matches an exclude "
 			    "pattern of profile %s: it runs outside the sandbox once "
 			    "a person allows it ('sbox approvals --watch' or 'sbox "
@@ -376,6 +385,22 @@ cmd_session_note_exclude(const json_t *params, const json_t *info)
 	}
 	free(pats);
 	free(av);
+	return m;
+}
+
+/* Run it on a terminal of the sandbox? Always with -t (an error without a
+ * terminal or a sandbox, said by whoever sees it); by default when stdin
+ * and stdout are terminals, the session is sandboxed and the command does
+ * not go outside through an exclude pattern. */
+static int
+cmd_session_use_tty(const struct client_opts *o, const json_t *params,
+    const json_t *info)
+{
+	if (o->tty == 2)
+		return 1;
+	return o->tty == 1 && exec_tty_possible() && info != NULL &&
+	    json_is_true(json_object_get(info, "sandboxed")) &&
+	    !cmd_session_note_exclude(params, info, 0);
 }
 
 /* Run a prepared command.exec: with the terminal, detached, or (--json) in
@@ -387,7 +412,7 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 {
 	json_t *info = NULL, *warnings, *r, *again = NULL;
 	sbox_error err;
-	int status;
+	int status, tty;
 
 	error_clear(&err);
 	/* the stored record: its resolved profile says what is dropped and
@@ -402,10 +427,13 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	if (session != info)	/* warnings found when the session was made */
 		json_array_extend(warnings, json_object_get(session, "warnings"));
 	if (!detach)
-		cmd_session_note_exclude(params, info);
+		cmd_session_note_exclude(params, info, 1);
+	tty = !detach && !o->json && cmd_session_use_tty(o, params, info);
 	/* the request as sent, for running it again after a question */
 	if (!detach && ask_possible(o))
 		again = json_deep_copy(params);
+	if (again != NULL && tty)
+		json_object_set_new(again, "tty", json_true());
 	if (detach) {
 		json_object_set_new(params, "detach", json_true());
 		json_object_set_new(params, "stdio", json_string("none"));
@@ -413,7 +441,9 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	} else if (o->json) {
 		json_object_set_new(params, "stdio", json_string("pipes"));
 		r = client_call(cl, "command.exec", params, NULL, 0, &err);
-	} else
+	} else if (tty)
+		r = exec_tty_run(cl, params, &err);
+	else
 		r = exec_with_terminal(cl, params, &err);
 	if (r == NULL) {
 		json_decref(info);
@@ -469,8 +499,9 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 		goto usage;
 	json_object_set_new(params, "session", json_string(argv[1]));
 	optind = 0;
+	eo.tty = 1;	/* when stdin and stdout are terminals */
 	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
-	    &eo.no_ask) == -1)
+	    &eo.no_ask, &eo.tty) == -1)
 		goto usage;
 	for (i = optind + 1; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));
@@ -490,7 +521,52 @@ usage:
 	json_decref(av);
 	return client_usage("usage: sbox session exec ID [--cwd DIR] "
 	    "[--env NAME=VALUE]... [--detach] [--timeout S] [--no-ask] "
-	    "-- ARGV...");
+	    "[-t|--tty|--no-tty] -- ARGV...");
+}
+
+/* sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...: an interactive
+ * shell on a terminal of the sandbox (bash when the sandbox has it, else
+ * sh). */
+static int
+cmd_session_shell(const struct client_opts *o, int argc, char **argv)
+{
+	json_t *params = json_object();
+	struct client_opts so = *o;
+	struct client *cl;
+	sbox_error err;
+	int detach = 0, rc;
+
+	if (argc < 2 || argv[1][0] == '-')
+		goto usage;
+	json_object_set_new(params, "session", json_string(argv[1]));
+	optind = 0;
+	so.tty = 2;
+	so.no_ask = 1;	/* a person at a shell sees what was refused */
+	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
+	    &so.no_ask, &so.tty) == -1 || detach || optind + 1 != argc ||
+	    so.tty != 2)
+		goto usage;
+	if (!exec_tty_possible()) {
+		json_decref(params);
+		return client_usage("sbox session shell needs a terminal "
+		    "(stdin and stdout); for a script use 'sbox session send "
+		    "ID --stdin'");
+	}
+	json_object_set_new(params, "argv", json_pack("[s, s, s]", "sh", "-c",
+	    "if command -v bash >/dev/null 2>&1; then exec bash; fi; "
+	    "exec sh"));
+	error_clear(&err);
+	if ((cl = client_connect(o, &err)) == NULL) {
+		json_decref(params);
+		return client_fail(&err);
+	}
+	rc = cmd_session_run_params(&so, cl, params, 0, NULL);
+	client_close(cl);
+	return rc;
+usage:
+	json_decref(params);
+	return client_usage("usage: sbox session shell ID [--cwd DIR] "
+	    "[--env NAME=VALUE]...");
 }
 
 /* sbox session send ID --stdin [--no-ask]: run the shell script read from
@@ -591,6 +667,8 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		return cmd_session_create(o, argc - 1, argv + 1);
 	if (strcmp(sub, "exec") == 0)
 		return cmd_session_exec(o, argc - 1, argv + 1);
+	if (strcmp(sub, "shell") == 0)
+		return cmd_session_shell(o, argc - 1, argv + 1);
 	if (strcmp(sub, "send") == 0 && cmd_session_send_sandbox(argc - 1,
 	    argv + 1))
 		return cmd_choices_send(o, argc - 1, argv + 1);	/* cmd-choices.c */
@@ -642,5 +720,5 @@ cmd_session(const struct client_opts *o, int argc, char **argv)
 		    pos[1], "save", save), cmd_session_print_allowed);
 	}
 	return client_usage("sbox session needs a subcommand: create, list, "
-	    "info, close, exec, send, outside, log, allow-host");
+	    "info, close, exec, shell, send, outside, log, allow-host");
 }

@@ -197,6 +197,14 @@ exec_was_interrupted(void)
 	return exec_interrupted != 0;
 }
 
+/* Note that the person stopped the command with a signal to sbox (0:
+ * not), for exec_was_interrupted (exec-tty.c). */
+void
+exec_note_interrupted(int sig)
+{
+	exec_interrupted = sig;
+}
+
 /* Run params (a command.exec request) with our stdin/stdout/stderr and wait;
  * returns the result (caller owns) or NULL with err. Signals we get while
  * waiting cancel the command (the daemon kills it). */

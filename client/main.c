@@ -125,7 +125,7 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct client_opts o = { NULL, 0, 0, 0, 0 };
+	struct client_opts o = { 0 };
 	const struct client_cmd *c;
 	int ch, rc, sub, n;
 

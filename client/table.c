@@ -42,11 +42,18 @@ static const struct client_sub table_subs[] = {
 	  "linked worktree that was its project)", "remove-worktree", -1 },
 	{ "session", "exec",
 	  "sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
-	  "                  [--timeout S] [--no-ask] -- ARGV...",
+	  "                  [--timeout S] [--no-ask] [-t|--tty|--no-tty]\n"
+	  "                  -- ARGV...",
 	  "run a command in a session (--detach: a background job; see "
 	  "'sbox command'); on a terminal, a refused host or file write is "
-	  "asked about (--no-ask: never)",
-	  "C/cwd= e/env= d/detach T/timeout= no-ask", 1 },
+	  "asked about (--no-ask: never); -t: on a terminal made inside the "
+	  "sandbox (the default when stdin and stdout are terminals; "
+	  "--no-tty: never)",
+	  "C/cwd= e/env= d/detach T/timeout= no-ask t/tty no-tty", 1 },
+	{ "session", "shell",
+	  "sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...",
+	  "an interactive shell in a session, on a terminal made inside the "
+	  "sandbox (bash when it has one, else sh)", "C/cwd= e/env=", -1 },
 	{ "session", "send",
 	  "sbox session send ID [--sandbox PROFILE] --stdin [--no-ask]",
 	  "run the shell script read from stdin in a session (--sandbox: "

@@ -102,14 +102,14 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	    (owner = conn_find(c->owner)) != NULL &&
 	    (b64 = base64_encode(data, n)) != NULL) {
 		conn_notify(owner, "command.output", json_pack("{s:I, s:s, s:s}",
-		    "command", (json_int_t)c->id, "stream",
+		    "command", (json_int_t)c->id, "stream", c->tty ? "tty" :
 		    st == &c->out ? "stdout" : "stderr", "data", b64));
 		free(b64);
 	}
 }
 
 /* Output arrived on one of the command's pipes. */
-static void
+void
 command_io_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct command *c = arg;
@@ -131,7 +131,7 @@ command_io_read_cb(struct bufferevent *bev, void *arg)
 }
 
 /* A pipe reached EOF (or failed). */
-static void
+void
 command_io_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct command *c = arg;
@@ -257,13 +257,40 @@ command_io_close_forwards(struct command *c)
 	}
 }
 
+/* Open a client's fd again (a terminal, a pipe or a file) as a new,
+ * non-blocking description: the client's own flags stay as they are. */
+int
+command_io_reopen(int client_fd, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", client_fd);
+	return open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+}
+
+/* Copy a stream's output to fd (taken) as it comes. */
+int
+command_io_forward_to(struct command *c, struct command_stream *st, int fd,
+    sbox_error *err)
+{
+	st->forward = bufferevent_socket_new(sboxd.base, fd,
+	    BEV_OPT_CLOSE_ON_FREE);
+	if (st->forward == NULL) {
+		close(fd);
+		return error_set(err, E_INTERNAL, "cannot watch a descriptor");
+	}
+	bufferevent_setcb(st->forward, NULL, command_io_forward_write_cb,
+	    command_io_forward_event_cb, c);
+	bufferevent_enable(st->forward, EV_WRITE);
+	return 0;
+}
+
 /* fds mode: copy stderr through us (to name blocked files) when the
  * client's stderr is a terminal or a pipe we can write without blocking. */
 static int
 command_io_interpose(struct command *c, int client_fd, int *child_fd,
     sbox_error *err)
 {
-	char path[64];
 	struct stat st;
 	int fd;
 
@@ -272,21 +299,11 @@ command_io_interpose(struct command *c, int client_fd, int *child_fd,
 		*child_fd = client_fd;
 		return 0;
 	}
-	snprintf(path, sizeof path, "/proc/self/fd/%d", client_fd);
-	if ((fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) == -1) {
+	if ((fd = command_io_reopen(client_fd, O_WRONLY)) == -1 ||
+	    command_io_forward_to(c, &c->err, fd, err) == -1) {
 		*child_fd = client_fd;
 		return 0;
 	}
-	c->err.forward = bufferevent_socket_new(sboxd.base, fd,
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (c->err.forward == NULL) {
-		close(fd);
-		*child_fd = client_fd;
-		return 0;
-	}
-	bufferevent_setcb(c->err.forward, NULL, command_io_forward_write_cb,
-	    command_io_forward_event_cb, c);
-	bufferevent_enable(c->err.forward, EV_WRITE);
 	if (command_io_pipe(c, &c->err, child_fd, err) == -1)
 		return -1;
 	close(client_fd);
@@ -302,6 +319,8 @@ command_io_setup(struct command *c, struct rpc_call *call, int *given,
 
 	c->out.kept = evbuffer_new();
 	c->err.kept = evbuffer_new();
+	if (c->tty)
+		return command_tty_setup(c, call, err);
 	switch (c->stdio) {
 	case COMMAND_STDIO_FDS:
 		if (given != NULL) {
@@ -355,10 +374,12 @@ command_io_close_child_fds(int fds[3])
 	}
 }
 
-/* Close our end of the command's stdin. */
+/* Close our end of the command's stdin (a terminal: the relay). */
 void
 command_io_close_inputs(struct command *c)
 {
+	if (c->tty)
+		command_tty_free(c);
 	if (c->stdin_fd >= 0) {
 		close(c->stdin_fd);
 		c->stdin_fd = -1;
@@ -435,6 +456,8 @@ command_write(struct command *c, const void *data, size_t n, int eof,
 	const char *p = data;
 	ssize_t w;
 
+	if (c->tty)
+		return command_tty_write(c, data, n, eof, err);
 	if (c->stdin_fd < 0)
 		return error_set_field(err, E_INVALID_PARAMS, "command",
 		    "command %lld has no open stdin (start it with stdio "

@@ -23,6 +23,29 @@ void command_io_close_forwards(struct command *c);
 void command_io_close_outputs(struct command *c);
 /* Release every stdio resource. */
 void command_io_free(struct command *c);
+/* Read callbacks of an output stream (command-tty.c reads the master with
+ * them). */
+void command_io_read_cb(struct bufferevent *bev, void *arg);
+void command_io_event_cb(struct bufferevent *bev, short what, void *arg);
+/* Copy a stream's output to fd (a client's own; taken) as it comes. */
+int command_io_forward_to(struct command *c, struct command_stream *st,
+    int fd, sbox_error *err);
+/* Open a client's fd again as a new, non-blocking description of the same
+ * file (its own flags stay untouched); -1 when it cannot be. */
+int command_io_reopen(int client_fd, int flags);
+
+/* command-tty.c: a command on a terminal of its sandbox. */
+/* Set up the relay for the command's mode (before the spawn). */
+int command_tty_setup(struct command *c, struct rpc_call *call,
+    sbox_error *err);
+/* The pty's master came from sbox-init (taken). */
+void command_tty_master(struct command *c, int master);
+/* Bytes for the terminal (command.write); eof is refused. */
+int command_tty_write(struct command *c, const void *data, size_t n, int eof,
+    sbox_error *err);
+/* Release the relay. */
+void command_tty_free(struct command *c);
+
 /* Finish when the exit is known and the streams are at EOF (command.c). */
 void command_maybe_finish(struct command *c);
 

@@ -123,6 +123,9 @@ command_to_json(const struct command *c)
 	for (a = c->argv; a && *a; a++)
 		json_array_append_new(argv, json_string(*a));
 	json_object_set_new(j, "argv", argv);
+	if (c->tty)
+		json_object_set_new(j, "tty", json_pack("{s:i, s:i}", "rows",
+		    (int)c->tty_size.rows, "cols", (int)c->tty_size.cols));
 	if (c->state == COMMAND_DONE) {
 		json_object_set_new(j, "exit_code", c->exit_code >= 0 ?
 		    json_integer(c->exit_code) : json_null());
@@ -318,6 +321,14 @@ command_ct_spawned(struct container *ct, uint64_t id, pid_t pid,
 	command_exited(c, 127, 0, 0);
 }
 
+/* container callback: the master of the command's terminal. */
+static void
+command_ct_tty(struct container *ct, uint64_t id, int master, void *arg)
+{
+	(void)ct; (void)id;
+	command_tty_master(arg, master);
+}
+
 /* hostexec callback: a command run on the host ended. */
 static void
 command_host_exit(pid_t pid, int code, int sig, void *arg)
@@ -479,6 +490,9 @@ command_spawn(struct command *c, char **env, int fds[3], int channel_fd,
 		.kill_group = 0, .on_spawned = command_ct_spawned,
 		.on_exit = command_ct_exit, .arg = c,
 		.has_channel = channel_fd >= 0, .channel_fd = channel_fd,
+		.tty_rows = c->tty ? c->tty_size.rows : 0,
+		.tty_cols = c->tty ? c->tty_size.cols : 0,
+		.on_tty = command_ct_tty,
 	};
 	return container_spawn(c->s->ct, &cc, &c->ct_id, err);
 }
@@ -538,6 +552,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
     json_t **result, sbox_error *err)
 {
 	struct command *c;
+	struct conn *owner;
 	char **env = NULL;
 	int fds[3] = { -1, -1, -1 }, rc = -1, channel = -1;
 	size_t i;
@@ -546,6 +561,12 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	if (json_array_size(p->argv) == 0)
 		return error_set_field(err, E_INVALID_PARAMS, "argv",
 		    "argv must name a program");
+	if (p->tty && (p->outside || p->target != NULL ||
+	    !p->s->plan->sandboxed || p->s->ct == NULL))
+		return error_set_field(err, E_INVALID_PARAMS, "tty",
+		    "a terminal is made inside a sandbox, and %s",
+		    p->outside || p->target != NULL ? "this command runs "
+		    "outside it" : "this session is not sandboxed");
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return error_nomem(err);
 	c->s = p->s;
@@ -553,6 +574,8 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	c->approval_id = p->approval_id;
 	c->detach = p->detach;
 	c->stdio = p->stdio;
+	c->tty = p->tty;
+	c->tty_size = p->tty_size;
 	c->stdin_fd = -1;
 	c->exit_code = -1;
 	c->hosts = json_array();
@@ -613,6 +636,13 @@ fail_started:
 	events_publish("command.started", c->s->id, json_pack("{s:I, s:O, s:b}",
 	    "command", (json_int_t)c->id, "argv", p->argv, "outside",
 	    c->outside));
+	/* its client needs the id at once: to resize the terminal and, with
+	 * pipes, to type on it */
+	if (c->tty && (owner = conn_find(c->owner)) != NULL)
+		conn_notify(owner, "command.started", json_pack("{s:I, s:s, "
+		    "s:{s:i, s:i}}", "command", (json_int_t)c->id, "session",
+		    c->s->id, "tty", "rows", (int)c->tty_size.rows, "cols",
+		    (int)c->tty_size.cols));
 	if (c->detach || call == NULL) {
 		*result = command_to_json(c);
 		return 0;

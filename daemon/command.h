@@ -11,6 +11,7 @@
 
 #include "daemon/blocked.h"
 #include "protocol/error.h"
+#include "protocol/ttysize.h"
 
 struct session;
 struct rpc_call;
@@ -68,6 +69,11 @@ struct command {
 	char                *fail_msg;
 	long long            start_ms, end_ms;
 	int                  stdin_fd; /* pipes mode with stdin: our write end */
+	int                  tty;      /* on a terminal of its sandbox: out.bev
+	                                  is the pty's master (read and write) */
+	struct ttysize       tty_size; /* its window size (the last asked) */
+	int                  tty_master;/* the master has come from sbox-init */
+	struct bufferevent  *tty_in;   /* fds mode: reads the client's stdin */
 	struct command_stream out, err;
 	struct blocked       blocked;
 	json_t              *hosts;    /* hosts refused while it ran */
@@ -92,6 +98,8 @@ struct command_params {
 	enum command_stdio stdio;
 	int                want_stdin;  /* pipes: keep stdin open for command.write */
 	int                channel;     /* give the command a channel to sboxd (fd 3) */
+	int                tty;         /* run it on a terminal of its sandbox */
+	struct ttysize     tty_size;    /* of this size */
 	int                outside;     /* run on the host, in the project folder */
 	long long          approval_id;
 	const char        *decided_by;  /* who allowed it (outside runs) */
@@ -119,8 +127,11 @@ int command_wait(struct command *c, struct rpc_call *call, json_t **result,
     sbox_error *err);
 /* Signal a running command's process group. */
 int command_kill(struct command *c, int sig, sbox_error *err);
-/* Write to a pipes-mode command's stdin; eof closes it. */
+/* Write to a pipes-mode command's stdin (or its terminal); eof closes it. */
 int command_write(struct command *c, const void *data, size_t n, int eof,
+    sbox_error *err);
+/* Change the window size of a command's terminal (command-tty.c). */
+int command_tty_resize(struct command *c, const struct ttysize *size,
     sbox_error *err);
 /* The command's state and result as JSON. */
 json_t *command_to_json(const struct command *c);

@@ -45,6 +45,8 @@ struct container_req {
 	uint64_t                id;
 	enum container_req_kind kind;
 	int                     spawned;
+	int                     tty;      /* a command on a terminal */
+	container_tty_cb        on_tty;
 	container_spawned_cb    on_spawned;
 	container_exit_cb       on_exit;
 	container_open_cb       open_cb;

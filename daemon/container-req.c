@@ -8,6 +8,9 @@
 
 #include <errno.h>
 #include <event2/event.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +212,20 @@ container_req_error(struct container *c, json_t *m)
 	return 0;
 }
 
+/* Is fd (from inside the sandbox) the master of a pseudo-terminal? Made
+ * non-blocking when it is. */
+static int
+container_req_is_master(int fd)
+{
+	struct stat st;
+	int n;
+
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+	    ioctl(fd, TIOCGPTN, &n) < 0)
+		return 0;
+	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0;
+}
+
 /* Handle spawned, exit, opened, done. */
 static int
 container_req_reply(struct container *c, const char *t, json_t *m, int *fds,
@@ -227,9 +244,15 @@ container_req_reply(struct container *c, const char *t, json_t *m, int *fds,
 		return 0; /* forgotten or already failed */
 	if (strcmp(t, "spawned") == 0) {
 		pid = container_req_id(m, "pid");
-		if (r->kind != RQ_CMD || r->spawned || pid <= 0)
+		if (r->kind != RQ_CMD || r->spawned || pid <= 0 ||
+		    nfds != (r->tty ? 1 : 0) ||
+		    (r->tty && !container_req_is_master(fds[0])))
 			return -1;
 		r->spawned = 1;
+		if (r->tty && r->on_tty) {
+			r->on_tty(c, r->id, fds[0], r->arg);
+			fds[0] = -1;
+		}
 		if (r->on_spawned)
 			r->on_spawned(c, r->id, (pid_t)pid, NULL, r->arg);
 		return 0;
@@ -296,8 +319,9 @@ container_req_msg(struct container *c, json_t *m, int *fds, int nfds)
 		return -1;
 	if (strcmp(t, "error") == 0)
 		return nfds == 0 ? container_req_error(c, m) : -1;
-	if (strcmp(t, "spawned") == 0 || strcmp(t, "exit") == 0 ||
-	    strcmp(t, "done") == 0)
+	if (strcmp(t, "spawned") == 0)	/* + a terminal's master */
+		return nfds <= 1 ? container_req_reply(c, t, m, fds, nfds) : -1;
+	if (strcmp(t, "exit") == 0 || strcmp(t, "done") == 0)
 		return nfds == 0 ? container_req_reply(c, t, m, fds, nfds) : -1;
 	if (strcmp(t, "opened") == 0)
 		return container_req_reply(c, t, m, fds, nfds);
@@ -363,16 +387,21 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 {
 	struct container_req *r;
 	json_t *argv, *env, *lim, *m;
-	int use_fds, none, fds[4];
+	int use_fds, none, tty, fds[4], nfds;
 
 	use_fds = cmd->fds[0] >= 0 && cmd->fds[1] >= 0 && cmd->fds[2] >= 0;
 	none = cmd->fds[0] < 0 && cmd->fds[1] < 0 && cmd->fds[2] < 0;
+	tty = cmd->tty_rows > 0 && cmd->tty_cols > 0;
 	if (cmd->argv == NULL || cmd->argv[0] == NULL || (!use_fds && !none) ||
-	    (cmd->has_channel && (!use_fds || cmd->channel_fd < 0)))
+	    (tty && !none) || (cmd->has_channel && ((!use_fds && !tty) ||
+	    cmd->channel_fd < 0)))
 		return error_set(err, E_INVALID_PARAMS, "a command needs argv "
-		    "and either three stdio descriptors (and a channel) or none");
+		    "and either three stdio descriptors, a terminal (either "
+		    "with a channel) or none");
 	if ((r = container_req_new(c, RQ_CMD, err)) == NULL)
 		return -1;
+	r->tty = tty;
+	r->on_tty = cmd->on_tty;
 	r->on_spawned = cmd->on_spawned;
 	r->on_exit = cmd->on_exit;
 	r->arg = cmd->arg;
@@ -384,11 +413,14 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 		m = ctl_msg("spawn", "{s:I,s:O,s:O,s:s,s:s,s:I,s:b,s:O}",
 		    "id", (json_int_t)r->id, "argv", argv, "env", env,
 		    "cwd", cmd->cwd ? cmd->cwd : c->cwd,
-		    "stdio", use_fds ? "fds" : "none",
+		    "stdio", use_fds ? "fds" : tty ? "tty" : "none",
 		    "timeout_ms", (json_int_t)cmd->timeout_ms,
 		    "kill_group", cmd->kill_group, "limits", lim);
 	if (m != NULL && cmd->has_channel)
 		json_object_set_new(m, "channel", json_true());
+	if (m != NULL && tty)
+		json_object_set_new(m, "tty", json_pack("{s:i,s:i}", "rows",
+		    (int)cmd->tty_rows, "cols", (int)cmd->tty_cols));
 	json_decref(argv);
 	json_decref(env);
 	json_decref(lim);
@@ -399,10 +431,14 @@ container_spawn(struct container *c, const struct container_cmd *cmd,
 		    "environment are over %d bytes; pass large scripts on "
 		    "standard input", CTL_MSG_MAX);
 	}
-	memcpy(fds, cmd->fds, sizeof cmd->fds);
-	fds[3] = cmd->channel_fd;
-	if (container_req_send(c, r, m, use_fds ? fds : NULL,
-	    use_fds ? 3 + (cmd->has_channel != 0) : 0, err) < 0)
+	nfds = 0;
+	if (use_fds) {
+		memcpy(fds, cmd->fds, sizeof cmd->fds);
+		nfds = 3;
+	}
+	if (cmd->has_channel)
+		fds[nfds++] = cmd->channel_fd;
+	if (container_req_send(c, r, m, nfds ? fds : NULL, nfds, err) < 0)
 		return -1;
 	if (id_out)
 		*id_out = r->id;

@@ -143,6 +143,11 @@ typedef void (*container_spawned_cb)(struct container *c, uint64_t id,
     pid_t pid, const sbox_error *err, void *arg);
 typedef void (*container_exit_cb)(struct container *c, uint64_t id, int code,
     int sig, int timed_out, void *arg);
+/* A command's terminal: the master of the pty sbox-init made in the
+ * container's devpts (checked to be one; non-blocking, close-on-exec; the
+ * callee owns it). Comes just before on_spawned without error. */
+typedef void (*container_tty_cb)(struct container *c, uint64_t id,
+    int master, void *arg);
 
 struct container_cmd {
 	char *const         *argv;       /* argv[0] searched in env's PATH */
@@ -158,6 +163,9 @@ struct container_cmd {
 	int                  has_channel;/* pass channel_fd as the command's fd 3
 	                                    (needs the three stdio fds) */
 	int                  channel_fd;
+	unsigned short       tty_rows;   /* both nonzero: run it on a terminal */
+	unsigned short       tty_cols;   /* of the sandbox (fds all -1) */
+	container_tty_cb     on_tty;     /* gets the terminal's master */
 	container_spawned_cb on_spawned; /* may be NULL */
 	container_exit_cb    on_exit;
 	void                *arg;

@@ -6,11 +6,16 @@
  * sbox-init shares its uid with the sandboxed processes.
  *
  * sboxd -> sbox-init
- *   spawn  {id, argv[], env[], cwd, stdio:"fds"|"none", timeout_ms?,
- *           kill_group?, limits?{nofile, fsize, as, nproc, core}}
- *          + 3 fds (stdin, stdout, stderr) when stdio is "fds".
- *          Replies: spawned {id, pid} or error {req:id, errno, message};
- *          later exit {id, code, signal, timed_out}.
+ *   spawn  {id, argv[], env[], cwd, stdio:"fds"|"tty"|"none", tty?{rows,
+ *           cols}, channel?, timeout_ms?, kill_group?, limits?{nofile,
+ *           fsize, as, nproc, core}}
+ *          + 3 fds (stdin, stdout, stderr) when stdio is "fds", then the
+ *          channel's fd when channel is true. "tty": sbox-init makes a pty
+ *          pair in the container's devpts sized tty {rows, cols} (1..4096);
+ *          the slave is the command's controlling terminal and stdio.
+ *          Replies: spawned {id, pid} (+ the pty's master with "tty") or
+ *          error {req:id, errno, message}; later exit {id, code, signal,
+ *          timed_out}.
  *   kill   {id, signal}                 the command's whole process group.
  *   open   {req, path, flags[], mode?}  flags: "read" "write" "create" "excl"
  *          "trunc" "append" "dir" "path" "nofollow".

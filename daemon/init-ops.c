@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -220,6 +221,14 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 		}
 		if ((flags & O_CREAT) && (e = init_walk_status(t)) != 0)
 			goto out;
+		if (exists && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == makedev(5, 0)) {
+			/* /dev/tty: the caller's terminal, not sbox-init's */
+			fd = init_tty_open_ctty(t->tgid, flags);
+			e = fd < 0 ? -fd : 0;
+			*out = fd < 0 ? -1 : fd;
+			goto out;
+		}
 		/* O_NONBLOCK: a FIFO without a reader (or a device) must not
 		 * stop sbox-init; files and new names need no such care */
 		special = exists && !S_ISREG(st.st_mode) &&

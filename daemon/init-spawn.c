@@ -4,6 +4,7 @@
  * so sbox-init never waits on one child. */
 #include "daemon/ctl.h"
 #include "daemon/init.h"
+#include "protocol/ttysize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@ struct init_child {
 	long long          deadline;  /* monotonic ms, 0 = none */
 	int                reaped;    /* exited before its exec status was read */
 	int                status;
+	int                master;    /* its terminal's master until sent */
 	struct init_child *next;
 };
 
@@ -65,7 +67,10 @@ struct init_spawn_req {
 	char      **env;
 	const char *cwd;
 	int         use_fds;
-	int         channel;     /* a 4th descriptor becomes fd 3 (sbox channel) */
+	int         tty;         /* a terminal of the container's devpts */
+	struct ttysize size;
+	int         channel;     /* a 4th descriptor (the only one with a
+	                            terminal) becomes fd 3 (sbox channel) */
 	long long   timeout_ms;
 	int         kill_group;
 	int         nlimits;
@@ -117,6 +122,7 @@ init_spawn_parse(json_t *msg, int nfds, struct init_spawn_req *r)
 {
 	const char *stdio, *key;
 	json_t *lim, *v;
+	sbox_error err;
 	size_t i;
 
 	memset(r, 0, sizeof *r);
@@ -144,18 +150,23 @@ init_spawn_parse(json_t *msg, int nfds, struct init_spawn_req *r)
 		return "cwd must be an absolute path";
 	stdio = init_get_str(msg, "stdio", 8);
 	if (stdio == NULL || (strcmp(stdio, "fds") != 0 &&
-	    strcmp(stdio, "none") != 0))
-		return "stdio must be \"fds\" or \"none\"";
+	    strcmp(stdio, "none") != 0 && strcmp(stdio, "tty") != 0))
+		return "stdio must be \"fds\", \"tty\" or \"none\"";
 	r->use_fds = strcmp(stdio, "fds") == 0;
+	r->tty = strcmp(stdio, "tty") == 0;
+	error_clear(&err);
+	if (r->tty && ttysize_parse(json_object_get(msg, "tty"), "tty",
+	    &r->size, &err) < 0)
+		return "stdio \"tty\" needs tty {rows, cols}, each 1 to 4096";
 	v = json_object_get(msg, "channel");
 	if (v != NULL && !json_is_boolean(v))
 		return "channel must be a boolean";
 	r->channel = json_is_true(v);
-	if (r->channel && !r->use_fds)
-		return "channel needs stdio \"fds\"";
-	if (nfds != (r->use_fds ? 3 + r->channel : 0))
-		return "stdio \"fds\" takes exactly 3 descriptors (4 with a "
-		    "channel), \"none\" 0";
+	if (r->channel && !r->use_fds && !r->tty)
+		return "channel needs stdio \"fds\" or \"tty\"";
+	if (nfds != (r->use_fds ? 3 : 0) + r->channel)
+		return "stdio \"fds\" takes exactly 3 descriptors, \"tty\" "
+		    "and \"none\" 0 (one more with a channel)";
 	v = json_object_get(msg, "timeout_ms");
 	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0 ||
 	    json_integer_value(v) > ((json_int_t)1 << 40)))
@@ -248,7 +259,7 @@ init_spawn_exec(char **argv, char **env)
 /* In the child: stdio, session, cwd, signals, limits, then exec. */
 static void __attribute__((noreturn))
 init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
-    int guardfd)
+    int guardfd, int slave)
 {
 	struct rlimit rl;
 	sigset_t all;
@@ -260,7 +271,10 @@ init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
 		init_spawn_fail(pipefd, 4, errno);
 	if (pipefd < 8 && (pipefd = fcntl(pipefd, F_DUPFD_CLOEXEC, 8)) < 0)
 		init_spawn_fail(guardfd, 4, errno);
-	if (r->use_fds) {
+	if (r->tty) {
+		if ((i = init_tty_child(slave)) != 0)
+			init_spawn_fail(pipefd, 0, i);
+	} else if (r->use_fds) {
 		for (i = 0; i < 3; i++)
 			if (dup2(fds[i], i) < 0)
 				init_spawn_fail(pipefd, 0, errno);
@@ -278,7 +292,7 @@ init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
 				init_spawn_fail(pipefd, 0, errno);
 	}
 	/* The sbox channel, if any, becomes fd 3. */
-	if (r->channel && dup2(fds[3], 3) < 0)
+	if (r->channel && dup2(fds[r->use_fds ? 3 : 0], 3) < 0)
 		init_spawn_fail(pipefd, 0, errno);
 	/* Keep only stdio (and the channel), the status pipe and the guard's
 	 * socket (both close-on-exec). */
@@ -329,7 +343,7 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	struct init_spawn_req r;
 	struct init_child *c;
 	const char *why;
-	int p[2], g[2];
+	int p[2], g[2], master = -1, slave = -1, e;
 	pid_t pid;
 
 	why = init_spawn_parse(msg, nfds, &r);
@@ -340,6 +354,12 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	if (why != NULL) {
 		init_send_error(json_is_integer(r.id) ? r.id : NULL, EINVAL,
 		    "spawn: %s", why);
+		goto out;
+	}
+	if (r.tty && (e = init_tty_open(r.size.rows, r.size.cols, &master,
+	    &slave)) != 0) {
+		init_send_error(r.id, e, "spawn: cannot make a terminal in the "
+		    "sandbox (/dev/pts): %s", strerror(e));
 		goto out;
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL || pipe2(p, O_CLOEXEC) < 0) {
@@ -358,10 +378,13 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	pid = fork();
 	if (pid == 0) {
 		close(g[0]);
-		init_spawn_child(&r, fds, p[1], g[1]);
+		init_spawn_child(&r, fds, p[1], g[1], slave);
 	}
 	close(p[1]);
 	close(g[1]);
+	if (slave >= 0)
+		close(slave);
+	slave = -1;
 	if (pid < 0) {
 		init_send_error(r.id, errno, "spawn: fork: %s",
 		    strerror(errno));
@@ -378,12 +401,18 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	c->id = r.idv;
 	c->pid = pid;
 	c->pipe = p[0];
+	c->master = master;
+	master = -1;
 	c->kill_group = r.kill_group;
 	c->deadline = r.timeout_ms ? init_now_ms() + r.timeout_ms : 0;
 	c->next = init_children;
 	init_children = c;
 	init_nchildren++;
 out:
+	if (master >= 0)
+		close(master);
+	if (slave >= 0)
+		close(slave);
 	ctl_close_fds(fds, nfds);
 	free(r.argv);
 	free(r.env);
@@ -412,8 +441,13 @@ init_spawn_status(struct init_child *c)
 		json_decref(id);
 		return;
 	}
+	/* a terminal's master goes with it (then it is sboxd's alone) */
 	init_send(ctl_msg("spawned", "{s:I,s:i}", "id", c->id, "pid",
-	    (int)c->pid), NULL, 0);
+	    (int)c->pid), c->master >= 0 ? &c->master : NULL,
+	    c->master >= 0 ? 1 : 0);
+	if (c->master >= 0)
+		close(c->master);
+	c->master = -1;
 }
 
 /* Unlink and free a child. */
@@ -429,6 +463,8 @@ init_spawn_drop(struct init_child *c)
 		}
 	if (c->pipe >= 0)
 		close(c->pipe);
+	if (c->master >= 0)
+		close(c->master);
 	free(c);
 	init_nchildren--;
 }

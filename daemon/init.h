@@ -33,6 +33,17 @@ void init_spawn_pipes(struct pollfd *pfd, int n);
 /* Milliseconds until the next command timeout (-1 = none); kills those due. */
 int init_spawn_timeouts(void);
 
+/* init-tty.c: a command's terminal, in the container's own devpts. */
+/* A new pty pair sized rows x cols (close-on-exec, O_NOCTTY); 0 or errno. */
+int init_tty_open(unsigned short rows, unsigned short cols, int *master,
+    int *slave);
+/* In a forked child after setsid(): slave becomes the controlling terminal
+ * and fds 0, 1, 2; 0 or an errno. */
+int init_tty_child(int slave);
+/* For the file guard: what /dev/tty means for process tgid (its own
+ * controlling terminal) opened with flags; the fd or -errno. */
+int init_tty_open_ctty(pid_t tgid, int flags);
+
 /* init-files.c: file operations and listeners. */
 void init_files_open(json_t *msg);
 void init_files_mkdir(json_t *msg);

@@ -1,4 +1,4 @@
-/* rpc-command.c: command.exec, list, wait, kill, write, read. */
+/* rpc-command.c: command.exec, list, wait, kill, write, read, resize. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "protocol/base64.h"
+#include "protocol/ttysize.h"
 #include "policy/policy.h"
 #include "policy/profile.h"
 #include "store/store.h"
@@ -55,7 +56,20 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	p.detach = json_is_true(json_object_get(params, "detach"));
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
 	p.channel = json_is_true(json_object_get(params, "channel"));
+	if (json_object_get(params, "tty") != NULL && !json_is_null(
+	    json_object_get(params, "tty"))) {
+		if (ttysize_parse(json_object_get(params, "tty"), "tty",
+		    &p.tty_size, err) == -1)
+			return -1;
+		p.tty = 1;
+	}
 	if (rpc_command_excluded(p.s, p.argv)) {
+		if (p.tty)
+			return error_set_field(err, E_INVALID_PARAMS, "tty",
+			    "this command matches an exclude pattern of the "
+			    "profile: it runs outside the sandbox once a person "
+			    "allows it, and a terminal is only made inside; "
+			    "run it without tty");
 		struct approval_params ap = {
 			.s = p.s, .argv = p.argv, .cwd = p.cwd,
 			.reason = "excluded by profile", .env = p.env,
@@ -169,6 +183,28 @@ rpc_command_write(struct rpc_call *call, json_t *params, json_t **result,
 	return 0;
 }
 
+/* command.resize {command, rows, cols}: the window size of its terminal
+ * (the kernel sends SIGWINCH to its foreground process group). */
+static int
+rpc_command_resize(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command *c = rpc_command_get(call, params, err);
+	struct ttysize size;
+
+	if (c == NULL)
+		return -1;
+	if ((size.rows = ttysize_dim(json_object_get(params, "rows"), "rows",
+	    "rows", err)) == 0 || (size.cols = ttysize_dim(json_object_get(
+	    params, "cols"), "cols", "cols", err)) == 0)
+		return -1;
+	if (command_tty_resize(c, &size, err) == -1)
+		return -1;
+	*result = json_pack("{s:I, s:i, s:i}", "command", (json_int_t)c->id,
+	    "rows", (int)size.rows, "cols", (int)size.cols);
+	return 0;
+}
+
 /* command.read {command}: its state and the output kept so far. */
 static int
 rpc_command_read(struct rpc_call *call, json_t *params, json_t **result,
@@ -194,6 +230,7 @@ static const struct params_field rpc_command_exec_params[] = {
 	{ "stdio", PARAMS_STRING, 0, 16 },
 	{ "stdin", PARAMS_BOOL, 0, 0 },
 	{ "channel", PARAMS_BOOL, 0, 0 },
+	{ "tty", PARAMS_OBJECT, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_command_session_params[] = {
@@ -207,6 +244,12 @@ static const struct params_field rpc_command_id_params[] = {
 static const struct params_field rpc_command_kill_params[] = {
 	{ "command", PARAMS_INT, 1, 0 },
 	{ "signal", PARAMS_INT, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
+static const struct params_field rpc_command_resize_params[] = {
+	{ "command", PARAMS_INT, 1, 0 },
+	{ "rows", PARAMS_INT, 1, 0 },
+	{ "cols", PARAMS_INT, 1, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_command_write_params[] = {
@@ -229,5 +272,7 @@ const struct rpc_method rpc_command_methods[] = {
 	  "write (base64) bytes to a command's stdin" },
 	{ "command.read", rpc_command_id_params, rpc_command_read, RPC_SANDBOX_OK,
 	  "a command's state and the output kept so far" },
+	{ "command.resize", rpc_command_resize_params, rpc_command_resize,
+	  RPC_SANDBOX_OK, "set the window size of a command's terminal" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

@@ -1,8 +1,10 @@
-/* test-params.c: Check suite for protocol/params.c and protocol/error.c. */
+/* test-params.c: Check suite for protocol/params.c, protocol/error.c and
+ * protocol/ttysize.c. */
 #include <check.h>
 #include <string.h>
 
 #include "protocol/params.h"
+#include "protocol/ttysize.h"
 
 static const struct params_field table[] = {
 	{ "session", PARAMS_STRING, 1, 16 },
@@ -105,6 +107,65 @@ START_TEST(test_error)
 }
 END_TEST
 
+/* A terminal's size: {rows, cols}, each 1..4096, nothing else. */
+START_TEST(test_ttysize)
+{
+	static const struct {
+		const char *in;
+		const char *msg;	/* NULL: accepted */
+	} cases[] = {
+		{ "{\"rows\":24,\"cols\":80}", NULL },
+		{ "{\"rows\":1,\"cols\":4096}", NULL },
+		{ "{\"rows\":0,\"cols\":80}", "tty.rows must be an integer from "
+		    "1 to 4096" },
+		{ "{\"rows\":24,\"cols\":4097}", "tty.cols must be an integer "
+		    "from 1 to 4096" },
+		{ "{\"rows\":-1,\"cols\":80}", "tty.rows" },
+		{ "{\"rows\":24.5,\"cols\":80}", "tty.rows" },
+		{ "{\"rows\":\"24\",\"cols\":80}", "tty.rows" },
+		{ "{\"rows\":24}", "tty.cols" },
+		{ "{\"rows\":24,\"cols\":80,\"x\":1}", "unknown member \"x\"" },
+		{ "[24,80]", "tty must be an object {rows, cols}" },
+		{ "{\"rows\":70000,\"cols\":80}", "tty.rows" },
+	};
+	struct ttysize sz;
+	sbox_error err;
+	json_t *v;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		v = json_loads(cases[i].in, JSON_DECODE_ANY, NULL);
+		ck_assert_ptr_nonnull(v);
+		error_clear(&err);
+		rc = ttysize_parse(v, "tty", &sz, &err);
+		json_decref(v);
+		if (cases[i].msg == NULL) {
+			ck_assert_msg(rc == 0, "%s: %s", cases[i].in, err.message);
+			continue;
+		}
+		ck_assert_msg(rc == -1, "%s accepted", cases[i].in);
+		ck_assert_str_eq(err.name, E_INVALID_PARAMS);
+		ck_assert_str_eq(err.field, "tty");
+		ck_assert_msg(strstr(err.message, cases[i].msg) != NULL,
+		    "%s: %s", cases[i].in, err.message);
+	}
+	v = json_pack("{s:i,s:i}", "rows", 50, "cols", 132);
+	ck_assert_int_eq(ttysize_parse(v, "tty", &sz, &err), 0);
+	ck_assert_int_eq(sz.rows, 50);
+	ck_assert_int_eq(sz.cols, 132);
+	/* one dimension alone (command.resize): its own name as the field */
+	ck_assert_int_eq(ttysize_dim(json_object_get(v, "rows"), "rows", "rows",
+	    &err), 50);
+	json_decref(v);
+	v = json_integer(0);
+	ck_assert_int_eq(ttysize_dim(v, "cols", "cols", &err), 0);
+	ck_assert_str_eq(err.field, "cols");
+	ck_assert_str_eq(err.message, "cols must be an integer from 1 to 4096");
+	json_decref(v);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -117,6 +178,7 @@ main(void)
 	tcase_add_test(tc, test_params_bad);
 	tcase_add_test(tc, test_params_none);
 	tcase_add_test(tc, test_error);
+	tcase_add_test(tc, test_ttysize);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

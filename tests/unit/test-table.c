@@ -14,7 +14,7 @@
 static int
 prepare(const char **words, int *argc, char **out, int *json)
 {
-	struct client_opts o = { NULL, 0, 0, 0, 0 };
+	struct client_opts o = { 0 };
 	int n = 0, rc;
 
 	while (words[n] != NULL) {

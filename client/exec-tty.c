@@ -1,0 +1,198 @@
+/* exec-tty.c: running a command on a terminal of its sandbox with ours
+ * (`sbox session exec -t`, `sbox session shell`). Our terminal goes into raw
+ * mode (and back on every way out, signals included); our stdin and stdout
+ * go to sboxd, which relays them to the pty that sbox-init made inside, so
+ * Ctrl-C, Ctrl-Z and Ctrl-\ are bytes for the terminal inside, whose line
+ * discipline signals the foreground process group there. A change of our
+ * window size becomes command.resize. */
+#include "client/client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+static struct termios exec_tty_saved;
+static volatile sig_atomic_t exec_tty_raw;     /* our terminal is raw */
+static volatile sig_atomic_t exec_tty_winch;   /* the window changed */
+static volatile sig_atomic_t exec_tty_stop;    /* SIGINT/TERM/HUP/QUIT */
+static volatile sig_atomic_t exec_tty_tstp;    /* SIGTSTP from outside */
+static int exec_tty_atexit;
+
+/* What the command.started notification told: the command's id. */
+struct exec_tty_state {
+	long long command;
+};
+
+/* Put our terminal back as it was (safe in a signal handler). */
+static void
+exec_tty_restore(void)
+{
+	if (exec_tty_raw) {
+		tcsetattr(0, TCSADRAIN, &exec_tty_saved);
+		exec_tty_raw = 0;
+	}
+}
+
+/* Make our terminal raw: every byte goes to the terminal inside. */
+static int
+exec_tty_make_raw(void)
+{
+	struct termios t = exec_tty_saved;
+
+	cfmakeraw(&t);
+	if (tcsetattr(0, TCSADRAIN, &t) == -1)
+		return -1;
+	exec_tty_raw = 1;
+	return 0;
+}
+
+/* A signal while the command runs: note it (SIGWINCH, a stop from outside)
+ * or stop the command (SIGINT, SIGTERM, SIGHUP, SIGQUIT from outside: the
+ * keys themselves are bytes in raw mode). */
+static void
+exec_tty_on_signal(int sig)
+{
+	if (sig == SIGWINCH)
+		exec_tty_winch = 1;
+	else if (sig == SIGTSTP)
+		exec_tty_tstp = 1;
+	else {
+		exec_tty_stop = sig;
+		exec_tty_restore();
+	}
+}
+
+/* Notifications while it runs: keep the command's id. */
+static int
+exec_tty_notify(const char *method, json_t *params, void *arg)
+{
+	struct exec_tty_state *st = arg;
+
+	if (strcmp(method, "command.started") == 0 &&
+	    json_is_integer(json_object_get(params, "command")))
+		st->command = json_integer_value(json_object_get(params,
+		    "command"));
+	return 0;
+}
+
+/* Our window size (24x80 when the terminal does not say). */
+static void
+exec_tty_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	memset(&ws, 0, sizeof ws);
+	if (ioctl(1, TIOCGWINSZ, &ws) == -1 && ioctl(0, TIOCGWINSZ, &ws) == -1)
+		memset(&ws, 0, sizeof ws);
+	*rows = ws.ws_row > 0 && ws.ws_row <= 4096 ? ws.ws_row : 24;
+	*cols = ws.ws_col > 0 && ws.ws_col <= 4096 ? ws.ws_col : 80;
+}
+
+/* Are stdin and stdout terminals (what -t needs)? */
+int
+exec_tty_possible(void)
+{
+	return isatty(0) && isatty(1);
+}
+
+/* Run params (a command.exec request) on a terminal of the sandbox with
+ * ours; returns the result (caller owns) or NULL with err. */
+json_t *
+exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
+	    SIGTSTP };
+	struct sigaction sa, old[sizeof sigs / sizeof sigs[0]];
+	struct exec_tty_state st = { 0 };
+	int fds[3] = { 0, 1, 2 }, rows, cols, cancelled = 0;
+	const char *term = getenv("TERM");
+	json_t *r = NULL, *env;
+	long long id = -1;
+	size_t i;
+
+	if (!exec_tty_possible())
+		return error_set(err, E_INVALID_PARAMS, "-t needs stdin and "
+		    "stdout to be terminals (use --no-tty)"), NULL;
+	if (tcgetattr(0, &exec_tty_saved) == -1)
+		return error_set_errno(err, E_IO, errno, "the terminal"), NULL;
+	exec_tty_size(&rows, &cols);
+	json_object_set_new(params, "stdio", json_string("fds"));
+	json_object_set_new(params, "tty", json_pack("{s:i, s:i}", "rows", rows,
+	    "cols", cols));
+	/* the kind of terminal, for programs inside (unless --env set it) */
+	if (term != NULL && term[0] != '\0') {
+		if ((env = json_object_get(params, "env")) == NULL) {
+			env = json_object();
+			json_object_set_new(params, "env", env);
+		}
+		if (json_object_get(env, "TERM") == NULL)
+			json_object_set_new(env, "TERM", json_string(term));
+	}
+	exec_tty_winch = exec_tty_stop = exec_tty_tstp = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = exec_tty_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	if (!exec_tty_atexit) {
+		atexit(exec_tty_restore);
+		exec_tty_atexit = 1;
+	}
+	client_on_notify(cl, exec_tty_notify, &st);
+	if (exec_tty_make_raw() == -1) {
+		error_set_errno(err, E_IO, errno, "raw mode for the terminal");
+		goto out;
+	}
+	if ((id = client_send(cl, "command.exec", params, fds, 3, err)) == -1)
+		goto out;
+	for (;;) {
+		struct pollfd pfd = { client_fd(cl), POLLIN, 0 };
+
+		if (exec_tty_stop && !cancelled) {
+			cancelled = 1;
+			if (client_notify(cl, "$/cancelRequest", json_pack("{s:I}",
+			    "id", (json_int_t)id), err) == -1)
+				goto out;
+		}
+		if (exec_tty_tstp) {	/* stopped from outside: as we were */
+			exec_tty_tstp = 0;
+			exec_tty_restore();
+			kill(getpid(), SIGSTOP);
+			exec_tty_make_raw();
+			exec_tty_winch = 1;
+		}
+		if (exec_tty_winch && st.command > 0) {
+			exec_tty_winch = 0;
+			exec_tty_size(&rows, &cols);
+			/* a notification: nothing waits for its answer */
+			if (client_notify(cl, "command.resize", json_pack("{s:I, "
+			    "s:i, s:i}", "command", (json_int_t)st.command,
+			    "rows", rows, "cols", cols), err) == -1)
+				goto out;
+		}
+		if (poll(&pfd, 1, 200) < 0 && errno != EINTR) {
+			error_set_errno(err, E_UNAVAILABLE, errno, "poll");
+			goto out;
+		}
+		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (client_pump(cl, err) == -1)
+			goto out;
+		if ((r = client_try_reply(cl, id, err)) != NULL ||
+		    error_isset(err))
+			break;
+	}
+out:
+	exec_tty_restore();
+	client_on_notify(cl, NULL, NULL);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	exec_note_interrupted(exec_tty_stop);
+	return r;
+}
