@@ -159,6 +159,7 @@ command_free(struct command *c)
 	free(c->cwd);
 	free(c->decided_by);
 	free(c->fail_msg);
+	free(c->followers);
 	free(c);
 }
 
@@ -216,9 +217,8 @@ command_finish(struct command *c)
 		log_error("recording the outside run %lld: %s", c->approval_id,
 		    err.message);
 	json_decref(blocked);
-	events_publish("command.exited", c->s->id, json_pack("{s:I, s:i, s:i, s:b}",
-	    "command", (json_int_t)c->id, "exit_code", c->exit_code,
-	    "signal", c->sig, "timed_out", c->timed_out));
+	events_publish("command.exited", c->s->id, command_follow_exit_json(c));
+	command_follow_end(c);
 	if (c->call != NULL) {
 		struct rpc_call *call = c->call;
 		c->call = NULL;
@@ -599,6 +599,8 @@ fail_started:
 		    (c->timeout_ms % 1000) * 1000 };
 		event_add(c->timer, &tv);
 	}
+	if (call != NULL)
+		command_follow_started(c, call);
 	events_publish("command.started", c->s->id, json_pack("{s:I, s:O, s:b}",
 	    "command", (json_int_t)c->id, "argv", p->argv, "outside",
 	    c->outside));
