@@ -36,10 +36,11 @@ events_time(long long ms, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The next seq: one past the last in the store (so seqs go on across
- * restarts of the daemon and a reconnecting client can ask for the rest). */
-static long long
-events_next_seq(void)
+/* The seq of the last event published: seqs go on from the store's last
+ * id (across restarts of the daemon), so a reconnecting client can ask for
+ * the rest. */
+long long
+events_last_seq(void)
 {
 	long long last, first;
 	sbox_error err;
@@ -50,6 +51,14 @@ events_next_seq(void)
 			events_seq = last;
 		events_seq_loaded = 1;
 	}
+	return events_seq;
+}
+
+/* The seq of a new event. */
+static long long
+events_next_seq(void)
+{
+	events_last_seq();
 	return ++events_seq;
 }
 
@@ -255,7 +264,7 @@ events_replay_list(json_t *topics, long long since, long long *missed,
 	if (first == 0)
 		first = last + 1;
 	if (since + 1 < first)
-		*missed += (since + 1 < 1 ? first - 1 : first - since - 1);
+		*missed += first - since - 1;   /* pruned (any topic) */
 	for (;;) {
 		page = store_event_list(sboxd.store, at, EVENTS_REPLAY_PAGE, err);
 		if (page == NULL)
@@ -308,7 +317,7 @@ events_subscribe_since(struct rpc_call *call, json_t *topics, long long since,
 	}
 	rpc_call_reply(call, json_pack("{s:I, s:I, s:I, s:I}", "subscription",
 	    (json_int_t)id, "replayed", (json_int_t)json_array_size(list),
-	    "missed", (json_int_t)missed, "seq", (json_int_t)events_seq));
+	    "missed", (json_int_t)missed, "seq", (json_int_t)events_last_seq()));
 	json_array_foreach(list, i, row) {
 		events_time(json_integer_value(json_object_get(row,
 		    "created_at_ms")), when, sizeof when);

@@ -21,6 +21,8 @@ long events_subscribe(struct conn *c, json_t *topics);
 struct rpc_call;
 int events_subscribe_since(struct rpc_call *call, json_t *topics,
     long long since, sbox_error *err);
+/* The seq of the last event published (0 when none ever was). */
+long long events_last_seq(void);
 /* Drop one subscription of a connection (0) or report it unknown (-1). */
 int events_unsubscribe(struct conn *c, long id);
 /* Number of subscribers currently connected that match a topic. */

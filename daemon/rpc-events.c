@@ -16,7 +16,9 @@ rpc_events_subscribe(struct rpc_call *call, json_t *params, json_t **result,
 		    json_integer_value(since), err);
 	if ((id = events_subscribe(rpc_call_conn(call), topics)) < 0)
 		return error_nomem(err);
-	*result = json_pack("{s:I}", "subscription", (json_int_t)id);
+	*result = json_pack("{s:I, s:i, s:i, s:I}", "subscription",
+	    (json_int_t)id, "replayed", 0, "missed", 0, "seq",
+	    (json_int_t)events_last_seq());
 	return 0;
 }
 

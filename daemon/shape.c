@@ -17,6 +17,16 @@ shape_rename(json_t *obj, const char *from, const char *to)
 	json_object_del(obj, from);
 }
 
+/* No signal is null, as in results (the store writes 0). */
+static void
+shape_signal(json_t *rec)
+{
+	json_t *v = json_object_get(rec, "signal");
+
+	if (json_is_integer(v) && json_integer_value(v) <= 0)
+		json_object_set_new(rec, "signal", json_null());
+}
+
 /* A session record: its id as "session". */
 void
 shape_session(json_t *rec)
@@ -31,6 +41,7 @@ shape_command(json_t *rec)
 	shape_rename(rec, "command_id", "command");
 	shape_rename(rec, "id", "command");
 	shape_rename(rec, "approval_id", "approval");
+	shape_signal(rec);
 }
 
 /* An approval record: its id as "approval", its command as "command". */
@@ -39,6 +50,7 @@ shape_approval(json_t *rec)
 {
 	shape_rename(rec, "id", "approval");
 	shape_rename(rec, "command_id", "command");
+	shape_signal(rec);
 }
 
 /* Apply fn to each record of an array. */

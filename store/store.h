@@ -21,7 +21,8 @@
  * JSON. Queries return new jansson references (the caller owns them). Times
  * are stored as unix milliseconds; in JSON each time column NAME_at appears
  * twice: "NAME_at" as an ISO-8601 UTC string ("2026-01-02T03:04:05.678Z")
- * and "NAME_at_ms" as the integer. NULL columns appear as JSON null.
+ * and "NAME_at_ms" as the integer (both null when the time is NULL). NULL
+ * columns appear as JSON null.
  * Booleans (detach, outside) are JSON true/false; JSON columns (argv,
  * env_names, blocked, resolved_profile, provenance, data) are JSON values.
  *
