@@ -6,6 +6,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "daemon/log.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "store/store.h"
@@ -19,10 +20,12 @@ struct events_sub {
 
 #define EVENTS_REPLAY_MAX  1000  /* events one subscribe replays at most */
 #define EVENTS_REPLAY_PAGE 500
+#define EVENTS_RESERVE     1000  /* seqs taken ahead in the store */
 
 static LIST_HEAD(, events_sub) events_subs = LIST_HEAD_INITIALIZER(events_subs);
 static long events_next_sub = 1;
 static long long events_seq;      /* the last event's seq (= its store id) */
+static long long events_reserved; /* seqs up to this are taken in the store */
 static int events_seq_loaded;
 
 /* An event's time as events.event gives it (UTC, to the second). */
@@ -54,12 +57,35 @@ events_last_seq(void)
 	return events_seq;
 }
 
-/* The seq of a new event. */
+/* The seq of a new event. Seqs are taken in the store ahead of use, so
+ * that after a crash (events not yet written are lost) the next daemon never
+ * gives again a seq a client has seen. */
 static long long
 events_next_seq(void)
 {
+	sbox_error err;
+
 	events_last_seq();
-	return ++events_seq;
+	if (++events_seq > events_reserved && sboxd.store != NULL) {
+		events_reserved = events_seq + EVENTS_RESERVE;
+		if (store_event_set_last(sboxd.store, events_reserved, &err) == -1)
+			log_error("store: %s", err.message);
+	}
+	return events_seq;
+}
+
+/* The daemon stops cleanly: give back the seqs taken ahead, so the next
+ * daemon goes on from the last one. */
+void
+events_close(void)
+{
+	sbox_error err;
+
+	if (sboxd.store == NULL || events_reserved == 0)
+		return;
+	if (store_flush(sboxd.store, &err) == -1 ||
+	    store_event_set_last(sboxd.store, events_seq, &err) == -1)
+		log_error("store: %s", err.message);
 }
 
 /* Does a topic match a pattern ("host.refused", "host.*", "*")? */
@@ -261,8 +287,9 @@ events_replay_list(json_t *topics, long long since, long long *missed,
 	*missed = 0;
 	if (store_event_bounds(sboxd.store, &last, &first, err) == -1)
 		goto fail;
+	(void)last;
 	if (first == 0)
-		first = last + 1;
+		first = events_last_seq() + 1;
 	if (since + 1 < first)
 		*missed += first - since - 1;   /* pruned (any topic) */
 	for (;;) {

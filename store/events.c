@@ -17,6 +17,8 @@ static const char SQL_KEEP_LAST[] =
     " FROM (SELECT max(id) AS m FROM events) WHERE m IS NOT NULL"
     " AND m > coalesce((SELECT CAST(value AS INTEGER) FROM meta"
     " WHERE key = 'events_last'), 0)";
+static const char SQL_SET_LAST[] =
+    "INSERT OR REPLACE INTO meta (key, value) VALUES ('events_last', ?1)";
 static const char SQL_BOUNDS[] =
     "SELECT max(coalesce((SELECT max(id) FROM events), 0),"
     " coalesce((SELECT CAST(value AS INTEGER) FROM meta"
@@ -115,4 +117,17 @@ store_event_bounds(struct store *st, long long *last, long long *first,
 	*first = json_integer_value(json_object_get(row, "first"));
 	json_decref(row);
 	return 0;
+}
+
+/* Record that ids up to last are taken (a reservation ahead of the events
+ * written, or the last one at a clean stop): ids never go back below it. */
+int
+store_event_set_last(struct store *st, long long last, sbox_error *err)
+{
+	sqlite3_stmt *stmt;
+
+	if ((stmt = store_stmt_get(st, SQL_SET_LAST, err)) == NULL)
+		return -1;
+	store_stmt_bind_int(stmt, 1, last);
+	return store_stmt_exec(st, stmt, "recording the last event id", err);
 }

@@ -252,6 +252,9 @@ int store_event_add_seq(struct store *st, long long seq, long long at_ms,
  * back) and the oldest one still stored (0 when none). Flushes first. */
 int store_event_bounds(struct store *st, long long *last, long long *first,
     sbox_error *err);
+/* Record that event ids up to last are taken (ids never go back below it:
+ * store_event_bounds' last is at least this). */
+int store_event_set_last(struct store *st, long long last, sbox_error *err);
 /* Events with id > since_id, oldest first, at most limit (<= 0: 100):
  * [{id, topic, session, data, created_at}]. Flushes first. */
 json_t *store_event_list(struct store *st, long long since_id, int limit,
