@@ -385,6 +385,19 @@ client_reply_result(json_t *msg, sbox_error *err)
 		json_decref(msg);
 		return res;
 	}
+	if (e != NULL && (res = json_object_get(data, "error")) != NULL &&
+	    json_is_object(res) && json_is_string(json_object_get(data, "name")) &&
+	    strcmp(json_string_value(json_object_get(data, "name")),
+	    E_CANCELLED) == 0) {
+		/* ... or the error it ended with (a run outside denied) */
+		error_set(err, json_string_value(json_object_get(res, "name")) ?
+		    json_string_value(json_object_get(res, "name")) : E_CANCELLED,
+		    "%s", json_string_value(json_object_get(res, "message")) ?
+		    json_string_value(json_object_get(res, "message")) :
+		    "cancelled");
+		json_decref(msg);
+		return NULL;
+	}
 	if (e != NULL) {
 		envelope_error_decode(e, err);
 		json_decref(msg);
