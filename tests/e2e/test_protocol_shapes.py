@@ -517,3 +517,61 @@ def test_shapes_table_parses(ctx):
                  "output chunk", "blocked file", "blocked host",
                  "approval record", "event", "subscription", "cancelled"):
         assert name in s and s[name][0], name
+
+
+# ---- the CLI: sbox command follow, sbox events --since
+
+def sbox_popen(d, *args):
+    import subprocess
+    import sboxtest
+    return subprocess.Popen([os.path.join(sboxtest.BIN, "sbox")] +
+                            list(args), env=d.env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_cli_follow_and_events_since(ctx):
+    sid = session()
+    d = SH.get()
+    c = d.client()
+    try:
+        job = c.call("command.exec", {"session": sid, "argv": ["sh", "-c",
+                     "echo a; read x; echo b; exit 3"], "detach": True,
+                     "stdin": True})
+        p = sbox_popen(d, "command", "follow", str(job["command"]))
+        try:
+            assert p.stdout.readline() == b"a\n"
+            c.call("command.write", {"command": job["command"], "data":
+                                     base64.b64encode(b"x\n").decode(),
+                                     "eof": True})
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        assert out == b"b\n" and p.returncode == 3, (out, err, p.returncode)
+        # after the fact, --json: one document, the end and the output
+        r = d.cli("command", "follow", str(job["command"]), "--json")
+        assert r.returncode == 3, r
+        j = json.loads(r.stdout)
+        assert j["stdout_text"] == "a\nb\n" and j["exit_code"] == 3, j
+        assert j["state"] == "exited" and j["signal"] is None, j
+        r = d.cli("command", "follow", "999999")
+        assert r.returncode != 0 and b"999999" in r.stderr, r
+        # sbox events --since: the stored events first, marked replayed
+        c.call("daemon.reload")
+        c.call("daemon.reload")
+        sub = c.call("events.subscribe", {"topics": ["config.reloaded"]})
+        p = sbox_popen(d, "events", "--since", str(sub["seq"] - 2),
+                       "config.reloaded")
+        try:
+            lines = [json.loads(p.stdout.readline()) for _ in range(2)]
+        finally:
+            p.kill()
+            p.wait()
+        assert [e["seq"] for e in lines] == [sub["seq"] - 1, sub["seq"]], \
+            lines
+        assert all(e["replayed"] is True for e in lines), lines
+        r = d.cli("events", "--since", "x")
+        assert r.returncode == 2, r
+    finally:
+        c.close()
