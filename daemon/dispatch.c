@@ -431,6 +431,10 @@ dispatch_batch(struct conn *c, json_t *array)
 	b->pending = 1;   /* held until every request is dispatched */
 	dispatch_cur_batch = b;
 	for (i = 0; i < n; i++) {
+		/* a request may have closed the connection (a client over its
+		 * output limit): no call may be made on it any more */
+		if (conn_find(b->conn) != c)
+			break;
 		error_clear(&err);
 		rc = envelope_parse_value(json_incref(json_array_get(array, i)),
 		    &env, &err);
