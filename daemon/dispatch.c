@@ -19,6 +19,8 @@ struct dispatch_batch {
 	unsigned long conn;      /* connection id */
 	json_t       *replies;   /* array */
 	int           pending;   /* requests of the batch not answered yet */
+	size_t        bytes;     /* size of the replies gathered */
+	int           over;      /* past the output limit: client dropped */
 };
 
 struct rpc_call {
@@ -99,8 +101,26 @@ static void
 dispatch_send(struct conn *c, struct dispatch_batch *b, json_t *msg)
 {
 	if (b != NULL) {
-		if (msg != NULL)
-			json_array_append_new(b->replies, msg);
+		if (msg == NULL)
+			return;
+		/* the gathered answers count as queued output: past the
+		 * limit the client is dropped, as conn_send would */
+		b->bytes += json_dumpb(msg, NULL, 0, JSON_COMPACT) + 1;
+		if (b->over || b->bytes > sboxd.lim.max_output_queue) {
+			json_decref(msg);
+			if (!b->over) {
+				b->over = 1;
+				json_array_clear(b->replies);
+				if ((c = conn_find(b->conn)) != NULL) {
+					log_warn("client %lu: the answers of a batch "
+					    "pass the output limit; disconnecting it",
+					    b->conn);
+					conn_close(c);
+				}
+			}
+			return;
+		}
+		json_array_append_new(b->replies, msg);
 		return;
 	}
 	if (c != NULL && msg != NULL)

@@ -217,6 +217,22 @@ def test_batches(ctx):
         assert r["b2"]["result"]["pong"] is True, r
     finally:
         c.close()
+    # the answers a batch gathers count against the output limit: past it
+    # the client is dropped, the daemon's memory stays bounded
+    c = SH.get().client()
+    try:
+        big = {"session": sid, "argv": ["head", "-c", "6000000", "/dev/zero"],
+               "stdio": "none"}
+        c.send_raw(json.dumps([{"jsonrpc": "2.0", "id": i, "method":
+                                "command.exec", "params": big}
+                               for i in range(3)]).encode() + b"\n")
+        m = c.recv()
+        while m is not None and isinstance(m, dict) and "method" in m:
+            m = c.recv()
+        assert m is None, "a batch past the output limit was answered"
+    finally:
+        c.close()
+    assert SH.client().call("rpc.ping")["pong"] is True
 
 
 # ---- one cancel rule
