@@ -329,7 +329,8 @@ command_cancel_cb(struct rpc_call *call, void *arg)
 
 	(void)call;
 	if (c->state == COMMAND_RUNNING && !c->detach) {
-		log_info("client of command %lld went away; killing it", c->id);
+		log_info("client of command %lld went away or cancelled; killing it",
+		    c->id);
 		command_kill(c, SIGKILL, &err);
 	}
 }
