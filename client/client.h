@@ -171,6 +171,8 @@ int cmd_deny(const struct client_opts *o, int argc, char **argv);
 int cmd_audit(const struct client_opts *o, int argc, char **argv);
 int cmd_sandbox(const struct client_opts *o, int argc, char **argv);
 int cmd_command(const struct client_opts *o, int argc, char **argv);
+/* cmd-follow.c: sbox command follow COMMAND (its exit status). */
+int cmd_command_follow(const struct client_opts *o, long long command);
 int cmd_config(const struct client_opts *o, int argc, char **argv);
 
 /* cmd-session.c: run a prepared command.exec (terminal, detached, or

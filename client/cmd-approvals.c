@@ -29,15 +29,11 @@ cmd_approvals_on_signal(int sig)
 	cmd_approvals_stop = sig;
 }
 
-/* The id of a request (event data or a store record). */
+/* The id of a request (event data or a record): "approval" in both. */
 static long long
 cmd_approvals_id(const json_t *req)
 {
-	json_t *v = json_object_get(req, "approval");
-
-	if (v == NULL)
-		v = json_object_get(req, "id");
-	return (long long)json_integer_value(v);
+	return (long long)json_integer_value(json_object_get(req, "approval"));
 }
 
 /* Print one request (without the choice): the reason the agent gave,
@@ -184,7 +180,7 @@ cmd_approvals_send(struct client *cl, long long id, const char *decision,
 	json_t *r;
 
 	r = client_call(cl, "approval.decide", json_pack("{s:I, s:s, s:s}",
-	    "id", (json_int_t)id, "decision", decision, "client", client_name),
+	    "approval", (json_int_t)id, "decision", decision, "client", client_name),
 	    NULL, 0, err);
 	if (r == NULL)
 		return -1;

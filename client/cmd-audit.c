@@ -84,7 +84,7 @@ cmd_audit_print(const json_t *r)
 		by = cmd_outside_text(json_string_value(json_object_get(a,
 		    "decided_by")));
 		printf("#%lld  %s  session %s  %s  %s\n", (long long)
-		    json_integer_value(json_object_get(a, "id")), when,
+		    json_integer_value(json_object_get(a, "approval")), when,
 		    json_string_value(json_object_get(a, "session")),
 		    json_string_value(json_object_get(a, "decision")), res);
 		cmd_outside_print_what(a, "    ");

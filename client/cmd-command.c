@@ -1,4 +1,4 @@
-/* cmd-command.c: sbox command list|read|wait|kill: the commands and
+/* cmd-command.c: sbox command list|read|wait|kill|follow: the commands and
  * background jobs of a session, by their id (the number `session exec
  * --detach` prints, the same in `session log`). */
 #include "client/client.h"
@@ -83,6 +83,11 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 			return client_usage("sbox command list takes one session id");
 		method = "command.list";
 		params = json_pack("{s:s}", "session", argv[2]);
+	} else if (strcmp(sub, "follow") == 0) {
+		if (argc != 3 || (id = cmd_command_id(argv[2])) == -1)
+			return client_usage("sbox command follow takes a command id "
+			    "(the number 'sbox command list' shows)");
+		return cmd_command_follow(o, id);
 	} else if (strcmp(sub, "read") == 0 || strcmp(sub, "wait") == 0 ||
 	    strcmp(sub, "kill") == 0) {
 		for (i = 2; i < argc; i++) {
@@ -108,7 +113,7 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 			json_object_set_new(params, "signal", json_integer(sig));
 	} else
 		return client_usage("sbox command needs a subcommand: list, read, "
-		    "wait, kill");
+		    "wait, kill, follow");
 	error_clear(&err);
 	if ((cl = client_connect(o, &err)) == NULL) {
 		json_decref(params);

@@ -1,4 +1,5 @@
-/* cmd-events.c: sbox events [TOPIC...]: print events as they come. */
+/* cmd-events.c: sbox events [--since SEQ] [TOPIC...]: print events as they
+ * come (with --since, first the stored ones after SEQ). */
 #include "client/client.h"
 
 #include <stdio.h>
@@ -27,15 +28,27 @@ int
 cmd_events(const struct client_opts *o, int argc, char **argv)
 {
 	struct client *cl;
-	json_t *topics, *r;
+	json_t *topics, *r, *params;
+	long long since = -1;
 	sbox_error err;
+	char *end;
 	int i;
 
 	topics = json_array();
 	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--since") == 0 && i + 1 < argc) {
+			since = strtoll(argv[++i], &end, 10);
+			if (*end != '\0' || since < 0) {
+				json_decref(topics);
+				return client_usage("--since takes an event's seq, "
+				    "not \"%s\"", argv[i]);
+			}
+			continue;
+		}
 		if (argv[i][0] == '-') {
 			json_decref(topics);
-			return client_usage("usage: sbox events [TOPIC...]");
+			return client_usage("usage: sbox events [--since SEQ] "
+			    "[TOPIC...]");
 		}
 		json_array_append_new(topics, json_string(argv[i]));
 	}
@@ -45,8 +58,10 @@ cmd_events(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	client_on_notify(cl, cmd_events_print, NULL);
-	r = client_call(cl, "events.subscribe", json_pack("{s:o}", "topics",
-	    topics), NULL, 0, &err);
+	params = json_pack("{s:o}", "topics", topics);
+	if (since >= 0)
+		json_object_set_new(params, "since", json_integer(since));
+	r = client_call(cl, "events.subscribe", params, NULL, 0, &err);
 	if (r == NULL) {
 		client_close(cl);
 		return client_fail(&err);

@@ -90,7 +90,7 @@ cmd_session_print_list(const json_t *r)
 	printf("%-16s  %-10s  %-8s  %s\n", "SESSION", "PROFILE", "STATE", "PROJECT");
 	json_array_foreach(json_object_get(r, "sessions"), i, s)
 		printf("%-16s  %-10s  %-8s  %s\n",
-		    json_string_value(json_object_get(s, "id")),
+		    json_string_value(json_object_get(s, "session")),
 		    json_string_value(json_object_get(s, "profile")),
 		    json_string_value(json_object_get(s, "state")),
 		    json_string_value(json_object_get(s, "project")));

@@ -371,9 +371,34 @@ client_take_reply(struct client *cl, long long id)
 static json_t *
 client_reply_result(json_t *msg, sbox_error *err)
 {
-	json_t *res, *e;
+	json_t *res, *e, *data;
 
-	if ((e = json_object_get(msg, "error")) != NULL) {
+	/* a request this client cancelled whose work finished anyway (a
+	 * command killed on cancel): its outcome is data.result */
+	e = json_object_get(msg, "error");
+	data = json_object_get(e, "data");
+	if ((res = json_object_get(data, "result")) != NULL &&
+	    json_is_object(res) && json_is_string(json_object_get(data, "name")) &&
+	    strcmp(json_string_value(json_object_get(data, "name")),
+	    E_CANCELLED) == 0) {
+		json_incref(res);
+		json_decref(msg);
+		return res;
+	}
+	if (e != NULL && (res = json_object_get(data, "error")) != NULL &&
+	    json_is_object(res) && json_is_string(json_object_get(data, "name")) &&
+	    strcmp(json_string_value(json_object_get(data, "name")),
+	    E_CANCELLED) == 0) {
+		/* ... or the error it ended with (a run outside denied) */
+		error_set(err, json_string_value(json_object_get(res, "name")) ?
+		    json_string_value(json_object_get(res, "name")) : E_CANCELLED,
+		    "%s", json_string_value(json_object_get(res, "message")) ?
+		    json_string_value(json_object_get(res, "message")) :
+		    "cancelled");
+		json_decref(msg);
+		return NULL;
+	}
+	if (e != NULL) {
 		envelope_error_decode(e, err);
 		json_decref(msg);
 		return NULL;

@@ -23,8 +23,9 @@ static const struct client_sub table_subs[] = {
 	{ "daemon", "reload", "sbox daemon reload",
 	  "load the config file again (as SIGHUP); a broken one is refused",
 	  "", -1 },
-	{ "events", NULL, "sbox events [TOPIC...]",
-	  "print events as they come, one JSON object per line", "", -1 },
+	{ "events", NULL, "sbox events [--since SEQ] [TOPIC...]",
+	  "print events as they come, one JSON object per line (--since: "
+	  "first the stored ones after SEQ)", "since=", -1 },
 	{ "session", "create",
 	  "sbox session create --project DIR [--sandbox PROFILE|none] [--title T]\n"
 	  "                    [--provider P] [--model M] [--space S]\n"
@@ -96,6 +97,9 @@ static const struct client_sub table_subs[] = {
 	{ "command", "kill", "sbox command kill COMMAND [--signal N]",
 	  "send a signal (default 15) to a command's process group",
 	  "signal=", -1 },
+	{ "command", "follow", "sbox command follow COMMAND",
+	  "a command's output so far, then as it comes, until it ends; its "
+	  "exit status", "", -1 },
 	{ "approvals", NULL, "sbox approvals [--watch]",
 	  "list requests to run outside the sandbox, or prompt for each",
 	  "watch", -1 },

@@ -507,9 +507,11 @@ approval_decide(long long id, const char *decision, const char *decided_by,
 	}
 	if (a == NULL) {
 		/* Not waiting: unknown, or already decided (say how). */
-		if ((rec = store_approval_get(sboxd.store, id, err)) == NULL)
+		if ((rec = store_approval_get(sboxd.store, id, err)) == NULL) {
+			snprintf(err->field, sizeof err->field, "approval");
 			return -1;
-		error_set_field(err, E_INVALID_PARAMS, "id", "approval %lld is "
+		}
+		error_set_field(err, E_INVALID_PARAMS, "approval", "approval %lld is "
 		    "no longer pending (%s by %s)", id, json_string_value(
 		    json_object_get(rec, "decision")), json_string_value(
 		    json_object_get(rec, "decided_by")) ? json_string_value(

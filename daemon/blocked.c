@@ -140,7 +140,7 @@ blocked_add(struct blocked *b, const char *path, const char *cwd,
     const struct plan *plan, int errnum)
 {
 	const char *op = NULL, *rule = NULL;
-	char *msg;
+	char *msg, *abs;
 	size_t i;
 	json_t *f;
 
@@ -162,8 +162,12 @@ blocked_add(struct blocked *b, const char *path, const char *cwd,
 			return;
 		}
 	}
+	/* the path as every answer gives it: absolute (the message shows it
+	 * relative to the project) */
+	abs = blocked_normalise(path, cwd);
 	json_array_append_new(b->files, json_pack("{s:s, s:s, s:s, s:s}",
-	    "path", path, "op", op, "rule", rule, "message", msg));
+	    "path", abs ? abs : path, "op", op, "rule", rule, "message", msg));
+	free(abs);
 	free(msg);
 }
 

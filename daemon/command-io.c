@@ -98,6 +98,7 @@ command_io_chunk(struct command *c, struct command_stream *st,
 		st->truncated = 1;
 	if (st->forward != NULL)
 		bufferevent_write(st->forward, data, n);
+	command_follow_chunk(c, st == &c->err, data, n);
 	if (c->stdio == COMMAND_STDIO_PIPES &&
 	    (owner = conn_find(c->owner)) != NULL &&
 	    (b64 = base64_encode(data, n)) != NULL) {

@@ -162,6 +162,7 @@ command_free(struct command *c)
 	free(c->cwd);
 	free(c->decided_by);
 	free(c->fail_msg);
+	free(c->followers);
 	free(c);
 }
 
@@ -219,9 +220,8 @@ command_finish(struct command *c)
 		log_error("recording the outside run %lld: %s", c->approval_id,
 		    err.message);
 	json_decref(blocked);
-	events_publish("command.exited", c->s->id, json_pack("{s:I, s:i, s:i, s:b}",
-	    "command", (json_int_t)c->id, "exit_code", c->exit_code,
-	    "signal", c->sig, "timed_out", c->timed_out));
+	events_publish("command.exited", c->s->id, command_follow_exit_json(c));
+	command_follow_end(c);
 	if (c->call != NULL) {
 		struct rpc_call *call = c->call;
 		c->call = NULL;
@@ -346,7 +346,8 @@ command_cancel_cb(struct rpc_call *call, void *arg)
 
 	(void)call;
 	if (c->state == COMMAND_RUNNING && !c->detach) {
-		log_info("client of command %lld went away; killing it", c->id);
+		log_info("client of command %lld went away or cancelled; killing it",
+		    c->id);
 		command_kill(c, SIGKILL, &err);
 	}
 }
@@ -552,7 +553,6 @@ command_start(const struct command_params *p, struct rpc_call *call,
     json_t **result, sbox_error *err)
 {
 	struct command *c;
-	struct conn *owner;
 	char **env = NULL;
 	int fds[3] = { -1, -1, -1 }, rc = -1, channel = -1;
 	size_t i;
@@ -633,16 +633,11 @@ fail_started:
 		    (c->timeout_ms % 1000) * 1000 };
 		event_add(c->timer, &tv);
 	}
+	if (call != NULL)
+		command_follow_started(c, call);
 	events_publish("command.started", c->s->id, json_pack("{s:I, s:O, s:b}",
 	    "command", (json_int_t)c->id, "argv", p->argv, "outside",
 	    c->outside));
-	/* its client needs the id at once: to resize the terminal and, with
-	 * pipes, to type on it */
-	if (c->tty && (owner = conn_find(c->owner)) != NULL)
-		conn_notify(owner, "command.started", json_pack("{s:I, s:s, "
-		    "s:{s:i, s:i}}", "command", (json_int_t)c->id, "session",
-		    c->s->id, "tty", "rows", (int)c->tty_size.rows, "cols",
-		    (int)c->tty_size.cols));
 	if (c->detach || call == NULL) {
 		*result = command_to_json(c);
 		return 0;

@@ -85,7 +85,11 @@ struct command {
 	long long            timeout_ms;
 	command_done_cb      on_done;  /* NULL, or told the end (below) */
 	void                *done_arg;
+	unsigned long       *followers;/* connection ids (command.follow) */
+	size_t               nfollowers;
 };
+
+#define COMMAND_MAX_FOLLOWERS 16
 
 /* What command.exec (or an approved run outside) asks for. */
 struct command_params {
@@ -137,6 +141,20 @@ int command_tty_resize(struct command *c, const struct ttysize *size,
 json_t *command_to_json(const struct command *c);
 /* Output kept for a command: {stdout, stderr (base64), truncated}. */
 json_t *command_output(const struct command *c);
+/* command-follow.c: command.follow; *result is never set (the call is
+ * answered inside, then the kept output is sent): RPC_LATER or -1. */
+int command_follow(struct command *c, struct rpc_call *call, json_t **result,
+    sbox_error *err);
+/* command.started {request, command, session} to the requesting client. */
+void command_follow_started(const struct command *c, struct rpc_call *call);
+/* A chunk of output (stderr when err_stream) to the followers. */
+void command_follow_chunk(struct command *c, int err_stream, const void *data,
+    size_t n);
+/* The command is over: command.exited to the followers, who are dropped. */
+void command_follow_end(struct command *c);
+/* How a command ended: {command, session, state, exit_code, signal,
+ * timed_out, duration_ms}. */
+json_t *command_follow_exit_json(const struct command *c);
 /* The session is closing: its commands end (killed), waiters are answered,
  * and every command object is freed. */
 void command_session_closed(struct session *s);

@@ -5,6 +5,8 @@
 
 #include <jansson.h>
 
+#include "protocol/error.h"
+
 struct conn;
 
 /* Publish an event on a topic ("host.refused", "approval.requested", ...);
@@ -13,6 +15,16 @@ struct conn;
 void events_publish(const char *topic, const char *session, json_t *data);
 /* Subscribe a connection to topics (NULL or empty = all); returns a sub id. */
 long events_subscribe(struct conn *c, json_t *topics);
+/* events.subscribe with since: subscribe, answer the call, then replay the
+ * stored events with seq > since (at most 1000, the newest) before any live
+ * one. Returns RPC_LATER (answered), or -1 with err. */
+struct rpc_call;
+int events_subscribe_since(struct rpc_call *call, json_t *topics,
+    long long since, sbox_error *err);
+/* The daemon stops cleanly: the next one goes on from the last seq. */
+void events_close(void);
+/* The seq of the last event published (0 when none ever was). */
+long long events_last_seq(void);
 /* Drop one subscription of a connection (0) or report it unknown (-1). */
 int events_unsubscribe(struct conn *c, long id);
 /* Number of subscribers currently connected that match a topic. */

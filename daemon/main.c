@@ -490,6 +490,7 @@ main(int argc, char **argv)
 		event_free(main_exit_timer);
 	if (sboxd.dns)
 		evdns_base_free(sboxd.dns, 0);
+	events_close();
 	store_close(sboxd.store);
 	config_free(sboxd.config);
 	event_base_free(sboxd.base);

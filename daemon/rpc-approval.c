@@ -10,6 +10,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/shape.h"
 #include "store/store.h"
 
 /* A string parameter or NULL. */
@@ -84,7 +85,7 @@ rpc_approval_decide(struct rpc_call *call, json_t *params, json_t **result,
 	if ((who = rpc_approval_who(c, rpc_approval_str(params,
 	    "client"))) == NULL)
 		return error_nomem(err);
-	rc = approval_decide(json_integer_value(json_object_get(params, "id")),
+	rc = approval_decide(json_integer_value(json_object_get(params, "approval")),
 	    rpc_approval_str(params, "decision"), who, result, err);
 	free(who);
 	return rc;
@@ -169,6 +170,7 @@ rpc_approval_list(struct rpc_call *call, json_t *params, json_t **result,
 	l = store_approval_list(sboxd.store, session, 0, pending == NULL || json_is_true(pending) ? "pending" : NULL, err);
 	if (l == NULL)
 		return -1;
+	shape_each(l, shape_approval);
 	*result = json_pack("{s:o}", "approvals", l);
 	return 0;
 }
@@ -191,6 +193,7 @@ rpc_approval_audit(struct rpc_call *call, json_t *params, json_t **result,
 	l = store_approval_list(sboxd.store, session, since, rpc_approval_str(params, "decision"), err);
 	if (l == NULL)
 		return -1;
+	shape_each(l, shape_approval);
 	*result = json_pack("{s:o}", "approvals", l);
 	return 0;
 }
@@ -207,7 +210,7 @@ static const struct params_field rpc_approval_run_params[] = {
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_approval_decide_params[] = {
-	{ "id", PARAMS_INT, 1, 0 },
+	{ "approval", PARAMS_INT, 1, 0 },
 	{ "decision", PARAMS_STRING, 1, 32 },
 	{ "client", PARAMS_STRING, 0, 64 },
 	{ NULL, 0, 0, 0 },

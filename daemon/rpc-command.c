@@ -8,6 +8,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/shape.h"
 #include "protocol/base64.h"
 #include "protocol/ttysize.h"
 #include "policy/policy.h"
@@ -88,8 +89,7 @@ rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
 {
 	const char *id = json_string_value(json_object_get(params, "session"));
 	struct conn *conn = rpc_call_conn(call);
-	json_t *l, *e;
-	size_t i;
+	json_t *l;
 
 	if (conn != NULL && conn_sandbox_session(conn) != NULL &&
 	    session_access_lookup(call, id, err) == NULL)
@@ -98,8 +98,7 @@ rpc_command_list(struct rpc_call *call, json_t *params, json_t **result,
 	if (l == NULL)
 		return -1;
 	/* the same key for the id as command.exec's result */
-	json_array_foreach(l, i, e)
-		json_object_set(e, "command", json_object_get(e, "id"));
+	shape_each(l, shape_command);
 	*result = json_pack("{s:o}", "commands", l);
 	return 0;
 }
@@ -220,6 +219,19 @@ rpc_command_read(struct rpc_call *call, json_t *params, json_t **result,
 	return 0;
 }
 
+/* command.follow {command}: its state now, the output kept so far, then its
+ * live output as command.output and its end as command.exited. */
+static int
+rpc_command_follow(struct rpc_call *call, json_t *params, json_t **result,
+    sbox_error *err)
+{
+	struct command *c = rpc_command_get(call, params, err);
+
+	if (c == NULL)
+		return -1;
+	return command_follow(c, call, result, err);
+}
+
 static const struct params_field rpc_command_exec_params[] = {
 	{ "session", PARAMS_STRING, 1, 64 },
 	{ "argv", PARAMS_STRING_ARRAY, 1, 4096 },
@@ -274,5 +286,8 @@ const struct rpc_method rpc_command_methods[] = {
 	  "a command's state and the output kept so far" },
 	{ "command.resize", rpc_command_resize_params, rpc_command_resize,
 	  RPC_SANDBOX_OK, "set the window size of a command's terminal" },
+	{ "command.follow", rpc_command_id_params, rpc_command_follow,
+	  RPC_SANDBOX_OK, "stream a command's output (kept, then live) to this "
+	  "client until it ends" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

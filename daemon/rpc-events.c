@@ -8,11 +8,17 @@ rpc_events_subscribe(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
 	json_t *topics = params ? json_object_get(params, "topics") : NULL;
+	json_t *since = params ? json_object_get(params, "since") : NULL;
 	long id;
 
+	if (since != NULL)
+		return events_subscribe_since(call, topics,
+		    json_integer_value(since), err);
 	if ((id = events_subscribe(rpc_call_conn(call), topics)) < 0)
 		return error_nomem(err);
-	*result = json_pack("{s:I}", "subscription", (json_int_t)id);
+	*result = json_pack("{s:I, s:i, s:i, s:I}", "subscription",
+	    (json_int_t)id, "replayed", 0, "missed", 0, "seq",
+	    (json_int_t)events_last_seq());
 	return 0;
 }
 
@@ -32,6 +38,7 @@ rpc_events_unsubscribe(struct rpc_call *call, json_t *params, json_t **result,
 
 static const struct params_field rpc_events_subscribe_params[] = {
 	{ "topics", PARAMS_STRING_ARRAY, 0, 64 },
+	{ "since", PARAMS_INT, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_events_unsubscribe_params[] = {

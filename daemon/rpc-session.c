@@ -7,6 +7,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/shape.h"
 #include "policy/config.h"
 #include "policy/hostpat.h"
 #include "store/store.h"
@@ -74,6 +75,7 @@ rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
 	    "all")), err);
 	if (l == NULL)
 		return -1;
+	shape_each(l, shape_session);
 	if (viewer == NULL) {
 		*result = json_pack("{s:o}", "sessions", l);
 		return 0;
@@ -81,7 +83,7 @@ rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
 	/* Inside a sandbox: only its own session and those it created. */
 	out = json_array();
 	json_array_foreach(l, i, rec) {
-		s = session_find(json_string_value(json_object_get(rec, "id")),
+		s = session_find(json_string_value(json_object_get(rec, "session")),
 		    NULL);
 		if (s != NULL && session_access_visible(s, viewer))
 			json_array_append(out, rec);
@@ -105,6 +107,7 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 		return -1;
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
 		return -1;
+	shape_session(rec);
 	if ((s = session_find(id, NULL)) != NULL) {
 		json_object_update_new(rec, session_to_json(s));
 		json_object_set_new(rec, "live", json_true());
@@ -182,6 +185,7 @@ rpc_session_log(struct rpc_call *call, json_t *params, json_t **result,
 	    err);
 	if (log == NULL)
 		return -1;
+	shape_each(log, shape_command);
 	*result = json_pack("{s:s, s:o}", "session",
 	    rpc_session_str(params, "session"), "commands", log);
 	return 0;

@@ -33,6 +33,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session-provider.h"
+#include "daemon/shape.h"
 #include "policy/policy.h"
 #include "policy/render-bwrap.h"
 #include "policy/strv.h"
@@ -149,8 +150,10 @@ session_to_json(const struct session *s)
 		if (c->state == COMMAND_RUNNING)
 			running++;
 	}
-	return json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:s, s:s?, s:s?, "
-	    "s:s?, s:s?, s:i, s:i, s:i, s:I, s:o}",
+	json_t *j;
+
+	j = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:s, s:s?, s:s?, "
+	    "s:s?, s:s?, s:i, s:i, s:i, s:o}",
 	    "session", s->id, "title", s->title, "project", s->project,
 	    "scratch", s->scratch, "profile", s->profile->name,
 	    "provenance", s->profile->provenance ? s->profile->provenance : "",
@@ -159,8 +162,10 @@ session_to_json(const struct session *s)
 	    "parent", s->parent, "running", running,
 	    "container_pid", s->ct ? (int)container_pid(s->ct) : 0,
 	    "proxy_port", s->ct ? container_proxy_port(s->ct) : 0,
-	    "created_ms", (json_int_t)s->created_ms,
 	    "network", json_string(profile_network_name(s->profile->network)));
+	if (j != NULL)
+		shape_time(j, "created", s->created_ms);
+	return j;
 }
 
 /* Free a session's memory (it is out of the list). */

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is this a valid JSON-RPC id (string, integer or null)? */
+/* Is this an id sboxd accepts (a string or an integer)? JSON-RPC 2.0 allows
+ * null but says it SHOULD NOT be used: a reply to it could not be told from
+ * the reply to a line without a usable id, so it is refused. */
 static int
 envelope_valid_id(const json_t *id)
 {
-	return json_is_string(id) || json_is_integer(id) || json_is_null(id);
+	return json_is_string(id) || json_is_integer(id);
 }
 
 /* Load one line of JSON, turning jansson's complaint into a parse error. */
@@ -31,28 +33,31 @@ envelope_load(const char *line, size_t len, sbox_error *err)
 	return root;
 }
 
-/* Parse one request or notification line. */
+/* Check one request object (a line, or an element of a batch); takes the
+ * reference to v. */
 int
-envelope_parse(const char *line, size_t len, struct envelope *env,
-    sbox_error *err)
+envelope_parse_value(json_t *v, struct envelope *env, sbox_error *err)
 {
 	const char *key;
-	json_t *v, *jv;
+	json_t *jv;
 
 	memset(env, 0, sizeof *env);
-	if ((env->root = envelope_load(line, len, err)) == NULL)
-		return -1;
+	env->root = v;
 	if (json_is_array(env->root))
 		return error_set(err, E_INVALID_REQUEST,
-		    "batch requests are not supported; send one object per line");
+		    "a batch must hold request objects, not arrays");
 	if (!json_is_object(env->root))
 		return error_set(err, E_INVALID_REQUEST,
 		    "a request must be a JSON object");
 	v = json_object_get(env->root, "id");
 	if (v != NULL) {
+		if (json_is_null(v))
+			return error_set_field(err, E_INVALID_REQUEST, "id",
+			    "id must not be null: use a string or an integer, "
+			    "or leave id out for a notification");
 		if (!envelope_valid_id(v))
 			return error_set_field(err, E_INVALID_REQUEST, "id",
-			    "id must be a string, an integer or null");
+			    "id must be a string or an integer");
 		env->id = v;
 	}
 	jv = json_object_get(env->root, "jsonrpc");
@@ -69,9 +74,15 @@ envelope_parse(const char *line, size_t len, struct envelope *env,
 	env->method = json_string_value(v);
 	v = json_object_get(env->root, "params");
 	if (v != NULL && !json_is_null(v)) {
-		if (!json_is_object(v))
+		/* JSON-RPC: params is a structured value (else the request is
+		 * invalid); sboxd's methods take them by name (an array is a
+		 * mismatch of the method's parameters) */
+		if (json_is_array(v))
 			return error_set_field(err, E_INVALID_PARAMS, "params",
 			    "params must be an object (by-name parameters)");
+		if (!json_is_object(v))
+			return error_set_field(err, E_INVALID_REQUEST, "params",
+			    "params must be an object or an array");
 		env->params = v;
 	}
 	json_object_foreach(env->root, key, v) {
@@ -81,6 +92,24 @@ envelope_parse(const char *line, size_t len, struct envelope *env,
 			    "unknown member \"%s\" in request", key);
 	}
 	return 0;
+}
+
+/* Parse one request or notification line. A batch (an array) is an error
+ * here with env->root holding the array: the caller handles batches. */
+int
+envelope_parse(const char *line, size_t len, struct envelope *env,
+    sbox_error *err)
+{
+	json_t *root;
+
+	memset(env, 0, sizeof *env);
+	if ((root = envelope_load(line, len, err)) == NULL)
+		return -1;
+	if (json_is_array(root)) {
+		env->root = root;
+		return error_set(err, E_INVALID_REQUEST, "a batch");
+	}
+	return envelope_parse_value(root, env, err);
 }
 
 /* Parse one line a client receives: a response or a notification. */

@@ -19,9 +19,12 @@ struct envelope {
 };
 
 /* Parse one request or notification line. On error, env->id is still set when
- * the id could be read, so the error reply can carry it. */
+ * the id could be read, so the error reply can carry it. A batch (a JSON
+ * array) is an E_INVALID_REQUEST error with env->root the array. */
 int envelope_parse(const char *line, size_t len, struct envelope *env,
     sbox_error *err);
+/* Check one request object (an element of a batch); takes the reference. */
+int envelope_parse_value(json_t *v, struct envelope *env, sbox_error *err);
 /* Parse one line a client receives: a response or a notification. */
 int envelope_parse_reply(const char *line, size_t len, struct envelope *env,
     sbox_error *err);

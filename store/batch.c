@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 static const char SQL_INSERT_EVENT[] =
-    "INSERT INTO events (topic, session, data, created_at)"
-    " VALUES (?1, ?2, ?3, ?4)";
+    "INSERT INTO events (topic, session, data, created_at, id)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
 
 /* Free the strings of one record. */
 static void
@@ -56,6 +56,7 @@ store_batch_insert(struct store *st, struct store_batch_rec *r,
 	store_stmt_bind_text(stmt, 2, r->session);
 	store_stmt_bind_text(stmt, 3, r->data);
 	store_stmt_bind_int(stmt, 4, r->at);
+	store_stmt_bind_opt_int(stmt, 5, r->command_id, 0);
 	return store_stmt_exec(st, stmt, "recording an event", err);
 }
 

@@ -11,11 +11,33 @@ static const char SQL_LIST[] =
     " WHERE id > ?1 ORDER BY id LIMIT ?2";
 static const char SQL_PRUNE[] =
     "DELETE FROM events WHERE created_at < ?1";
+/* the newest id survives pruning in meta, so ids never go back */
+static const char SQL_KEEP_LAST[] =
+    "INSERT OR REPLACE INTO meta (key, value) SELECT 'events_last', m"
+    " FROM (SELECT max(id) AS m FROM events) WHERE m IS NOT NULL"
+    " AND m > coalesce((SELECT CAST(value AS INTEGER) FROM meta"
+    " WHERE key = 'events_last'), 0)";
+static const char SQL_SET_LAST[] =
+    "INSERT OR REPLACE INTO meta (key, value) VALUES ('events_last', ?1)";
+static const char SQL_BOUNDS[] =
+    "SELECT max(coalesce((SELECT max(id) FROM events), 0),"
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta"
+    " WHERE key = 'events_last'), 0)) AS last,"
+    " (SELECT min(id) FROM events) AS first";
 
 /* Queue an event (written by the next store_flush). */
 int
 store_event_add(struct store *st, const char *topic, const char *session,
     json_t *data, sbox_error *err)
+{
+	return store_event_add_seq(st, 0, 0, topic, session, data, err);
+}
+
+/* Queue an event with its own id (seq; 0: the next free one) and time
+ * (at_ms; 0: now). */
+int
+store_event_add_seq(struct store *st, long long seq, long long at_ms,
+    const char *topic, const char *session, json_t *data, sbox_error *err)
 {
 	struct store_batch_rec rec;
 
@@ -23,7 +45,8 @@ store_event_add(struct store *st, const char *topic, const char *session,
 		return error_set(err, E_INVALID_PARAMS, "event: topic missing");
 	memset(&rec, 0, sizeof rec);
 	rec.kind = STORE_BATCH_EVENT;
-	rec.at = store_now_ms();
+	rec.command_id = seq;
+	rec.at = at_ms > 0 ? at_ms : store_now_ms();
 	rec.topic = strdup(topic);
 	rec.session = session != NULL ? strdup(session) : NULL;
 	rec.data = data != NULL ?
@@ -62,10 +85,49 @@ store_event_prune(struct store *st, long long before_ms, sbox_error *err)
 
 	if (store_flush(st, err) == -1)
 		return -1;
+	if ((stmt = store_stmt_get(st, SQL_KEEP_LAST, err)) == NULL)
+		return -1;
+	if (store_stmt_exec(st, stmt, "keeping the last event id", err) == -1)
+		return -1;
 	if ((stmt = store_stmt_get(st, SQL_PRUNE, err)) == NULL)
 		return -1;
 	store_stmt_bind_int(stmt, 1, before_ms);
 	if (store_stmt_exec(st, stmt, "pruning events", err) == -1)
 		return -1;
 	return sqlite3_changes64(st->db);
+}
+
+/* The newest event id ever written (pruned ones count) and the oldest one
+ * still stored (0 when none). Flushes first. */
+int
+store_event_bounds(struct store *st, long long *last, long long *first,
+    sbox_error *err)
+{
+	sqlite3_stmt *stmt;
+	json_t *row;
+
+	*last = *first = 0;
+	if (store_flush(st, err) == -1)
+		return -1;
+	if ((stmt = store_stmt_get(st, SQL_BOUNDS, err)) == NULL)
+		return -1;
+	if (store_stmt_one(st, stmt, "reading event ids", &row, err) == -1)
+		return -1;
+	*last = json_integer_value(json_object_get(row, "last"));
+	*first = json_integer_value(json_object_get(row, "first"));
+	json_decref(row);
+	return 0;
+}
+
+/* Record that ids up to last are taken (a reservation ahead of the events
+ * written, or the last one at a clean stop): ids never go back below it. */
+int
+store_event_set_last(struct store *st, long long last, sbox_error *err)
+{
+	sqlite3_stmt *stmt;
+
+	if ((stmt = store_stmt_get(st, SQL_SET_LAST, err)) == NULL)
+		return -1;
+	store_stmt_bind_int(stmt, 1, last);
+	return store_stmt_exec(st, stmt, "recording the last event id", err);
 }

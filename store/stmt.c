@@ -287,6 +287,14 @@ store_stmt_row(sqlite3_stmt *stmt)
 				json_object_set_new(obj, name, json_null());
 			continue;
 		}
+		if (store_stmt_ends(name, "_at") &&
+		    sqlite3_column_type(stmt, i) == SQLITE_NULL) {
+			/* no time yet: both names, null (one shape per row) */
+			snprintf(key, sizeof key, "%s_ms", name);
+			json_object_set_new(obj, key, json_null());
+			json_object_set_new(obj, name, json_null());
+			continue;
+		}
 		if (store_stmt_ends(name, "_json")) {
 			n = strlen(name) - 5;
 			snprintf(key, sizeof key, "%.*s", (int)n, name);

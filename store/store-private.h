@@ -22,7 +22,7 @@ struct store_batch_rec {
 	enum store_batch_kind kind;
 	long long at;          /* unix ms when it happened */
 	char     *session;     /* refusal: required; event: may be NULL */
-	long long command_id;  /* refusal: 0 = none */
+	long long command_id;  /* refusal: 0 = none; event: its id (0: next) */
 	char     *host;        /* refusal */
 	int       port;        /* refusal */
 	char     *reason;      /* refusal */

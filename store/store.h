@@ -21,7 +21,8 @@
  * JSON. Queries return new jansson references (the caller owns them). Times
  * are stored as unix milliseconds; in JSON each time column NAME_at appears
  * twice: "NAME_at" as an ISO-8601 UTC string ("2026-01-02T03:04:05.678Z")
- * and "NAME_at_ms" as the integer. NULL columns appear as JSON null.
+ * and "NAME_at_ms" as the integer (both null when the time is NULL). NULL
+ * columns appear as JSON null.
  * Booleans (detach, outside) are JSON true/false; JSON columns (argv,
  * env_names, blocked, resolved_profile, provenance, data) are JSON values.
  *
@@ -242,11 +243,24 @@ int store_approval_mark_crashed(struct store *st, sbox_error *err);
  * Returns 0, or -1 as store_refusal_add. */
 int store_event_add(struct store *st, const char *topic, const char *session,
     json_t *data, sbox_error *err);
+/* The same with the event's id (seq > 0; 0: the next free one) and time
+ * (at_ms; 0: now). The daemon numbers its events itself, so an event's id
+ * is known when it is published (events.event seq). */
+int store_event_add_seq(struct store *st, long long seq, long long at_ms,
+    const char *topic, const char *session, json_t *data, sbox_error *err);
+/* The newest event id ever written (pruned ones count, so ids never go
+ * back) and the oldest one still stored (0 when none). Flushes first. */
+int store_event_bounds(struct store *st, long long *last, long long *first,
+    sbox_error *err);
+/* Record that event ids up to last are taken (ids never go back below it:
+ * store_event_bounds' last is at least this). */
+int store_event_set_last(struct store *st, long long last, sbox_error *err);
 /* Events with id > since_id, oldest first, at most limit (<= 0: 100):
  * [{id, topic, session, data, created_at}]. Flushes first. */
 json_t *store_event_list(struct store *st, long long since_id, int limit,
     sbox_error *err);
-/* Delete events created before before_ms; returns how many, or -1. */
+/* Delete events created before before_ms (the newest id is remembered in
+ * meta); returns how many, or -1. */
 long long store_event_prune(struct store *st, long long before_ms,
     sbox_error *err);
 

@@ -182,7 +182,7 @@ def test_cli_command_jobs(ctx):
     assert r.returncode == 0 and "finished" in r.stdout.decode(), text(r)
     # the id of session log is the same
     j = json.loads(d.cli("session", "log", sid, "--json").stdout)
-    assert int(cid) in [c["command_id"] for c in j["commands"]], j
+    assert int(cid) in [c["command"] for c in j["commands"]], j
     r = d.cli("session", "exec", sid, "--detach", "--", "sleep", "30")
     cid = r.stdout.decode().strip()
     r = d.cli("command", "kill", cid, "--signal", "9")

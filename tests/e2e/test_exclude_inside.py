@@ -84,7 +84,7 @@ def test_allowed_through_sh_c_runs_on_the_host(ctx):
     assert PATTERN in req["reason"] and "started inside" in req["reason"], req
     assert req["cwd"] == os.path.realpath(proj), req
     assert not os.path.exists(marker), "ran before the decision"
-    a.call("approval.decide", {"id": req["approval"], "decision": "allow_once"})
+    a.call("approval.decide", {"approval": req["approval"], "decision": "allow_once"})
     res = c.result(c.wait_reply(rid))
     assert res["exit_code"] == 0, res
     assert out(res) == "printed-outside\nstatus=7\nafter\n", out(res)
@@ -95,7 +95,7 @@ def test_allowed_through_sh_c_runs_on_the_host(ctx):
     assert res["blocked"]["files"] == [], res["blocked"]
     # the audit has the run outside, with its exit status
     rec = [r for r in c.call("audit.list", {"session": sid})["approvals"]
-           if r["id"] == req["approval"]][0]
+           if r["approval"] == req["approval"]][0]
     assert rec["decision"] == "allow_once", rec
     assert rec.get("exit_code") == 7, rec
 
@@ -108,7 +108,7 @@ def test_denied_ends_with_126_and_is_reported(ctx):
     rid = c.send("command.exec", {"session": sid, "argv": [
         "sh", "-c", "sh -c '%s'; echo status=$?" % line]})
     req = next_request(a)
-    a.call("approval.decide", {"id": req["approval"], "decision": "deny"})
+    a.call("approval.decide", {"approval": req["approval"], "decision": "deny"})
     res = c.result(c.wait_reply(rid))
     assert out(res) == "status=126\n", out(res)
     err = out(res, "stderr")
@@ -154,7 +154,7 @@ def test_python_subprocess_vfork_gets_the_status(ctx):
     rid = c.send("command.exec", {"session": sid, "argv": [
         "python3", "-c", code]})
     req = next_request(a)
-    a.call("approval.decide", {"id": req["approval"], "decision": "allow_once"})
+    a.call("approval.decide", {"approval": req["approval"], "decision": "allow_once"})
     res = c.result(c.wait_reply(rid))
     assert out(res) == ("rc 3 'printed-outside\\n'\nargs intact True\n"
                         "then 0 inside\n"), (out(res), out(res, "stderr"))
@@ -176,7 +176,7 @@ def test_send_stdin_script_through_the_cli(ctx):
     cli.stdin.close()
     req = next_request(a)
     assert req["argv"] == ["sh", "-c", line], req
-    a.call("approval.decide", {"id": req["approval"], "decision": "allow_once"})
+    a.call("approval.decide", {"approval": req["approval"], "decision": "allow_once"})
     o = cli.stdout.read().decode()
     cli.wait(30)
     assert "start\n" in o and "printed-outside\n" in o and "status=0" in o, o
@@ -249,7 +249,7 @@ def test_program_gone_withdraws_the_request(ctx):
         "events.event", lambda p: p["topic"] == "approval.decided" and
         p["data"]["approval"] == req["approval"], 15)["data"]
     assert dec["decision"] == "deny" and "cancelled" in dec["decided_by"], dec
-    e = a.error("approval.decide", {"id": req["approval"],
+    e = a.error("approval.decide", {"approval": req["approval"],
                                     "decision": "allow_once"})
     assert "no longer pending" in e.message, e
     assert not os.path.exists(marker)

@@ -556,7 +556,7 @@ def test_refusal_records_and_events(ctx):
     assert "metadata" in got[3]["reason"], got
     # the store: session.log's refused rows, grouped with counts
     log = n.c.call("session.log", {"session": n.sid})
-    cmd = [x for x in log["commands"] if x["command_id"] == r["command"]][0]
+    cmd = [x for x in log["commands"] if x["command"] == r["command"]][0]
     rows = {(x["host"], x["port"]): x for x in cmd["refused"]}
     assert rows[("secret.test", 80)]["count"] == 2, rows
     assert rows[("other.test", 8443)]["rule"] == "network allowlist", rows
@@ -642,6 +642,6 @@ def test_refusal_flood(ctx):
     assert hp(r["blocked"]["hosts"]) == [{"host": "flood.test", "port": 80}], r
     assert n.c.call("rpc.ping")["pong"] is True
     log = n.c.call("session.log", {"session": n.sid})
-    cmd = [x for x in log["commands"] if x["command_id"] == r["command"]][0]
+    cmd = [x for x in log["commands"] if x["command"] == r["command"]][0]
     assert [(x["host"], x["count"]) for x in cmd["refused"]] == \
         [("flood.test", 2000)], cmd["refused"]

@@ -100,12 +100,12 @@ class Box:
         return asker, rid, req
 
     def decide(self, req, decision="allow_once"):
-        self.a.call("approval.decide", {"id": req["approval"],
+        self.a.call("approval.decide", {"approval": req["approval"],
                                         "decision": decision})
 
     def record(self, aid):
         for r in self.c.call("audit.list", {})["approvals"]:
-            if r["id"] == aid:
+            if r["approval"] == aid:
                 return r
         raise AssertionError("approval %d not in the audit" % aid)
 

@@ -182,7 +182,7 @@ def test_detached_jobs(ctx):
         assert r["exit_code"] == 0 and r["state"] == "exited", r
         assert base64.b64decode(r["stdout"]) == b"done\n", r
         listed = c.call("command.list", {"session": s})
-        ids = [x["id"] for x in listed["commands"]]
+        ids = [x["command"] for x in listed["commands"]]
         assert forever["command"] in ids and job["command"] in ids, listed
         assert sbox_processes("sleep\0" + marker)
     finally:

@@ -37,7 +37,7 @@ def test_send_sandbox_narrower_and_wider(ctx):
     # the child ran strict: its network is off, and it is closed now
     assert b"network is off" in r.stderr + r.stdout, text(r)
     live = c.call("session.list", {})["sessions"]
-    assert [s["id"] for s in live] == [sid], live
+    assert [s["session"] for s in live] == [sid], live
     # narrower custom profile, --stdin first
     r = d.cli("session", "send", sid, "--stdin", "--sandbox", "calm",
               input=b"exit 3\n")

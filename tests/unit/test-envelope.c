@@ -55,6 +55,9 @@ START_TEST(test_envelope_bad)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"x\":1}", E_INVALID_REQUEST, -32600 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":[1]}", E_INVALID_PARAMS, -32602 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"m\"}", E_PARSE, -32700 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"m\"}", E_INVALID_REQUEST, -32600 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}", E_INVALID_REQUEST, -32600 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":\"x\"}", E_INVALID_REQUEST, -32600 },
 	};
 	struct envelope env;
 	sbox_error err;
