@@ -59,11 +59,14 @@ command_follow_started(const struct command *c, struct rpc_call *call)
 
 	if (to == NULL)
 		return;
-	conn_notify(to, "command.started", json_pack("{s:O, s:I, s:s, s:o?}",
-	    "request", id != NULL ? (json_t *)id : json_null(),
-	    "command", (json_int_t)c->id, "session", c->s->id, "tty", c->tty ?
-	    json_pack("{s:i, s:i}", "rows", (int)c->tty_size.rows, "cols",
-	    (int)c->tty_size.cols) : NULL));
+	json_t *m = json_pack("{s:O, s:I, s:s}", "request", id != NULL ?
+	    (json_t *)id : json_null(), "command", (json_int_t)c->id,
+	    "session", c->s->id);
+
+	if (m != NULL && c->tty)
+		json_object_set_new(m, "tty", json_pack("{s:i, s:i}", "rows",
+		    (int)c->tty_size.rows, "cols", (int)c->tty_size.cols));
+	conn_notify(to, "command.started", m);
 }
 
 /* A chunk of a command's output: to each client following it. */
