@@ -67,6 +67,10 @@ int client_pump(struct client *cl, sbox_error *err);
 /* The reply to id if it has arrived (NULL otherwise; on an error reply,
  * NULL with err set). */
 json_t *client_try_reply(struct client *cl, long long id, sbox_error *err);
+/* Wait up to ms for the answer to request id: 1 when it came (*r set) or
+ * err was set, 0 when it did not come yet, -1 on error. */
+int client_wait_step(struct client *cl, long long id, int ms, json_t **r,
+    sbox_error *err);
 
 /* exec.c: run a command.exec request with the terminal's stdio and wait. */
 json_t *exec_with_terminal(struct client *cl, json_t *params, sbox_error *err);

@@ -152,7 +152,7 @@ exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
 	if ((id = client_send(cl, "command.exec", params, fds, 3, err)) == -1)
 		goto out;
 	for (;;) {
-		struct pollfd pfd = { client_fd(cl), POLLIN, 0 };
+		int rc;
 
 		if (exec_tty_stop && !cancelled) {
 			cancelled = 1;
@@ -176,16 +176,9 @@ exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
 			    "rows", rows, "cols", cols), err) == -1)
 				goto out;
 		}
-		if (poll(&pfd, 1, 200) < 0 && errno != EINTR) {
-			error_set_errno(err, E_UNAVAILABLE, errno, "poll");
+		if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
 			goto out;
-		}
-		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		if (client_pump(cl, err) == -1)
-			goto out;
-		if ((r = client_try_reply(cl, id, err)) != NULL ||
-		    error_isset(err))
+		if (rc > 0)
 			break;
 	}
 out:

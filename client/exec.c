@@ -237,23 +237,17 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 	if ((id = client_send(cl, method, params, fds, 3, err)) == -1)
 		goto out;
 	for (;;) {
-		struct pollfd pfd = { client_fd(cl), POLLIN, 0 };
+		int rc;
+
 		if (exec_interrupted && !cancelled) {
 			cancelled = 1;
 			if (client_notify(cl, "$/cancelRequest", json_pack("{s:I}",
 			    "id", (json_int_t)id), err) == -1)
 				goto out;
 		}
-		if (poll(&pfd, 1, 200) < 0 && errno != EINTR) {
-			error_set_errno(err, E_UNAVAILABLE, errno, "poll");
+		if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
 			goto out;
-		}
-		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		if (client_pump(cl, err) == -1)
-			goto out;
-		if ((r = client_try_reply(cl, id, err)) != NULL ||
-		    error_isset(err))
+		if (rc > 0)
 			break;
 	}
 out:

@@ -476,3 +476,20 @@ client_call_once(const struct client_opts *o, const char *method,
 		*rc = client_fail(&err);
 	return r;
 }
+
+/* Wait up to ms for the answer to request id. */
+int
+client_wait_step(struct client *cl, long long id, int ms, json_t **r,
+    sbox_error *err)
+{
+	struct pollfd pfd = { client_fd(cl), POLLIN, 0 };
+
+	if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+		return error_set_errno(err, E_UNAVAILABLE, errno, "poll");
+	if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+		return 0;
+	if (client_pump(cl, err) == -1)
+		return -1;
+	return (*r = client_try_reply(cl, id, err)) != NULL ||
+	    error_isset(err) ? 1 : 0;
+}
