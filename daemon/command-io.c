@@ -24,7 +24,6 @@
 #define COMMAND_IO_CHUNK     (32 * 1024)       /* bytes per notification */
 #define COMMAND_IO_HIGH      (1024 * 1024)     /* queued bytes before pausing */
 #define COMMAND_IO_PUMP_MS   20
-#define COMMAND_IO_FLUSH_S   10                /* a stalled reader of a forward */
 
 /* Bytes of output kept per stream. */
 static size_t
@@ -35,16 +34,12 @@ command_io_cap(const struct command *c)
 	return cap > 0 ? (size_t)cap : 8 * 1024 * 1024;
 }
 
-/* Should this stream stop reading until its reader catches up? */
+/* Should the streams stop reading until their reader catches up? */
 static int
-command_io_congested(struct command *c, struct command_stream *st)
+command_io_congested(struct command *c)
 {
 	struct conn *owner;
 
-	if (st->forward != NULL &&
-	    evbuffer_get_length(bufferevent_get_output(st->forward)) >
-	    COMMAND_IO_HIGH)
-		return 1;
 	if (c->stdio == COMMAND_STDIO_PIPES && !c->detach &&
 	    (owner = conn_find(c->owner)) != NULL &&
 	    conn_pending_output(owner) > COMMAND_IO_HIGH)
@@ -65,7 +60,7 @@ command_io_pump_cb(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < 2; i++) {
 		if (!sts[i]->paused || sts[i]->bev == NULL)
 			continue;
-		if (command_io_congested(c, sts[i])) {
+		if (command_io_congested(c)) {
 			still = 1;
 			continue;
 		}
@@ -76,7 +71,7 @@ command_io_pump_cb(evutil_socket_t fd, short what, void *arg)
 		event_add(c->pump, &tv);
 }
 
-/* Handle a chunk of output: scan, keep, stream, forward. */
+/* Handle a chunk of output: keep, stream. */
 static void
 command_io_chunk(struct command *c, struct command_stream *st,
     const char *data, size_t n)
@@ -86,18 +81,11 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	char *b64;
 
 	st->total += n;
-	/* reads refused by a hidden path, from the error lines (writes come
-	 * exactly from the file guard) */
-	if (st == &c->err)
-		blocked_feed(&c->blocked, data, n, c->cwd,
-		    c->outside ? NULL : c->s->plan);
 	room = evbuffer_get_length(st->kept) < cap ?
 	    cap - evbuffer_get_length(st->kept) : 0;
 	evbuffer_add(st->kept, data, n < room ? n : room);
 	if (n > room)
 		st->truncated = 1;
-	if (st->forward != NULL)
-		bufferevent_write(st->forward, data, n);
 	if (c->stdio == COMMAND_STDIO_PIPES &&
 	    (owner = conn_find(c->owner)) != NULL &&
 	    (b64 = base64_encode(data, n)) != NULL) {
@@ -121,7 +109,7 @@ command_io_read_cb(struct bufferevent *bev, void *arg)
 
 	while ((n = evbuffer_remove(in, buf, sizeof buf)) > 0)
 		command_io_chunk(c, st, buf, (size_t)n);
-	if (command_io_congested(c, st)) {
+	if (command_io_congested(c)) {
 		st->paused = 1;
 		bufferevent_disable(bev, EV_READ);
 		if (c->pump == NULL)
@@ -178,121 +166,6 @@ command_io_null(int *fd, int flags, sbox_error *err)
 	return 0;
 }
 
-/* The client's fd took what was queued for it: the command may finish. */
-static void
-command_io_forward_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct command *c = arg;
-
-	(void)bev;
-	if (c->exited)
-		command_maybe_finish(c);
-}
-
-/* The client's fd failed (its reader went away): stop copying to it. */
-static void
-command_io_forward_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct command *c = arg;
-	struct command_stream *st = bev == c->out.forward ? &c->out : &c->err;
-
-	if (!(what & (BEV_EVENT_ERROR | BEV_EVENT_EOF | BEV_EVENT_TIMEOUT)))
-		return;
-	bufferevent_free(bev);
-	st->forward = NULL;
-	if (c->exited)
-		command_maybe_finish(c);
-}
-
-/* After the command: close a forward once its queue is written (or fails,
- * or its reader stalls for COMMAND_IO_FLUSH_S). */
-static void
-command_io_flushed_cb(struct bufferevent *bev, void *arg)
-{
-	(void)arg;
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
-		bufferevent_free(bev);
-}
-
-/* A forward being flushed after its command failed or stalled. */
-static void
-command_io_flush_failed_cb(struct bufferevent *bev, short what, void *arg)
-{
-	(void)what; (void)arg;
-	bufferevent_free(bev);
-}
-
-/* True while output copied to the client's own fds is still queued. */
-int
-command_io_forward_pending(const struct command *c)
-{
-	return (c->out.forward != NULL && evbuffer_get_length(
-	    bufferevent_get_output(c->out.forward)) > 0) ||
-	    (c->err.forward != NULL && evbuffer_get_length(
-	    bufferevent_get_output(c->err.forward)) > 0);
-}
-
-/* The command is over: close our copies of the client's fds so that its
- * reader sees EOF, after what is queued for them is written. */
-void
-command_io_close_forwards(struct command *c)
-{
-	struct command_stream *sts[2] = { &c->out, &c->err };
-	struct timeval tv = { COMMAND_IO_FLUSH_S, 0 };
-	struct bufferevent *bev;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if ((bev = sts[i]->forward) == NULL)
-			continue;
-		sts[i]->forward = NULL;
-		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
-			bufferevent_free(bev);
-			continue;
-		}
-		bufferevent_setcb(bev, NULL, command_io_flushed_cb,
-		    command_io_flush_failed_cb, NULL);
-		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
-		bufferevent_set_timeouts(bev, NULL, &tv);
-	}
-}
-
-/* fds mode: copy stderr through us (to name blocked files) when the
- * client's stderr is a terminal or a pipe we can write without blocking. */
-static int
-command_io_interpose(struct command *c, int client_fd, int *child_fd,
-    sbox_error *err)
-{
-	char path[64];
-	struct stat st;
-	int fd;
-
-	if (fstat(client_fd, &st) == -1 ||
-	    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		*child_fd = client_fd;
-		return 0;
-	}
-	snprintf(path, sizeof path, "/proc/self/fd/%d", client_fd);
-	if ((fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) == -1) {
-		*child_fd = client_fd;
-		return 0;
-	}
-	c->err.forward = bufferevent_socket_new(sboxd.base, fd,
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (c->err.forward == NULL) {
-		close(fd);
-		*child_fd = client_fd;
-		return 0;
-	}
-	bufferevent_setcb(c->err.forward, NULL, command_io_forward_write_cb,
-	    command_io_forward_event_cb, c);
-	bufferevent_enable(c->err.forward, EV_WRITE);
-	if (command_io_pipe(c, &c->err, child_fd, err) == -1)
-		return -1;
-	close(client_fd);
-	return 0;
-}
-
 /* Set up the command's stdio for its mode. */
 int
 command_io_setup(struct command *c, struct rpc_call *call, int want_stdin,
@@ -308,10 +181,12 @@ command_io_setup(struct command *c, struct rpc_call *call, int want_stdin,
 			return error_set_field(err, E_INVALID_PARAMS, "stdio",
 			    "stdio \"fds\" needs 3 file descriptors passed with "
 			    "the request (SCM_RIGHTS)");
-		for (i = 0; i < 2; i++)
+		/* the client's own fds: the command writes to them directly
+		 * (what the sandbox refused comes from the file guard, not
+		 * from the error output) */
+		for (i = 0; i < 3; i++)
 			fds[i] = rpc_call_take_fd(call, i);
-		return command_io_interpose(c, rpc_call_take_fd(call, 2),
-		    &fds[2], err);
+		return 0;
 	case COMMAND_STDIO_PIPES:
 		if (want_stdin) {
 			if (pipe2(p, O_CLOEXEC) == -1)
@@ -383,11 +258,9 @@ command_io_free(struct command *c)
 	for (i = 0; i < 2; i++) {
 		if (sts[i]->bev)
 			bufferevent_free(sts[i]->bev);
-		if (sts[i]->forward)
-			bufferevent_free(sts[i]->forward);
 		if (sts[i]->kept)
 			evbuffer_free(sts[i]->kept);
-		sts[i]->bev = sts[i]->forward = NULL;
+		sts[i]->bev = NULL;
 		sts[i]->kept = NULL;
 	}
 	if (c->pump)

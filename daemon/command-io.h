@@ -13,11 +13,6 @@ int command_io_setup(struct command *c, struct rpc_call *call, int want_stdin,
 void command_io_close_child_fds(int fds[3]);
 /* Close our end of the command's stdin. */
 void command_io_close_inputs(struct command *c);
-/* True while output copied to the client's own fds is still queued. */
-int command_io_forward_pending(const struct command *c);
-/* The command is over: close our copies of the client's fds (after what is
- * queued for them is written) so that their readers see EOF. */
-void command_io_close_forwards(struct command *c);
 /* Stop reading the command's output (it is over). */
 void command_io_close_outputs(struct command *c);
 /* Release every stdio resource. */

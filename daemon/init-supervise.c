@@ -134,7 +134,7 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	return init_reads_rule(ctx, nr, arg);
 }
 
 /* Build the notify filter once and keep its BPF; NULL or a reason. */
@@ -386,13 +386,16 @@ init_supervise_utf8(char *dst, const char *src, size_t n)
 	dst[i] = '\0';
 }
 
-/* Report a refused (or kernel-refused) operation to sboxd, rate-limited. */
+/* Report a refused (or kernel-refused) operation to sboxd, rate-limited;
+ * reason NULL: a hidden path refused it (the read reporter). */
 void
 init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason)
 {
 	long long now = init_now_ms();
 	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
+	char name[64];
+	pid_t tgid;
 
 	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
 	if (strcmp(key, init_sv_last_report) == 0)
@@ -406,9 +409,12 @@ init_supervise_report(json_int_t id, pid_t pid, const char *op,
 	init_sv_tokens -= 1;
 	memcpy(init_sv_last_report, key, sizeof key);
 	init_supervise_utf8(clean, path, sizeof clean);
-	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:i,s:s,s:s}", "id", id,
-	    "pid", (int)pid, "op", op, "path", clean, "errno", err, "rule",
-	    rule ? rule : "", "reason", reason ? reason : ""), NULL, 0);
+	init_reads_process(pid, &tgid, key, sizeof key);
+	init_supervise_utf8(name, key, sizeof name);
+	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
+	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
+	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
+	    reason : "", "hidden", reason == NULL), NULL, 0);
 }
 
 /* Answer a notification with an error (0 = success, value 0). */
@@ -459,7 +465,8 @@ init_sv_one(int i)
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
 	fd = -1;
-	err = init_ops_call(&call, &fd);
+	if ((err = init_reads_call(&call, &fd)) < 0)
+		err = init_ops_call(&call, &fd);
 	if (err == SV_ANSWERED)
 		return; /* a helper answers once the FIFO opens */
 	if (fd >= 0) {
