@@ -21,6 +21,7 @@
  *   listen_local {req, port}            Reply: opened {req, families[]} +
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
  *   guard  {roots[], home, protected[{kind, scope, name, comment}],
+ *          missing[], rules[{path, access: hidden|ro|rw, rule}],
  *          supervise}                   sent once, right after ready: the
  *          file guard's spec (policy/guard.h). Reply: guarded {supervise}
  *          or error {req: null}. Until it is set up, spawn is refused.
@@ -30,9 +31,13 @@
  *   ready  {pid, proxy_port, families[]} + the proxy's listening sockets, in
  *          the order of families ("inet" = 127.0.0.1, "inet6" = ::1).
  *   spawned, exit, opened, done, error as above.
- *   refused {id, pid, op, path, errno, rule, reason}: the file guard refused
- *          an operation of command id (rule "" = the kernel refused a write
- *          the guard allowed, e.g. a read-only mount). Rate-limited.
+ *   refused {id, pid, process, op, path, errno, rule, reason, hidden}: the
+ *          file guard refused an operation of command id (rule "" = the
+ *          kernel refused a write the guard allowed, e.g. a read-only
+ *          mount); hidden true: a hidden path refused a read (op "read",
+ *          errno 0 for an opened stand-in) or the source of a rename or
+ *          link: sboxd explains it itself. pid and process (its name) are
+ *          the caller's process. Rate-limited.
  */
 #ifndef SBOX_CTL_H
 #define SBOX_CTL_H

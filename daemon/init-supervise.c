@@ -7,8 +7,10 @@
  * descriptors, /proc/self meaning the caller), asks guard_decide, and then
  * PERFORMS the operation on the parent folder's descriptor and answers with
  * its result (an opened file is injected with SECCOMP_IOCTL_NOTIF_ADDFD).
- * Nothing is continued: a path rewritten by another thread after the check
- * changes nothing. Notifications are handled one at a time, so the checks
+ * Nothing that writes is continued: a path rewritten by another thread
+ * after the check changes nothing. Read-only opens are notified too, only
+ * to report those a hidden path refuses (init-reads.c: most are continued
+ * at once). Notifications are handled one at a time, so the checks
  * of one operation cannot race with another's rename. What it cannot handle
  * safely is refused. The path walking and the operations live in
  * init-walk.c and init-ops.c. */
@@ -202,8 +204,8 @@ out:
 	return why;
 }
 
-/* Handle guard {roots, home, protected, supervise}: keep the spec, build the
- * filter; reply guarded {} or error {req: null}. */
+/* Handle guard {roots, home, protected, missing, rules, supervise}: keep the
+ * spec, build the filter; reply guarded {} or error {req: null}. */
 void
 init_supervise_guard(json_t *msg)
 {
