@@ -224,9 +224,9 @@ init_reads_call(struct init_sv_call *call, int *fd)
 	    sizeof path);
 	if (t.mem >= 0)
 		close(t.mem);
-	if (e != 0 || init_reads_abs(call->tid, call->sc == SV_OPENAT ?
-	    (int)(uint32_t)a[0] : AT_FDCWD, path, abs, sizeof abs) != 0 ||
-	    init_reads_hidden(abs) == NULL)
+	if (e != 0 || path[0] == '\0' || init_reads_abs(call->tid,
+	    call->sc == SV_OPENAT ? (int)(uint32_t)a[0] : AT_FDCWD, path, abs,
+	    sizeof abs) != 0 || init_reads_hidden(abs) == NULL)
 		return init_reads_continue(call);
 	/* possibly hidden: open it for the caller, answer with what it got */
 	where[0] = '\0';
