@@ -84,6 +84,50 @@ init_reads_process(pid_t tid, pid_t *pid, char *name, size_t len)
 		*pid = (pid_t)atoi(s + 6);
 }
 
+/* The fast path's /proc/TID/mem descriptors, by listener and thread: a
+ * stale one (the thread's process exited or exec'd) reads nothing and is
+ * opened again. One whose thread id was reused by another process of the
+ * same command would read that other process: it only ever decides fast
+ * against slow path; the slow path reads the path again, fresh. */
+#define INIT_READS_MEMS 64
+static struct {
+	int   lfd, fd;
+	pid_t tid;
+} init_reads_mem[INIT_READS_MEMS];
+
+/* Read the caller's path for the fast path (a cached /proc/TID/mem). */
+static int
+init_reads_fast_str(struct init_sv_call *call, uint64_t addr, char *buf,
+    size_t len)
+{
+	struct init_walk_caller t = { .call = call, .tid = call->tid,
+	    .mem = -1 };
+	size_t k = (size_t)call->tid % INIT_READS_MEMS;
+	int e, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (init_reads_mem[k].fd > 0 && init_reads_mem[k].lfd ==
+		    call->lfd && init_reads_mem[k].tid == call->tid)
+			t.mem = init_reads_mem[k].fd;
+		e = init_walk_read_str(&t, addr, buf, len);
+		if (e != EFAULT || tries > 0 || t.mem < 0 ||
+		    t.mem != init_reads_mem[k].fd)
+			break;
+		/* a cached one that read nothing: stale, open it again */
+		close(t.mem);
+		init_reads_mem[k].fd = 0;
+		t.mem = -1;
+	}
+	if (t.mem >= 0 && t.mem != init_reads_mem[k].fd) {
+		if (init_reads_mem[k].fd > 0)
+			close(init_reads_mem[k].fd);
+		init_reads_mem[k].fd = t.mem;
+		init_reads_mem[k].lfd = call->lfd;
+		init_reads_mem[k].tid = call->tid;
+	}
+	return e;
+}
+
 /* Fold path (absolute) lexically into out (size len): no ".", "..", "//"
  * or trailing '/'; 0, or -1 when it does not fit. */
 static int
@@ -220,6 +264,13 @@ init_reads_call(struct init_sv_call *call, int *fd)
 	if (flags & INIT_READS_WRITE)
 		return -1; /* a write: the guard's */
 	/* fast path: a path that is not lexically hidden goes on at once */
+	if (init_reads_fast_str(call, call->sc == SV_OPEN ? a[0] : a[1], path,
+	    sizeof path) != 0 || path[0] == '\0' || init_reads_abs(call->tid,
+	    call->sc == SV_OPENAT ? (int)(uint32_t)a[0] : AT_FDCWD, path, abs,
+	    sizeof abs) != 0 || init_reads_hidden(abs) == NULL)
+		return init_reads_continue(call);
+	/* possibly hidden: read the path again (a fresh descriptor), then
+	 * open it for the caller and answer with what it got */
 	e = init_walk_read_str(&t, call->sc == SV_OPEN ? a[0] : a[1], path,
 	    sizeof path);
 	if (t.mem >= 0)
@@ -228,7 +279,6 @@ init_reads_call(struct init_sv_call *call, int *fd)
 	    call->sc == SV_OPENAT ? (int)(uint32_t)a[0] : AT_FDCWD, path, abs,
 	    sizeof abs) != 0 || init_reads_hidden(abs) == NULL)
 		return init_reads_continue(call);
-	/* possibly hidden: open it for the caller, answer with what it got */
 	where[0] = '\0';
 	call->reads = 1;
 	call->where = where;
