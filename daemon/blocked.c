@@ -1,5 +1,6 @@
-/* blocked.c: finding the files a command was refused in its error output,
- * and naming the plan rule that refused each one. */
+/* blocked.c: what the sandbox refused during a command (blocked.files,
+ * filled from the file guard's exact reports: command_note_file), and
+ * naming the plan rule that explains a refused path. */
 #include "daemon/blocked.h"
 
 #include <errno.h>
@@ -9,28 +10,6 @@
 
 #include "policy/plan.h"
 #include "policy/policy.h"
-
-/* Error texts tools print, and the errno each one stands for. */
-static const struct {
-	const char *text;
-	int errnum;
-} blocked_errors[] = {
-	{ "Read-only file system", EROFS },
-	{ "read-only file system", EROFS },
-	{ "EROFS", EROFS },
-	{ "Errno 30", EROFS },
-	{ "Permission denied", EACCES },
-	{ "permission denied", EACCES },
-	{ "EACCES", EACCES },
-	{ "Errno 13", EACCES },
-	{ "Operation not permitted", EPERM },
-	{ "EPERM", EPERM },
-	{ "No such file or directory", ENOENT },
-	{ "ENOENT", ENOENT },
-	{ "Errno 2]", ENOENT },
-	{ "Device or resource busy", EBUSY },
-	{ "EBUSY", EBUSY },
-};
 
 /* Start with nothing refused. */
 void
@@ -132,135 +111,4 @@ blocked_explain(const struct plan *plan, const char *path, const char *cwd,
 		*rule = r->rule;
 	free(abs);
 	return msg;
-}
-
-/* Add one explained refusal unless it is there already. */
-static void
-blocked_add(struct blocked *b, const char *path, const char *cwd,
-    const struct plan *plan, int errnum)
-{
-	const char *op = NULL, *rule = NULL;
-	char *msg, *abs;
-	size_t i;
-	json_t *f;
-
-	if (json_array_size(b->files) >= BLOCKED_MAX_FILES)
-		return;
-	if ((msg = blocked_explain(plan, path, cwd, errnum, -1, &op,
-	    &rule)) == NULL)
-		return;
-	if (strcmp(op, "read") != 0) {
-		/* writes are reported exactly by the file guard, never
-		 * guessed from a program's words */
-		free(msg);
-		return;
-	}
-	json_array_foreach(b->files, i, f) {
-		if (strcmp(json_string_value(json_object_get(f, "message")),
-		    msg) == 0) {
-			free(msg);
-			return;
-		}
-	}
-	/* the path as every answer gives it: absolute (the message shows it
-	 * relative to the project) */
-	abs = blocked_normalise(path, cwd);
-	json_array_append_new(b->files, json_pack("{s:s, s:s, s:s, s:s}",
-	    "path", abs ? abs : path, "op", op, "rule", rule, "message", msg));
-	free(abs);
-	free(msg);
-}
-
-/* Try each path-looking token of an error line. */
-static void
-blocked_scan_line(struct blocked *b, char *line, const char *cwd,
-    const struct plan *plan)
-{
-	char *p, *end, *tok;
-	size_t i;
-	int errnum = 0;
-
-	for (i = 0; i < sizeof blocked_errors / sizeof blocked_errors[0]; i++) {
-		if (strstr(line, blocked_errors[i].text) != NULL) {
-			errnum = blocked_errors[i].errnum;
-			break;
-		}
-	}
-	if (errnum == 0)
-		return;
-	/* Quoted paths: '...', "...", `...' */
-	for (p = line; *p != '\0'; p++) {
-		char close;
-		if (*p == '\'' || *p == '"')
-			close = *p;
-		else if (*p == '`')
-			close = '\'';
-		else
-			continue;
-		end = strchr(p + 1, close);
-		if (end == NULL)
-			break;
-		*end = '\0';
-		if (end > p + 1 && strchr(p + 1, ' ') == NULL)
-			blocked_add(b, p + 1, cwd, plan, errnum);
-		*end = close;
-		p = end;
-	}
-	/* Unquoted paths: "bash: PATH: Read-only file system", "open 'x'",
-	 * "lock config file .git/config: ..." */
-	for (tok = line; *tok != '\0'; tok = end) {
-		while (*tok == ' ' || *tok == '\t' || *tok == ',')
-			tok++;
-		end = tok + strcspn(tok, " \t,");
-		if (end == tok)
-			break;
-		char save = *end;
-		*end = '\0';
-		size_t n = strlen(tok);
-		while (n > 0 && (tok[n - 1] == ':' || tok[n - 1] == '\'' ||
-		    tok[n - 1] == '"'))
-			tok[--n] = '\0';
-		if (n > 0 && (strchr(tok, '/') != NULL || tok[0] == '.') &&
-		    tok[0] != '\'' && tok[0] != '"' && tok[0] != '`' &&
-		    tok[0] != '[')
-			blocked_add(b, tok, cwd, plan, errnum);
-		*end = save;
-	}
-}
-
-/* Scan a chunk of a command's stderr. */
-void
-blocked_feed(struct blocked *b, const char *data, size_t n, const char *cwd,
-    const struct plan *plan)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (data[i] == '\n') {
-			if (!b->overlong) {
-				b->line[b->len] = '\0';
-				blocked_scan_line(b, b->line, cwd, plan);
-			}
-			b->len = 0;
-			b->overlong = 0;
-			continue;
-		}
-		if (b->len + 1 >= sizeof b->line) {
-			b->overlong = 1;
-			continue;
-		}
-		b->line[b->len++] = data[i];
-	}
-}
-
-/* Scan what is left in the partial line. */
-void
-blocked_finish(struct blocked *b, const char *cwd, const struct plan *plan)
-{
-	if (b->len > 0 && !b->overlong) {
-		b->line[b->len] = '\0';
-		blocked_scan_line(b, b->line, cwd, plan);
-	}
-	b->len = 0;
-	b->overlong = 0;
 }

@@ -76,7 +76,7 @@ command_io_pump_cb(evutil_socket_t fd, short what, void *arg)
 		event_add(c->pump, &tv);
 }
 
-/* Handle a chunk of output: scan, keep, stream, forward. */
+/* Handle a chunk of output: keep, stream, forward. */
 static void
 command_io_chunk(struct command *c, struct command_stream *st,
     const char *data, size_t n)
@@ -86,11 +86,6 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	char *b64;
 
 	st->total += n;
-	/* reads refused by a hidden path, from the error lines (writes come
-	 * exactly from the file guard) */
-	if (st == &c->err)
-		blocked_feed(&c->blocked, data, n, c->cwd,
-		    c->outside ? NULL : c->s->plan);
 	room = evbuffer_get_length(st->kept) < cap ?
 	    cap - evbuffer_get_length(st->kept) : 0;
 	evbuffer_add(st->kept, data, n < room ? n : room);
@@ -286,7 +281,7 @@ command_io_forward_to(struct command *c, struct command_stream *st, int fd,
 	return 0;
 }
 
-/* fds mode: copy stderr through us (to name blocked files) when the
+/* fds mode: copy stderr through us (so that followers see it) when the
  * client's stderr is a terminal or a pipe we can write without blocking. */
 static int
 command_io_interpose(struct command *c, int client_fd, int *child_fd,

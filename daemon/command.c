@@ -205,7 +205,6 @@ command_finish(struct command *c)
 	c->end_ms = sboxd_now_ms();
 	if (c->timer)
 		event_del(c->timer);
-	blocked_finish(&c->blocked, c->cwd, c->outside ? NULL : c->s->plan);
 	command_io_close_inputs(c);
 	command_io_close_forwards(c);
 	blocked = command_blocked(c);
@@ -746,7 +745,8 @@ command_session_closed(struct session *s)
 /* A file was refused for a session: note it on its running commands. */
 void
 command_note_file(struct session *s, uint64_t ct_id, const char *path,
-    const char *op, const char *rule, const char *message, const char *reason)
+    const char *op, const char *rule, const char *message, const char *reason,
+    int pid, const char *process)
 {
 	struct command *c;
 	size_t i;
@@ -764,8 +764,9 @@ command_note_file(struct session *s, uint64_t ct_id, const char *path,
 		if (i == json_array_size(c->blocked.files) &&
 		    json_array_size(c->blocked.files) < BLOCKED_MAX_FILES)
 			json_array_append_new(c->blocked.files, json_pack(
-			    "{s:s, s:s, s:s, s:s, s:s}", "path", path, "op", op,
-			    "rule", rule, "message", message, "reason", reason));
+			    "{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "path", path,
+			    "op", op, "rule", rule, "message", message, "reason",
+			    reason, "pid", pid, "process", process));
 	}
 }
 

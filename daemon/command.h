@@ -160,10 +160,10 @@ json_t *command_follow_exit_json(const struct command *c);
 void command_session_closed(struct session *s);
 /* The file guard refused an operation of the command with container id
  * ct_id (0: every running command of the session): note it once in its
- * blocked.files {path, op, rule, message, reason}. */
+ * blocked.files {path, op, rule, message, reason, pid, process}. */
 void command_note_file(struct session *s, uint64_t ct_id, const char *path,
     const char *op, const char *rule, const char *message,
-    const char *reason);
+    const char *reason, int pid, const char *process);
 /* A host was refused for a session: note it on its running commands;
  * returns the command id when exactly one was running, else 0. */
 long long command_note_refusal(struct session *s, const char *host,

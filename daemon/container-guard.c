@@ -73,38 +73,54 @@ container_guard_str(json_t *m, const char *key, size_t max)
 	return json_string_value(v);
 }
 
-/* Handle refused {id, pid, op, path, errno, rule, reason}; -1 = invalid. */
+/* Handle refused {id, pid, process, op, path, errno, rule, reason,
+ * hidden}; -1 = invalid. */
 int
 container_guard_refused(struct container *c, json_t *m)
 {
-	static const char *const ops[] = { "create", "write", "rename", "link",
-	    "chmod", "exec", NULL };
+	static const char *const ops[] = { "read", "create", "write", "rename",
+	    "link", "chmod", "exec", NULL };
 	json_t *id = json_object_get(m, "id"), *pid = json_object_get(m, "pid");
 	json_t *en = json_object_get(m, "errno");
-	const char *op = container_guard_str(m, "op", 16);
-	const char *path = container_guard_str(m, "path", CTL_PATH_MAX + 256);
-	const char *rule = container_guard_str(m, "rule", 128);
-	const char *reason = container_guard_str(m, "reason", 512);
+	struct container_refusal r;
+	const char *process = container_guard_str(m, "process", 64);
 	long long now;
 	size_t i;
-	int e;
+	int e, reading;
 
-	for (i = 0; op != NULL && ops[i] != NULL; i++)
-		if (strcmp(op, ops[i]) == 0)
+	r.op = container_guard_str(m, "op", 16);
+	r.path = container_guard_str(m, "path", CTL_PATH_MAX + 256);
+	r.rule = container_guard_str(m, "rule", 128);
+	r.reason = container_guard_str(m, "reason", 512);
+	for (i = 0; r.op != NULL && ops[i] != NULL; i++)
+		if (strcmp(r.op, ops[i]) == 0)
 			break;
-	if (op == NULL || ops[i] == NULL || path == NULL || path[0] != '/' ||
-	    rule == NULL || reason == NULL || !json_is_integer(id) ||
-	    json_integer_value(id) < 0 || !json_is_integer(pid) ||
-	    json_integer_value(pid) <= 0 || json_integer_value(pid) > (1 << 22) ||
-	    !json_is_integer(en))
+	if (r.op == NULL || ops[i] == NULL || r.path == NULL ||
+	    r.path[0] != '/' || r.rule == NULL || r.reason == NULL ||
+	    !json_is_integer(id) || json_integer_value(id) < 0 ||
+	    !json_is_integer(pid) || json_integer_value(pid) <= 0 ||
+	    json_integer_value(pid) > (1 << 22) || !json_is_integer(en))
 		return -1;
 	e = (int)json_integer_value(en);
-	if ((e != EPERM && e != EROFS && e != EACCES && e != ENAMETOOLONG) ||
-	    (rule[0] != '\0' && strcmp(rule, PLAN_RULE_RUNS_LATER) != 0 &&
-	    strcmp(rule, PLAN_RULE_CREDENTIALS) != 0 &&
-	    strcmp(rule, "exclude") != 0) || (strcmp(op, "exec") == 0) !=
-	    (strcmp(rule, "exclude") == 0))
+	r.hidden = json_is_true(json_object_get(m, "hidden"));
+	reading = strcmp(r.op, "read") == 0;
+	if (reading != r.hidden && !(r.hidden && (strcmp(r.op, "rename") == 0 ||
+	    strcmp(r.op, "link") == 0)))
 		return -1;
+	/* exec is refused by the exclude rule only, and only that */
+	if ((strcmp(r.op, "exec") == 0) != (strcmp(r.rule, "exclude") == 0))
+		return -1;
+	if (r.hidden ? (e != 0 && e != ENOENT && e != EACCES && e != EPERM &&
+	    e != EBUSY) :
+	    ((e != EPERM && e != EROFS && e != EACCES && e != ENAMETOOLONG) ||
+	    (r.rule[0] != '\0' && strcmp(r.rule, PLAN_RULE_RUNS_LATER) != 0 &&
+	    strcmp(r.rule, PLAN_RULE_CREDENTIALS) != 0 &&
+	    strcmp(r.rule, "exclude") != 0)))
+		return -1;
+	r.id = (uint64_t)json_integer_value(id);
+	r.pid = (pid_t)json_integer_value(pid);
+	r.process = process != NULL ? process : "";
+	r.errnum = e;
 	now = container_now_ms();
 	if (c->refused_ms == 0)
 		c->refused_tokens = CONTAINER_REFUSED_BURST;
@@ -117,9 +133,7 @@ container_guard_refused(struct container *c, json_t *m)
 		return 0; /* a flood: dropped */
 	c->refused_tokens -= 1;
 	if (c->on_refused)
-		c->on_refused(c, (uint64_t)json_integer_value(id),
-		    (pid_t)json_integer_value(pid), op, path, e, rule, reason,
-		    c->arg);
+		c->on_refused(c, &r, c->arg);
 	return 0;
 }
 

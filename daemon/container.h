@@ -59,14 +59,29 @@ typedef void (*container_ready_cb)(struct container *c, const sbox_error *err,
 typedef void (*container_dead_cb)(struct container *c, const sbox_error *why,
     void *arg);
 typedef void (*container_closed_cb)(struct container *c, void *arg);
-/* The file guard refused an operation of command id (its process pid):
- * op "create" | "write" | "rename" | "link" | "chmod", the absolute path,
- * the errno answered; rule and reason from the guard, or rule "" when the
- * kernel refused it (a read-only mount; the caller explains it). All of it
- * was validated but comes from inside the sandbox. */
-typedef void (*container_refused_cb)(struct container *c, uint64_t id,
-    pid_t pid, const char *op, const char *path, int errnum,
-    const char *rule, const char *reason, void *arg);
+/* The file guard refused an operation of a command: what sbox-init said,
+ * validated, but from inside the sandbox. */
+struct container_refusal {
+	uint64_t    id;       /* the command (its spawn id) */
+	pid_t       pid;      /* its process, inside the sandbox */
+	const char *process;  /* that process's name (comm; "" unknown) */
+	const char *op;       /* "read" | "create" | "write" | "rename" |
+	                         "link" | "chmod" */
+	const char *path;     /* absolute, as the sandbox sees it */
+	int         errnum;   /* the errno answered (0: a read that opened a
+	                         hidden stand-in) */
+	const char *rule;     /* the guard's rule; "" when the kernel refused
+	                         a write (a read-only mount): the caller
+	                         explains it; for a read, sbox-init's claim:
+	                         the caller explains it again */
+	const char *reason;
+	int         hidden;   /* a hidden path refused it (a read, or the
+	                         source of a rename or link): the caller
+	                         checks that the plan hides it and the host
+	                         has it */
+};
+typedef void (*container_refused_cb)(struct container *c,
+    const struct container_refusal *r, void *arg);
 
 /* A program started inside that matches the profile's `exclude` patterns
  * (read by sbox-init at its execve; comes from inside the sandbox, checked

@@ -26,7 +26,8 @@
  *   listen_local {req, port}            Reply: opened {req, families[]} +
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
  *   guard  {roots[], home, protected[{kind, scope, name, comment}],
- *          missing[], supervise, exclude[]?}                   sent once, right after ready: the
+ *          missing[], rules[{path, access: hidden|ro|rw, rule}],
+ *          supervise, exclude[]?}       sent once, right after ready: the
  *          file guard's spec (policy/guard.h). Reply: guarded {supervise}
  *          or error {req: null}. Until it is set up, spawn is refused.
  *   exclude_done {xid, code, message?}  how a program sent outside ended:
@@ -38,9 +39,14 @@
  *   ready  {pid, proxy_port, families[]} + the proxy's listening sockets, in
  *          the order of families ("inet" = 127.0.0.1, "inet6" = ::1).
  *   spawned, exit, opened, done, error as above.
- *   refused {id, pid, op, path, errno, rule, reason}: the file guard refused
- *          an operation of command id (rule "" = the kernel refused a write
- *          the guard allowed, e.g. a read-only mount). Rate-limited.
+ *   refused {id, pid, process, op, path, errno, rule, reason, hidden}: the
+ *          file guard refused an operation of command id (rule "" = the
+ *          kernel refused a write the guard allowed, e.g. a read-only
+ *          mount); hidden true: a hidden path refused a read (op "read",
+ *          errno 0 for an opened stand-in) or the source of a rename or
+ *          link: sboxd explains it itself; op "exec" with rule "exclude":
+ *          a program matching `exclude` could not be sent outside. pid and
+ *          process (its name) are the caller's process. Rate-limited.
  *   exclude {id, xid, pid, argv[], program, cwd, pattern} + 3 fds: a
  *          program of command id matched the guard's `exclude` patterns at
  *          its execve; the fds are its stdin, stdout and stderr. Answered

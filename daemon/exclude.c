@@ -33,6 +33,7 @@ struct exclude_job {
 	long long       xid;
 	uint64_t        ct_id;
 	pid_t           pid;
+	char            process[64];  /* the name of the program's process */
 	long long       approval;   /* its request (0 before) */
 	char           *program;
 	char           *pattern;
@@ -84,8 +85,13 @@ exclude_command_id(const struct session *s, uint64_t ct_id)
 static void
 exclude_note(const struct exclude_job *j, const char *why)
 {
-	session_access_file_refused(j->s->ct, j->ct_id, j->pid, "exec",
-	    j->program, EACCES, "exclude", why, j->s);
+	struct container_refusal r = {
+		.id = j->ct_id, .pid = j->pid, .process = j->process,
+		.op = "exec", .path = j->program, .errnum = EACCES,
+		.rule = "exclude", .reason = why, .hidden = 0,
+	};
+
+	session_access_file_refused(j->s->ct, &r, j->s);
 }
 
 /* The end of a job: tell the program inside (status, and a line when it
@@ -164,6 +170,9 @@ exclude_from_inside(struct container *ct, struct container_exclude *x,
 	j->xid = x->xid;
 	j->ct_id = x->id;
 	j->pid = x->pid;
+	snprintf(j->process, sizeof j->process, "%s", x->argv != NULL &&
+	    json_string_value(json_array_get(x->argv, 0)) ? json_string_value(
+	    json_array_get(x->argv, 0)) : "");
 	j->program = strdup(x->program);
 	j->pattern = strdup(x->pattern);
 	for (i = 0; i < 3; i++)

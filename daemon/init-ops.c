@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #ifndef RENAME_EXCHANGE
@@ -186,6 +187,9 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 		goto out;
 	for (tries = 0; tries < 8; tries++) {
 		exists = 1;
+		if (t->call != NULL && t->call->where != NULL)
+			snprintf(t->call->where, t->call->wherelen, "%s/%s",
+			    strcmp(l.dir, "/") ? l.dir : "", l.name);
 		if (fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			exists = 0;
 			if (errno != ENOENT || !(flags & O_CREAT)) {
@@ -233,6 +237,12 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 		 * stop sbox-init; files and new names need no such care */
 		special = exists && !S_ISREG(st.st_mode) &&
 		    !S_ISDIR(st.st_mode);
+		if (special && t->call != NULL && t->call->reads &&
+		    !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
+			e = SV_CONTINUE; /* a read of a FIFO or device: the
+			                    kernel's own (nothing to report) */
+			goto out;
+		}
 		old = (flags & O_CREAT) ? umask(t->umask) : 0;
 		fd = openat(l.fd, l.name, flags | O_NOFOLLOW | O_CLOEXEC |
 		    O_NOCTTY | (special ? O_NONBLOCK : 0), mode);
@@ -249,7 +259,7 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 		}
 		if (fd >= 0 && special && !(flags & O_NONBLOCK))
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-		if (fd < 0)
+		if (fd < 0 && (writing || (flags & O_CREAT)))
 			init_ops_kernel_refused(t,
 			    (flags & O_CREAT) ? "create" :
 			    "write", &l, e);
@@ -305,6 +315,16 @@ out:
 	return e;
 }
 
+/* Is a location's name absent (or never resolved)? */
+static int
+init_ops_gone(const struct init_walk_loc *l)
+{
+	struct stat st;
+
+	return l->fd < 0 || fstatat(l->fd, l->name, &st,
+	    AT_SYMLINK_NOFOLLOW) < 0;
+}
+
 /* link/linkat. */
 static int
 init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
@@ -345,6 +365,9 @@ init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 		if (e != 0)
 			init_ops_kernel_refused(t, "link", &n, e);
 	}
+	if (e != 0 && pfd < 0)
+		init_reads_source(t->call, "link", odfd, old, e,
+		    init_ops_gone(&o));
 	if (pfd >= 0)
 		close(pfd);
 	init_walk_loc_close(&o);
@@ -396,6 +419,9 @@ init_ops_rename(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 	if (e != 0)
 		init_ops_kernel_refused(t, "rename", &n, e);
 out:
+	if (e != 0)
+		init_reads_source(t->call, "rename", odfd, old, e,
+		    init_ops_gone(&o));
 	init_walk_loc_close(&o);
 	init_walk_loc_close(&n);
 	return e;

@@ -7,8 +7,10 @@
  * descriptors, /proc/self meaning the caller), asks guard_decide, and then
  * PERFORMS the operation on the parent folder's descriptor and answers with
  * its result (an opened file is injected with SECCOMP_IOCTL_NOTIF_ADDFD).
- * Nothing is continued: a path rewritten by another thread after the check
- * changes nothing. Notifications are handled one at a time, so the checks
+ * Nothing that writes is continued: a path rewritten by another thread
+ * after the check changes nothing. Read-only opens are notified too, only
+ * to report those a hidden path refuses (init-reads.c: most are continued
+ * at once). Notifications are handled one at a time, so the checks
  * of one operation cannot race with another's rename. What it cannot handle
  * safely is refused. The path walking and the operations live in
  * init-walk.c and init-ops.c. */
@@ -37,6 +39,12 @@
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
 #define INIT_SV_MAX        1024   /* listeners at once */
@@ -130,8 +138,8 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (sc != SV_OPEN && sc != SV_OPENAT)
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
-	/* opens notify only when they may write or create: plain reads
-	 * never reach sbox-init */
+	/* opens that may write or create; read-only ones as the read
+	 * reporter says (init-reads.c) */
 	for (i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
 		    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)wflags[i],
@@ -139,7 +147,7 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	return init_reads_rule(ctx, nr, arg);
 }
 
 /* Build the notify filter once and keep its BPF; NULL or a reason. */
@@ -207,8 +215,8 @@ out:
 	return why;
 }
 
-/* Handle guard {roots, home, protected, supervise}: keep the spec, build the
- * filter; reply guarded {} or error {req: null}. */
+/* Handle guard {roots, home, protected, missing, rules, supervise}: keep the
+ * spec, build the filter; reply guarded {} or error {req: null}. */
 void
 init_supervise_guard(json_t *msg)
 {
@@ -338,6 +346,11 @@ init_supervise_adopt(int sock, pid_t pid, json_int_t id)
 		kill(pid, SIGKILL);
 		return -1;
 	}
+	/* Linux 6.6+: the caller and sbox-init hand the CPU to each other,
+	 * which shortens a notification's round trip (older kernels: EINVAL,
+	 * as before) */
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	init_sv_l[init_sv_n].fd = fd;
 	init_sv_l[init_sv_n].id = id;
 	init_sv_n++;
@@ -391,13 +404,16 @@ init_supervise_utf8(char *dst, const char *src, size_t n)
 	dst[i] = '\0';
 }
 
-/* Report a refused (or kernel-refused) operation to sboxd, rate-limited. */
+/* Report a refused (or kernel-refused) operation to sboxd, rate-limited;
+ * reason NULL: a hidden path refused it (the read reporter). */
 void
 init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason)
 {
 	long long now = init_now_ms();
 	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
+	char name[64];
+	pid_t tgid;
 
 	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
 	if (strcmp(key, init_sv_last_report) == 0)
@@ -411,9 +427,12 @@ init_supervise_report(json_int_t id, pid_t pid, const char *op,
 	init_sv_tokens -= 1;
 	memcpy(init_sv_last_report, key, sizeof key);
 	init_supervise_utf8(clean, path, sizeof clean);
-	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:i,s:s,s:s}", "id", id,
-	    "pid", (int)pid, "op", op, "path", clean, "errno", err, "rule",
-	    rule ? rule : "", "reason", reason ? reason : ""), NULL, 0);
+	init_reads_process(pid, &tgid, key, sizeof key);
+	init_supervise_utf8(name, key, sizeof name);
+	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
+	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
+	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
+	    reason : "", "hidden", reason == NULL), NULL, 0);
 }
 
 /* Answer a notification with an error (0 = success, value 0). */
@@ -468,7 +487,8 @@ init_sv_one(int i)
 		return;
 	}
 	fd = -1;
-	err = init_ops_call(&call, &fd);
+	if ((err = init_reads_call(&call, &fd)) < 0)
+		err = init_ops_call(&call, &fd);
 	if (err == SV_ANSWERED)
 		return; /* a helper answers once the FIFO opens */
 	if (fd >= 0) {

@@ -28,17 +28,28 @@ struct init_sv_call {
 	int                        lfd;      /* its listener */
 	const struct seccomp_data *data;
 	int                        cloexec;  /* out: the opened fd's O_CLOEXEC */
+	int                        reads;    /* a read-only open for the read
+	                                        reporter (init-reads.c): a
+	                                        special file other than a
+	                                        /dev/null stand-in is answered
+	                                        SV_CONTINUE */
+	char                      *where;    /* NULL, or out: the last location
+	                                        the open resolved (dir/name) */
+	size_t                     wherelen;
 };
 
 /* The guard spec, or NULL before the guard message. */
 const struct guard_spec *init_supervise_spec(void);
 /* Report a refusal to sboxd (rate-limited, repeats dropped); rule "" for
- * a refusal by the kernel (a read-only mount) that sboxd explains. */
+ * a refusal by the kernel (a read-only mount) that sboxd explains; reason
+ * NULL for one by a hidden path (sent as hidden: sboxd explains it). */
 void init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason);
 
 /* init_ops_call's answer when a helper answers the call itself. */
 #define SV_ANSWERED 1001
+/* init_ops_call's answer when the kernel should do the call itself. */
+#define SV_CONTINUE 1002
 
 /* init-walk.c: the caller. tid 0 = sbox-init itself (its file operations). */
 struct init_walk_caller {
@@ -94,5 +105,20 @@ void init_exclude_exec(struct init_sv_call *call);
 /* init-ops.c: perform one notified call for its caller: 0 or an errno; an
  * opened file is returned in *fd (then the answer is that fd). */
 int init_ops_call(struct init_sv_call *call, int *fd);
+
+/* init-reads.c: the read reporter. Add to ctx the rule that notifies the
+ * read-only opens it observes (arg: the flags argument's index). */
+int init_reads_rule(void *ctx, int nr, unsigned arg);
+/* Handle a notified read-only open: -1 when call is not one (the guard
+ * handles it), SV_ANSWERED when answered here, else 0 or an errno with an
+ * opened file in *fd, as init_ops_call. */
+int init_reads_call(struct init_sv_call *call, int *fd);
+/* A rename or link of (dirfd, path) failed with e: report it when a hidden
+ * path refused it (the source is hidden and either gone: ENOENT, or a
+ * stand-in: EBUSY). */
+void init_reads_source(struct init_sv_call *call, const char *op, int dirfd,
+    const char *path, int e, int gone);
+/* The caller's process id and name (comm) for a report. */
+void init_reads_process(pid_t tid, pid_t *pid, char *name, size_t len);
 
 #endif

@@ -54,7 +54,8 @@ void init_files_listen(json_t *msg);
 int init_files_listeners(int port, int *fds, const char **families);
 
 /* init-supervise.c: the file guard (seccomp user notification). */
-/* Handle guard {roots, home, protected, supervise}; replies guarded. */
+/* Handle guard {roots, home, protected, missing, rules, supervise};
+ * replies guarded. */
 void init_supervise_guard(json_t *msg);
 /* Why commands cannot run now (no guard yet, or it broke), or NULL. */
 const char *init_supervise_unready(void);

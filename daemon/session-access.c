@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "daemon/command.h"
+#include "daemon/container.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy.h"
@@ -13,6 +15,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "policy/guard.h"
 #include "policy/plan.h"
 #include "policy/profile.h"
 #include "store/store.h"
@@ -215,20 +218,99 @@ session_access_shown(const struct session *s, const char *path)
 	    path + n + 1 : path;
 }
 
+/* Why a hidden path cannot be read, and what a person can do (into buf). */
+static void
+session_access_read_reason(const struct session *s, const char *path,
+    const char *rule, char *buf, size_t len)
+{
+	const struct guard_table *t = s->plan->guard ? &s->plan->guard->table :
+	    NULL;
+	const char *home = s->plan->guard ? s->plan->guard->home : NULL;
+	size_t i, n = home ? strlen(home) : 0;
+
+	if (strcmp(rule, PLAN_RULE_CREDENTIALS) == 0) {
+		for (i = 0; t != NULL && n > 0 && i < t->n; i++) {
+			const char *rel = path + n + 1;
+			size_t k = strlen(t->e[i].name);
+
+			if (t->e[i].kind == GUARD_KIND_CREDENTIAL &&
+			    strncmp(path, home, n) == 0 && path[n] == '/' &&
+			    strncmp(rel, t->e[i].name, k) == 0 &&
+			    (rel[k] == '\0' || rel[k] == '/')) {
+				snprintf(buf, len, "a credential (%s): never "
+				    "visible in a sandbox", t->e[i].comment ?
+				    t->e[i].comment : t->e[i].name);
+				return;
+			}
+		}
+		snprintf(buf, len, "a credential: never visible in a sandbox");
+	} else if (strcmp(rule, PLAN_RULE_HOME) == 0)
+		snprintf(buf, len, "the sandbox's home folder is empty; a "
+		    "profile's \"folders\" (read_only, read_write) can show a "
+		    "folder of it");
+	else if (strcmp(rule, PLAN_RULE_SBOX) == 0)
+		snprintf(buf, len, "sbox's own files are never visible in a "
+		    "sandbox");
+	else if (strcmp(rule, PLAN_RULE_SOCKETS) == 0)
+		snprintf(buf, len, "the host's Unix sockets are never visible "
+		    "in a sandbox");
+	else if (strcmp(rule, PLAN_RULE_ROOT_ONLY) == 0)
+		snprintf(buf, len, "only root can read it on the host, and a "
+		    "sandbox never holds root");
+	else if (strcmp(rule, PLAN_RULE_PROFILE_DENY) == 0)
+		snprintf(buf, len, "the profile's \"deny\" folders");
+	else
+		snprintf(buf, len, "hidden from the sandbox");
+}
+
+/* A read (or the source of a rename or link) that a hidden path refused,
+ * as sbox-init reports it: kept only when the plan hides the path and the
+ * host has it (the sandbox changed the outcome); sets rule, the message
+ * and the reason. 0 or -1 (not the sandbox's doing). */
+static int
+session_access_hidden(const struct session *s, const char *op,
+    const char *path, const char **rule, char **msg, char *reason,
+    size_t len)
+{
+	const struct plan_path_rule *r = plan_explain(s->plan, path);
+	struct stat st;
+
+	if (r == NULL || r->access != PLAN_ACCESS_HIDDEN ||
+	    lstat(path, &st) < 0)
+		return -1;
+	*rule = r->rule;
+	session_access_read_reason(s, path, r->rule, reason, len);
+	if (asprintf(msg, "%s of %s refused: %s", op, session_access_shown(s,
+	    path), r->rule) < 0) {
+		*msg = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* The file guard refused an operation of a command: note it, publish it. A
- * refusal by the kernel (rule "") counts only when the plan explains it. */
+ * refusal by the kernel (rule "") counts only when the plan explains it;
+ * one by a hidden path only when the plan hides it and the host has it. */
 void
-session_access_file_refused(struct container *ct, uint64_t ct_id, pid_t pid,
-    const char *op, const char *path, int errnum, const char *rule,
-    const char *reason, void *arg)
+session_access_file_refused(struct container *ct,
+    const struct container_refusal *f, void *arg)
 {
 	struct session *s = arg;
-	const char *xop = op, *xrule = rule;
-	char *msg = NULL;
+	const char *op = f->op, *xop = f->op, *xrule = f->rule;
+	const char *reason = f->reason;
+	char *msg = NULL, why[GUARD_COMMENT_MAX + 128];
 
 	(void)ct;
-	if (rule[0] == '\0') {
-		msg = blocked_explain(s->plan, path, "/", errnum, 1, &xop, &xrule);
+	if (s->plan == NULL)
+		return;
+	if (f->hidden) {
+		if (session_access_hidden(s, op, f->path, &xrule, &msg, why,
+		    sizeof why) < 0)
+			goto out;
+		reason = why;
+	} else if (xrule[0] == '\0') {
+		msg = blocked_explain(s->plan, f->path, "/", f->errnum, 1, &xop,
+		    &xrule);
 		if (msg == NULL || xrule == NULL)
 			goto out; /* not the sandbox's doing: nothing to say */
 		xop = op;
@@ -236,15 +318,18 @@ session_access_file_refused(struct container *ct, uint64_t ct_id, pid_t pid,
 	    "write to" : strcmp(op, "create") == 0 ? "create" : strcmp(op,
 	    "chmod") == 0 ? "chmod of" : strcmp(op, "link") == 0 ? "link to" :
 	    strcmp(op, "exec") == 0 ? "start of" : "rename to",
-	    session_access_shown(s, path), rule) < 0) {
+	    session_access_shown(s, f->path), xrule) < 0) {
 		msg = NULL;
 		goto out;
 	}
-	log_info("session %s: %s (%s)", s->id, msg, reason);
-	command_note_file(s, ct_id, path, xop, xrule, msg, reason);
+	log_info("session %s: %s (%s; %s, pid %d)", s->id, msg, reason,
+	    f->process, (int)f->pid);
+	command_note_file(s, f->id, f->path, xop, xrule, msg, reason,
+	    (int)f->pid, f->process);
 	events_publish("file.refused", s->id, json_pack("{s:s, s:s, s:s, "
-	    "s:s, s:s, s:i}", "path", path, "op", xop, "rule", xrule, "reason",
-	    reason, "message", msg, "pid", (int)pid));
+	    "s:s, s:s, s:i, s:s}", "path", f->path, "op", xop, "rule", xrule,
+	    "reason", reason, "message", msg, "pid", (int)f->pid, "process",
+	    f->process));
 out:
 	free(msg);
 }

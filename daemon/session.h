@@ -113,9 +113,9 @@ void session_access_tick(void);
 /* The file guard refused an operation of container command ct_id: note it
  * on the command, publish file.refused (container_refused_cb). */
 struct container;
-void session_access_file_refused(struct container *ct, uint64_t ct_id,
-    pid_t pid, const char *op, const char *path, int errnum,
-    const char *rule, const char *reason, void *arg);
+struct container_refusal;
+void session_access_file_refused(struct container *ct,
+    const struct container_refusal *r, void *arg);
 void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
 /* session.allow_host: let one more host through a live session's proxy. */

@@ -12,6 +12,23 @@
 #include <string.h>
 #include <unistd.h>
 
+static const char *const guard_spec_access[] = { "hidden", "ro", "rw" };
+
+/* The path rules as [{path, access, rule}]. */
+static json_t *
+guard_spec_rules_json(const struct guard_spec *s)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < s->n_rules; i++)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "path",
+		    s->rules[i].path, "access",
+		    guard_spec_access[s->rules[i].access], "rule",
+		    s->rules[i].rule));
+	return a;
+}
+
 /* The spec as JSON. */
 json_t *
 guard_spec_to_json(const struct guard_spec *s)
@@ -22,11 +39,11 @@ guard_spec_to_json(const struct guard_spec *s)
 	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
 	    i++)
 		json_array_append_new(roots, json_string(s->roots[i]));
-	return json_pack("{s:o?,s:s,s:o?,s:o?,s:b,s:o?}", "roots", roots,
+	return json_pack("{s:o?,s:s,s:o?,s:o?,s:o?,s:b,s:o?}", "roots", roots,
 	    "home", s->home ? s->home : "/", "protected",
 	    guard_table_to_json(&s->table), "missing", strv_json(
-	    s->missing), "supervise", s->supervise, "exclude",
-	    s->exclude ? strv_json(s->exclude) : NULL);
+	    s->missing), "rules", guard_spec_rules_json(s), "supervise",
+	    s->supervise, "exclude", s->exclude ? strv_json(s->exclude) : NULL);
 }
 
 /* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
@@ -69,6 +86,91 @@ guard_spec_missing(struct guard_spec *s, json_t *a, sbox_error *err)
 	return 0;
 }
 
+/* Append a path rule (one past the bounds is skipped); 0 or -1. */
+int
+guard_spec_add_rule(struct guard_spec *s, const char *path,
+    enum guard_access access, const char *rule)
+{
+	struct guard_rule *r;
+
+	if (s->n_rules >= GUARD_RULES_MAX || !guard_abs_ok(path, strlen(path)) ||
+	    strlen(rule) > GUARD_RULE_MAX)
+		return 0; /* skipped: a report lost, nothing enforced less */
+	if ((r = realloc(s->rules, (s->n_rules + 1) * sizeof *r)) == NULL)
+		return -1;
+	s->rules = r;
+	r += s->n_rules;
+	r->access = access;
+	r->path = strdup(path);
+	r->rule = strdup(rule);
+	if (r->path == NULL || r->rule == NULL) {
+		free(r->path);
+		free(r->rule);
+		return -1;
+	}
+	s->n_rules++;
+	return 0;
+}
+
+/* The spec's path rules from JSON (absent: none). */
+static int
+guard_spec_rules(struct guard_spec *s, json_t *a, sbox_error *err)
+{
+	const char *path, *access, *rule;
+	size_t i, k;
+	json_t *v;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > GUARD_RULES_MAX)
+		return error_set(err, E_INVALID_PARAMS, "guard: rules (at most "
+		    "%d)", GUARD_RULES_MAX);
+	json_array_foreach(a, i, v) {
+		json_t *p = json_object_get(v, "path");
+		json_t *r = json_object_get(v, "rule");
+
+		path = json_string_value(p);
+		access = json_string_value(json_object_get(v, "access"));
+		rule = json_string_value(r);
+		for (k = 0; access != NULL && k < 3; k++)
+			if (strcmp(access, guard_spec_access[k]) == 0)
+				break;
+		if (path == NULL || !guard_abs_ok(path, json_string_length(p)) ||
+		    access == NULL || k == 3 || rule == NULL ||
+		    json_string_length(r) > GUARD_RULE_MAX ||
+		    strlen(rule) != json_string_length(r))
+			return error_set(err, E_INVALID_PARAMS, "guard: rules[%zu] "
+			    "is not {path, access: hidden|ro|rw, rule}", i);
+		if (guard_spec_add_rule(s, path, (enum guard_access)k, rule) < 0)
+			return error_nomem(err);
+	}
+	return 0;
+}
+
+/* The rule that decides path: the longest matching one, later on a tie. */
+const struct guard_rule *
+guard_spec_explain(const struct guard_spec *s, const char *path)
+{
+	const struct guard_rule *best = NULL;
+	size_t i, n, bn = 0;
+
+	for (i = 0; i < s->n_rules; i++) {
+		n = strlen(s->rules[i].path);
+		if (n == 1) {
+			if (path[0] != '/')
+				continue;
+			n = 0;
+		} else if (strncmp(path, s->rules[i].path, n) != 0 ||
+		    (path[n] != '\0' && path[n] != '/'))
+			continue;
+		if (best == NULL || n >= bn) {
+			best = &s->rules[i];
+			bn = n;
+		}
+	}
+	return best;
+}
+
 /* Parse and validate a spec (what sbox-init receives). */
 int
 guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
@@ -104,6 +206,7 @@ guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
 			goto nomem;
 	}
 	if (guard_spec_missing(s, json_object_get(j, "missing"), err) < 0 ||
+	    guard_spec_rules(s, json_object_get(j, "rules"), err) < 0 ||
 	    exclude_from_json(&s->exclude, json_object_get(j, "exclude"),
 	    err) < 0) {
 		guard_spec_free(s);
@@ -142,6 +245,11 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->exclude != NULL && s->exclude[i] != NULL; i++)
 		free(s->exclude[i]);
 	free(s->exclude);
+	for (i = 0; i < s->n_rules; i++) {
+		free(s->rules[i].path);
+		free(s->rules[i].rule);
+	}
+	free(s->rules);
 	free(s->home);
 	guard_table_free(&s->table);
 	memset(s, 0, sizeof *s);

@@ -39,6 +39,8 @@
 #define GUARD_ROOTS_MAX   64    /* guarded roots in one spec */
 #define GUARD_MISSING_MAX 1024  /* missing protected paths in one spec */
 #define GUARD_PATH_MAX    4096  /* bytes in a path */
+#define GUARD_RULES_MAX   1024  /* path rules in one spec */
+#define GUARD_RULE_MAX    128   /* bytes in a rule's name */
 
 enum guard_kind { GUARD_KIND_RUNS_LATER, GUARD_KIND_CREDENTIAL };
 enum guard_scope { GUARD_SCOPE_ROOT, GUARD_SCOPE_ANY, GUARD_SCOPE_HOME };
@@ -58,6 +60,15 @@ struct guard_table {
 	size_t              n, cap;
 };
 
+/* A plan's path rule as the read reporter sees it (plan_explain's data):
+ * the longest matching path decides (a later one wins a tie). */
+enum guard_access { GUARD_ACCESS_HIDDEN, GUARD_ACCESS_RO, GUARD_ACCESS_RW };
+struct guard_rule {
+	char              *path;    /* absolute, normalised */
+	enum guard_access  access;
+	char              *rule;    /* the PLAN_RULE_* text */
+};
+
 /* What sbox-init needs to decide: the guarded roots, home, the names. */
 struct guard_spec {
 	char             **roots;   /* NULL-terminated absolute folders */
@@ -72,6 +83,11 @@ struct guard_spec {
 	char             **exclude; /* NULL or the profile's `exclude`
 	                               patterns: a program started inside
 	                               that matches one asks to run outside */
+	struct guard_rule *rules;   /* the plan's hidden rules and the rules
+	                               inside them (a visible folder in a
+	                               hidden one): sbox-init reports a read
+	                               refused where one of them is hidden */
+	size_t             n_rules;
 };
 
 /* What an operation does to the name it is decided on. */
@@ -132,12 +148,21 @@ const char *guard_scope_name(enum guard_scope s);
  * '/'). */
 json_t *guard_table_to_json(const struct guard_table *t);
 
-/* The spec as {"roots", "home", "protected", "supervise"} and back (the
- * latter validates: it parses what sbox-init receives). */
+/* The spec as {"roots", "home", "protected", "missing", "rules",
+ * "supervise"} and back (the latter validates: it parses what sbox-init
+ * receives; "missing" and "rules" may be absent). */
 json_t *guard_spec_to_json(const struct guard_spec *s);
 int guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err);
 /* Release what the spec owns (not the struct). */
 void guard_spec_free(struct guard_spec *s);
+/* Append a path rule to the spec; one whose path is not absolute and
+ * normalised, or past GUARD_RULES_MAX, is skipped. 0, or -1 out of memory. */
+int guard_spec_add_rule(struct guard_spec *s, const char *path,
+    enum guard_access access, const char *rule);
+/* The rule that decides path (an absolute, normalised path): the longest
+ * matching rule path, the later one on a tie; NULL when none. */
+const struct guard_rule *guard_spec_explain(const struct guard_spec *s,
+    const char *path);
 
 /* Decide op on name in the absolute, normalised folder parent. fs is asked
  * only when a rule's names match. */

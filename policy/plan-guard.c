@@ -1,5 +1,6 @@
 /* plan-guard.c: the file guard's part of the plan (plan->guard): which
- * folders are guarded roots, the home folder, and the protected names. */
+ * folders are guarded roots, the home folder, the protected names, and the
+ * path rules that say which reads a hidden path refused. */
 #include "policy/policy.h"
 #include "policy/guard.h"
 #include "policy/path.h"
@@ -69,6 +70,34 @@ plan_guard_missing(struct plan *p)
 	return 0;
 }
 
+/* The plan's path rules that can make a path hidden: every hidden rule and
+ * every rule inside one (a visible folder in a hidden one decides for what
+ * it holds), in the plan's order so the longest match decides as
+ * plan_explain does. */
+static int
+plan_guard_rules(struct plan *p)
+{
+	static const enum guard_access acc[] = { [PLAN_ACCESS_HIDDEN] =
+	    GUARD_ACCESS_HIDDEN, [PLAN_ACCESS_RO] = GUARD_ACCESS_RO,
+	    [PLAN_ACCESS_RW] = GUARD_ACCESS_RW };
+	const struct plan_path_rule *r;
+	size_t i, k;
+
+	for (i = 0; i < p->n_rules; i++) {
+		r = &p->rules[i];
+		for (k = 0; k < p->n_rules; k++)
+			if (p->rules[k].access == PLAN_ACCESS_HIDDEN &&
+			    path_is_under(r->path, p->rules[k].path))
+				break;
+		if (k == p->n_rules || r->path[0] != '/' || r->rule == NULL)
+			continue;
+		if (guard_spec_add_rule(p->guard, r->path, acc[r->access],
+		    r->rule) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Fill p->guard: the host-backed writable folders (the project, the
  * profile's read_write folders, home when a grant makes it writable; not
  * /tmp, the scratch folder or the caches), home, the protected names. */
@@ -108,6 +137,8 @@ plan_guard(struct plan *p, const struct profile *pr,
 			return -1;
 	}
 	if (plan_guard_root(p, ctx->home) < 0)
+		return -1;
+	if (plan_guard_rules(p) < 0)
 		return -1;
 	return plan_guard_missing(p);
 }

@@ -281,6 +281,92 @@ START_TEST(test_table)
 }
 END_TEST
 
+START_TEST(test_spec_rules)
+{
+	struct guard_spec s = { 0 }, back;
+	const struct guard_rule *r;
+	sbox_error err;
+	json_t *j, *bad;
+	size_t i;
+	static const char *const wrong[] = {
+		"{\"path\":\"h/x\",\"access\":\"hidden\",\"rule\":\"r\"}",
+		"{\"path\":\"/h/../x\",\"access\":\"hidden\",\"rule\":\"r\"}",
+		"{\"path\":\"/h/x/\",\"access\":\"hidden\",\"rule\":\"r\"}",
+		"{\"path\":\"/h/x\",\"access\":\"secret\",\"rule\":\"r\"}",
+		"{\"path\":\"/h/x\",\"access\":\"ro\"}",
+		"{\"path\":\"/h/x\",\"access\":\"ro\",\"rule\":7}",
+		"\"/h/x\"", NULL };
+
+	s.roots = calloc(1, sizeof *s.roots);
+	s.home = strdup("/h");
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/", GUARD_ACCESS_RO, "sys"), 0);
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/h", GUARD_ACCESS_HIDDEN,
+	    "home"), 0);
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/h/proj", GUARD_ACCESS_RW,
+	    "project"), 0);
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/h/proj/deny",
+	    GUARD_ACCESS_HIDDEN, "deny"), 0);
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/h/.ssh", GUARD_ACCESS_RO,
+	    "first"), 0);
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/h/.ssh", GUARD_ACCESS_HIDDEN,
+	    "credentials"), 0);
+	/* a path that is not absolute and normalised is skipped */
+	ck_assert_int_eq(guard_spec_add_rule(&s, "/h/./x", GUARD_ACCESS_HIDDEN,
+	    "x"), 0);
+	ck_assert_int_eq(guard_spec_add_rule(&s, "rel", GUARD_ACCESS_HIDDEN,
+	    "x"), 0);
+	ck_assert_uint_eq(s.n_rules, 6);
+	/* the longest match decides; the later one on a tie */
+	ck_assert_str_eq(guard_spec_explain(&s, "/usr/bin")->rule, "sys");
+	ck_assert_str_eq(guard_spec_explain(&s, "/h")->rule, "home");
+	ck_assert_str_eq(guard_spec_explain(&s, "/h/notes")->rule, "home");
+	ck_assert_str_eq(guard_spec_explain(&s, "/hx")->rule, "sys");
+	ck_assert_str_eq(guard_spec_explain(&s, "/h/proj/a.c")->rule,
+	    "project");
+	ck_assert_str_eq(guard_spec_explain(&s, "/h/projx")->rule, "home");
+	r = guard_spec_explain(&s, "/h/proj/deny/k");
+	ck_assert_int_eq(r->access, GUARD_ACCESS_HIDDEN);
+	ck_assert_str_eq(r->rule, "deny");
+	r = guard_spec_explain(&s, "/h/.ssh/id");
+	ck_assert_int_eq(r->access, GUARD_ACCESS_HIDDEN);
+	ck_assert_str_eq(r->rule, "credentials");
+	/* they survive the JSON form, in order */
+	j = guard_spec_to_json(&s);
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), 0);
+	ck_assert_uint_eq(back.n_rules, s.n_rules);
+	for (i = 0; i < s.n_rules; i++) {
+		ck_assert_str_eq(back.rules[i].path, s.rules[i].path);
+		ck_assert_str_eq(back.rules[i].rule, s.rules[i].rule);
+		ck_assert_int_eq(back.rules[i].access, s.rules[i].access);
+	}
+	ck_assert_str_eq(guard_spec_explain(&back, "/h/.ssh/x")->rule,
+	    "credentials");
+	guard_spec_free(&back);
+	/* each malformed rule is refused */
+	for (i = 0; wrong[i] != NULL; i++) {
+		bad = json_deep_copy(j);
+		json_array_append_new(json_object_get(bad, "rules"),
+		    json_loads(wrong[i], JSON_DECODE_ANY, NULL));
+		ck_assert_msg(guard_spec_from_json(&back, bad, &err) == -1,
+		    "%s", wrong[i]);
+		ck_assert_ptr_nonnull(strstr(err.message, "rules"));
+		json_decref(bad);
+	}
+	bad = json_deep_copy(j);
+	json_object_set_new(bad, "rules", json_string("x"));
+	ck_assert_int_eq(guard_spec_from_json(&back, bad, &err), -1);
+	json_decref(bad);
+	/* absent: no rules (nothing hidden to report) */
+	json_object_del(j, "rules");
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), 0);
+	ck_assert_uint_eq(back.n_rules, 0);
+	ck_assert_ptr_null(guard_spec_explain(&back, "/h/.ssh/x"));
+	guard_spec_free(&back);
+	json_decref(j);
+	guard_spec_free(&s);
+}
+END_TEST
+
 START_TEST(test_shipped_file)
 {
 	struct guard_table t = { 0 };
@@ -321,6 +407,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_rule_names);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_spec_rules);
 	tcase_add_test(tc, test_shipped_file);
 	suite_add_tcase(s, tc);
 	return s;

@@ -323,6 +323,47 @@ START_TEST(test_workspace_rules)
 	ck_assert_ptr_null(plan_explain(p, "/srv/data"));
 	ck_assert_ptr_null(plan_explain(p, "/home/u2/x") ? NULL :
 	    plan_explain(p, "/home/u2/x"));
+	/* the guard's path rules (the read reporter's) say hidden exactly
+	 * where plan_explain does, with the same rule */
+	{
+		static const char *const paths[] = {
+			"/home/u/.ssh/id_ed25519", "/home/u/Documents/letter.txt",
+			"/home/u/.config/sbox/config.json", "/run/user/1000/bus",
+			"/home/u/proj/src/main.c", "/home/u/proj/.git/config",
+			"/home/u/.cache/pip/x", "/home/u/.cargo/bin/tool",
+			"/home/u", "/usr/bin/cc", "/srv/data", "/var/run/x",
+			"/tmp/x", NULL };
+		const struct guard_rule *g;
+		size_t k;
+
+		ck_assert_uint_gt(p->guard->n_rules, 0);
+		for (k = 0; paths[k] != NULL; k++) {
+			r = plan_explain(p, paths[k]);
+			g = guard_spec_explain(p->guard, paths[k]);
+			if (r == NULL || r->access != PLAN_ACCESS_HIDDEN) {
+				ck_assert_msg(g == NULL || g->access !=
+				    GUARD_ACCESS_HIDDEN, "%s", paths[k]);
+				continue;
+			}
+			ck_assert_msg(g != NULL && g->access ==
+			    GUARD_ACCESS_HIDDEN, "%s", paths[k]);
+			ck_assert_str_eq(g->rule, r->rule);
+		}
+		/* only hidden rules and the rules inside them are sent */
+		for (k = 0; k < p->guard->n_rules; k++) {
+			size_t h;
+
+			for (h = 0; h < p->guard->n_rules; h++)
+				if (p->guard->rules[h].access ==
+				    GUARD_ACCESS_HIDDEN && path_is_under(
+				    p->guard->rules[k].path,
+				    p->guard->rules[h].path))
+					break;
+			ck_assert_msg(h < p->guard->n_rules, "%s",
+			    p->guard->rules[k].path);
+		}
+		ck_assert_ptr_null(guard_spec_explain(p->guard, "/usr/bin/cc"));
+	}
 	plan_free(p);
 }
 END_TEST
