@@ -13,6 +13,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "policy/plan.h"
+
 #define ASK_MAX_HOSTS 8
 
 static int ask_fd = -1;	/* the terminal stdin was before send replaced it */
@@ -153,6 +155,31 @@ ask_hosts(struct client *cl, const char *sid, const json_t *result)
 	return rc == -1 ? -1 : allowed;
 }
 
+/* The first refused file that running the command outside would change:
+ * a write, or a read of a path hidden by its own rule (credentials, a
+ * profile's deny); not a read of the sandbox's empty home (tools probe
+ * their dotfiles there all the time) nor an excluded program (it went
+ * through approval already). NULL when there is none. */
+static json_t *
+ask_outside_file(const json_t *result)
+{
+	json_t *files = json_object_get(json_object_get(result, "blocked"),
+	    "files"), *f;
+	const char *op, *rule;
+	size_t i;
+
+	json_array_foreach(files, i, f) {
+		op = json_string_value(json_object_get(f, "op"));
+		rule = json_string_value(json_object_get(f, "rule"));
+		if (op == NULL || strcmp(op, "exec") == 0 || (strcmp(op,
+		    "read") == 0 && rule != NULL && strcmp(rule,
+		    PLAN_RULE_HOME) == 0))
+			continue;
+		return f;
+	}
+	return NULL;
+}
+
 /* Run the command outside the sandbox through approval, as `sbox session
  * outside` does; returns its exit status (77 when denied). */
 static int
@@ -162,8 +189,7 @@ ask_outside(struct client *cl, const json_t *params, const json_t *result)
 	sbox_error err;
 	int status;
 
-	f = json_array_get(json_object_get(json_object_get(result, "blocked"),
-	    "files"), 0);
+	f = ask_outside_file(result);
 	req = json_pack("{s:O, s:O, s:s+}", "session", json_object_get(params,
 	    "session"), "argv", json_object_get(params, "argv"), "reason",
 	    "asked at the terminal after the sandbox refused: ",
@@ -224,8 +250,8 @@ ask_after(const struct client_opts *o, struct client *cl, const json_t *params,
 		result = r2;
 	} else
 		r2 = NULL;
-	if (json_array_size(json_object_get(json_object_get(result, "blocked"),
-	    "files")) > 0 && (ro == NULL || strcmp(ro, "never") != 0) &&
+	if (ask_outside_file(result) != NULL && (ro == NULL ||
+	    strcmp(ro, "never") != 0) &&
 	    ask_question("Run this command outside the sandbox? (asks for "
 	    "approval) [y/N]") == 'y')
 		status = ask_outside(cl, params, result);
