@@ -147,7 +147,9 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		if (rc < 0)
 			return rc;
 	}
-	return init_reads_rule(ctx, nr, arg);
+	/* no hidden rules (sandbox.report_reads false): reads are not
+	 * notified at all */
+	return init_sv_spec.n_rules == 0 ? 0 : init_reads_rule(ctx, nr, arg);
 }
 
 /* Build the notify filter once and keep its BPF; NULL or a reason. */

@@ -578,6 +578,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 		return -1;
 	}
 	ctx.protected = &prot;
+	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
 	guard_table_free(&prot);
 	free(cache_root);

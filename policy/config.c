@@ -324,9 +324,17 @@ config_parse_sandbox(struct config *cfg, const json_t *obj, sbox_error *err)
 	json_object_foreach((json_t *)obj, key, v) {
 		jsonpath_format(f, sizeof f, "sandbox.%s", key);
 		if (strcmp(key, "profiles") != 0 && strcmp(key, "all_sessions") !=
-		    0 && strcmp(key, "protected") != 0)
+		    0 && strcmp(key, "protected") != 0 && strcmp(key,
+		    "report_reads") != 0)
 			return error_set_field(err, E_CONFIG, f, "unknown key "
-			    "(expected all_sessions, profiles or protected)");
+			    "(expected all_sessions, profiles, protected or "
+			    "report_reads)");
+	}
+	if ((v = json_object_get(obj, "report_reads")) != NULL) {
+		if (!json_is_boolean(v))
+			return error_set_field(err, E_CONFIG,
+			    "sandbox.report_reads", "must be true or false");
+		cfg->report_reads = json_is_true(v);
 	}
 	if ((v = json_object_get(obj, "protected")) != NULL &&
 	    config_parse_protected(cfg, v, err) == -1)
@@ -496,6 +504,7 @@ config_parse(const json_t *root, const char *path, const char *home,
 		return NULL;
 	}
 	cfg->approvals_timeout_s = -1;
+	cfg->report_reads = 1;
 	home = config_home(home);
 	cfg->path = strdup(path);
 	cfg->home = home ? strdup(home) : NULL;

@@ -64,6 +64,8 @@ struct config {
 	int64_t approvals_timeout_s;      /* -1 = not set */
 	struct guard_table *protected;    /* sandbox.protected: protected names
 	                                     added to the data file's, or NULL */
+	int     report_reads;             /* sandbox.report_reads (default 1):
+	                                     report reads a hidden path refused */
 };
 
 /* The default config path: $XDG_CONFIG_HOME/sbox/config.json when that is

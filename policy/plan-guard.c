@@ -138,7 +138,7 @@ plan_guard(struct plan *p, const struct profile *pr,
 	}
 	if (plan_guard_root(p, ctx->home) < 0)
 		return -1;
-	if (plan_guard_rules(p) < 0)
+	if (!ctx->no_read_reports && plan_guard_rules(p) < 0)
 		return -1;
 	return plan_guard_missing(p);
 }

@@ -70,7 +70,8 @@ struct profile *
 policy_resolve(const struct config *cfg, const struct resolve_request *req,
     sbox_error *err)
 {
-	static const struct config empty = { .approvals_timeout_s = -1 };
+	static const struct config empty = { .approvals_timeout_s = -1,
+	    .report_reads = 1 };
 	const struct config_binding *b, *provider = NULL;
 	const char *name = NULL, *level = NULL, *what = NULL;
 	char *project = NULL;

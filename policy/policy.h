@@ -102,6 +102,8 @@ struct plan_context {
 	size_t      n_inherit;        /* read-only and hidden ones stay so here */
 	const struct guard_table *protected; /* the protected names (data file
 	                                 and config); NULL: none */
+	int         no_read_reports;  /* sandbox.report_reads false: the
+	                                 guard gets no rules to report reads by */
 };
 
 /* Build the plan for a resolved profile (see plan.h and the defaults listed

@@ -226,3 +226,34 @@ def test_mv_and_ln_of_hidden_sources(ctx):
         assert [b["op"] for b in got] == ["link"], (mode, blocked)
         assert got[0]["rule"] == CRED_RULE and got[0]["process"] == "ln", got
     assert not os.path.exists(S.proj + "/stolen")
+
+
+def test_report_reads_false_turns_reads_off_not_writes(ctx):
+    """sandbox.report_reads false (for build-heavy setups: read reports
+    cost a notification per read-only open): reads of hidden paths are
+    refused as before but not reported; refused writes still are."""
+    proj = os.path.join(ctx.tmp, "proj")
+    os.makedirs(os.path.join(proj, ".git"))
+    write(os.path.join(proj, ".git", "config"), "[core]\n")
+    d = ctx.daemon({"sandbox": {"report_reads": False}})
+    ssh = os.path.join(d.home, ".ssh", "id_test")
+    write(ssh, SECRET + "\n", 0o600)
+    c = d.client()
+    sid = c.call("session.create", {"project": proj, "sandbox": "workspace"})[
+        "session"]
+    r = run(c, sid, "cat %s; echo x >> .git/config; echo done" % ssh)
+    assert SECRET not in r.out and "done" in r.out, r
+    assert reads(r.blocked, ssh) == [], r.blocked
+    assert [b for b in r.blocked if b["op"] in ("write", "create") and
+            b["path"].endswith("/.git/config")], r.blocked
+    # a wrong type is an error that names the key
+    bad = d.cli("config", "check", write_tmp(ctx, {"sandbox": {
+        "report_reads": "no"}}))
+    assert bad.returncode == 1 and b"sandbox.report_reads" in bad.stdout, bad
+
+
+def write_tmp(ctx, cfg):
+    p = os.path.join(ctx.tmp, "bad-config.json")
+    with open(p, "w") as f:
+        json.dump(cfg, f)
+    return p
