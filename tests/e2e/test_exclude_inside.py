@@ -14,7 +14,7 @@ import os
 import subprocess
 
 import sboxtest
-from sboxtest import RpcError, Skip, wait_for
+from test_approvals import approver, sandboxed
 
 PATTERN = "sh -c echo sbox-outside-*"
 
@@ -23,23 +23,6 @@ def daemon(ctx, extra=None):
     prof = {"extends": "workspace", "exclude": [PATTERN, "touch */nope-*"]}
     prof.update(extra or {})
     return ctx.daemon({"sandbox": {"profiles": {"ex": prof}}})
-
-
-def sandboxed(c, proj):
-    try:
-        return c.call("session.create", {"project": proj, "sandbox": "ex"})[
-            "session"]
-    except RpcError as e:
-        if e.name in ("sbox.SandboxUnavailable", "sbox.SandboxSetupFailed"):
-            raise Skip("no sandbox here: %s" % e.message)
-        raise
-
-
-def approver(d):
-    a = d.client()
-    a.call("events.subscribe", {"topics": ["approval.requested",
-                                           "approval.decided"]})
-    return a
 
 
 def next_request(a, timeout=15):
@@ -58,7 +41,7 @@ def setup(ctx, d):
     host = os.path.join(ctx.tmp, "host-side")   # not visible inside
     os.makedirs(host, exist_ok=True)
     c = d.client()
-    return c, sandboxed(c, proj), proj, host
+    return c, sandboxed(c, proj, "ex"), proj, host
 
 
 def inner(host, name, status=0):
