@@ -221,8 +221,11 @@ def test_tty_repl_gets_ctrl_c(ctx):
     (the command is not killed); exit() ends it with its code."""
     d, sid = session()
     rc, t = run_term(d, ["session", "exec", sid, "--", "python3", "-q"], steps=[
+        # short sleeps in a loop: a SIGINT that lands between Python's
+        # last signal check and the start of one long sleep would wait for
+        # its end (a CPython race, not the terminal's)
         (rb">>> ", b"import time; print('sl' + 'eeping', flush=True); "
-                   b"time.sleep(60)\r"),
+                   b"[time.sleep(0.1) for _ in range(600)]\r"),
         (rb"sleeping", b"\x03"),
         (rb"KeyboardInterrupt", None),
         (rb">>> ", b"print(6 * 7)\r"),
