@@ -485,15 +485,33 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	return status;
 }
 
+/* Connect (with o), run the command.exec params (taken) with ro, close:
+ * sbox's exit status. */
+static int
+cmd_session_connect_run(const struct client_opts *o,
+    const struct client_opts *ro, json_t *params, int detach)
+{
+	struct client *cl;
+	sbox_error err;
+	int rc;
+
+	error_clear(&err);
+	if ((cl = client_connect(o, &err)) == NULL) {
+		json_decref(params);
+		return client_fail(&err);
+	}
+	rc = cmd_session_run_params(ro, cl, params, detach, NULL);
+	client_close(cl);
+	return rc;
+}
+
 /* sbox session exec ID [--cwd DIR] [--env N=V]... [--detach] -- ARGV... */
 static int
 cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 {
 	json_t *params = json_object(), *av = json_array();
-	struct client *cl;
-	sbox_error err;
 	struct client_opts eo = *o;
-	int detach = 0, i, rc;
+	int detach = 0, i;
 
 	if (argc < 2 || argv[1][0] == '-')
 		goto usage;
@@ -508,14 +526,7 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 	if (json_array_size(av) == 0)
 		goto usage;
 	json_object_set_new(params, "argv", av);
-	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL) {
-		json_decref(params);
-		return client_fail(&err);
-	}
-	rc = cmd_session_run_params(&eo, cl, params, detach, NULL);
-	client_close(cl);
-	return rc;
+	return cmd_session_connect_run(o, &eo, params, detach);
 usage:
 	json_decref(params);
 	json_decref(av);
@@ -532,9 +543,7 @@ cmd_session_shell(const struct client_opts *o, int argc, char **argv)
 {
 	json_t *params = json_object();
 	struct client_opts so = *o;
-	struct client *cl;
-	sbox_error err;
-	int detach = 0, rc;
+	int detach = 0;
 
 	if (argc < 2 || argv[1][0] == '-')
 		goto usage;
@@ -555,14 +564,7 @@ cmd_session_shell(const struct client_opts *o, int argc, char **argv)
 	json_object_set_new(params, "argv", json_pack("[s, s, s]", "sh", "-c",
 	    "if command -v bash >/dev/null 2>&1; then exec bash; fi; "
 	    "exec sh"));
-	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL) {
-		json_decref(params);
-		return client_fail(&err);
-	}
-	rc = cmd_session_run_params(&so, cl, params, 0, NULL);
-	client_close(cl);
-	return rc;
+	return cmd_session_connect_run(o, &so, params, 0);
 usage:
 	json_decref(params);
 	return client_usage("usage: sbox session shell ID [--cwd DIR] "
@@ -577,10 +579,8 @@ cmd_session_send(const struct client_opts *o, int argc, char **argv)
 	char buf[65536], *script = NULL;
 	struct client_opts so = *o;
 	size_t len = 0, n;
-	struct client *cl;
-	sbox_error err;
 	json_t *params;
-	int rc, fd, i, stdin_ok = 0;
+	int fd, i, stdin_ok = 0;
 
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--stdin") == 0)
@@ -615,14 +615,7 @@ cmd_session_send(const struct client_opts *o, int argc, char **argv)
 	params = json_pack("{s:s, s:[s, s, s]}", "session", argv[1], "argv",
 	    "sh", "-c", script);
 	free(script);
-	error_clear(&err);
-	if ((cl = client_connect(o, &err)) == NULL) {
-		json_decref(params);
-		return client_fail(&err);
-	}
-	rc = cmd_session_run_params(&so, cl, params, 0, NULL);
-	client_close(cl);
-	return rc;
+	return cmd_session_connect_run(o, &so, params, 0);
 }
 
 /* Does a send command line choose a profile (--sandbox)? */

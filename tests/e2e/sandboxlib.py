@@ -243,6 +243,13 @@ class Shared:
         self.get()
         return self.c
 
+    def project(self):
+        """The module's project folder (a git repository), made once."""
+        p = os.path.join(self.get().root, "proj")
+        if not os.path.exists(p):
+            make_project(p)
+        return p
+
     def session(self, key, project, sandbox="workspace", env=None):
         """A session kept for the module, created once."""
         if key not in self.sessions:

@@ -12,7 +12,7 @@ import os
 import re
 
 from sboxtest import Skip
-from sandboxlib import Shared, make_project
+from sandboxlib import Shared
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.normpath(os.path.join(HERE, "..", "..", "protocol",
@@ -30,11 +30,7 @@ def failure_log():
 
 
 def project():
-    d = SH.get()
-    p = os.path.join(d.root, "proj")
-    if not os.path.exists(p):
-        make_project(p)
-    return p
+    return SH.project()
 
 
 def session():

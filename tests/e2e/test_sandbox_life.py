@@ -43,11 +43,7 @@ def failure_log():
 
 
 def project():
-    d = SH.get()
-    p = os.path.join(d.root, "proj")
-    if not os.path.exists(p):
-        make_project(p)
-    return p
+    return SH.project()
 
 
 def small():
