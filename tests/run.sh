@@ -2,7 +2,7 @@
 # The whole test suite: Check unit suites, then the end-to-end suites against
 # private daemons, as root and (when run as root) again as an unprivileged
 # user. Ends with one line "N passed, N failed".
-#   BIN=bin|bin-san  tests/run.sh [unit|e2e|all]
+#   BIN=bin|bin-san  [E2E_K=SUBSTRING] tests/run.sh [unit|e2e|all]
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -68,7 +68,7 @@ fi
 if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 	out=$RUN_TMP/e2e.out
 	echo "== end-to-end as $(id -un) ($BIN)"
-	python3 tests/e2e/run.py --bin "$BIN" 2>&1 | tee "$out"
+	python3 tests/e2e/run.py --bin "$BIN" ${E2E_K:+-k "$E2E_K"} 2>&1 | tee "$out"
 	count_e2e "$out" "$(id -un)"
 	if [ "$(id -u)" = 0 ]; then
 		id "$TEST_USER" >/dev/null 2>&1 || useradd -m -s /bin/sh "$TEST_USER"
@@ -93,7 +93,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		echo "== end-to-end as $TEST_USER ($BIN)"
 		user_tmp=$RUN_TMP/user
 		mkdir -p "$user_tmp" && chown "$TEST_USER" "$user_tmp" && chmod 700 "$user_tmp"
-		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN'" </dev/null 2>&1 | tee "$out"
+		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN' ${E2E_K:+-k '$E2E_K'}" </dev/null 2>&1 | tee "$out"
 		count_e2e "$out" "$TEST_USER"
 		rm -rf "$stage"
 	fi
