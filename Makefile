@@ -6,7 +6,7 @@ PKGS     := libevent jansson sqlite3 libseccomp
 DEB_PKGS := build-essential pkg-config bubblewrap libevent-dev libjansson-dev \
             libsqlite3-dev libseccomp-dev check python3 iproute2 util-linux \
             procps passwd clang libclang-rt-14-dev tinyproxy squid curl hyperfine \
-            git coreutils
+            git coreutils python3-pytest python3-pytest-xdist
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -157,6 +157,7 @@ install: all
 	install -m 0644 client/sbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1
 	$(BIN)/sbox completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox
 
+# Remove what install put (the same list), and sbox's own folders.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sboxd $(DESTDIR)$(PREFIX)/bin/sbox \
 	  $(DESTDIR)$(PREFIX)/libexec/sbox/sbox-init \
@@ -167,6 +168,7 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
 	  $(DESTDIR)$(PREFIX)/share/sbox/protected
+	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox $(DESTDIR)$(PREFIX)/share/sbox 2>/dev/null || true
 
 clean:
 	rm -rf build build-san bin bin-san

@@ -85,27 +85,19 @@ main_path(const char *env, const char *home_tail, const char *tail)
 	return out;
 }
 
-/* Find sbox-init next to this program (bin/) or in ../libexec/sbox/. */
+/* Find sbox-init next to this program (bin/) or in ../libexec/sbox/, by a
+ * path with no '..' component (bwrap binds only normalised paths). */
 static char *
 main_find_init(void)
 {
-	char exe[4096], *slash, *out;
-	ssize_t n;
+	char *out;
 
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return strdup("/usr/local/libexec/sbox/sbox-init");
-	exe[n] = '\0';
-	if ((slash = strrchr(exe, '/')) != NULL)
-		*slash = '\0';
-	if (asprintf(&out, "%s/sbox-init", exe) == -1)
-		return NULL;
-	if (access(out, X_OK) == 0)
+	out = toolconf_beside_path("sbox-init");
+	if (out != NULL && access(out, X_OK) == 0)
 		return out;
 	free(out);
-	if (asprintf(&out, "%s/../libexec/sbox/sbox-init", exe) == -1)
-		return NULL;
-	return out;
+	out = toolconf_beside_path("../libexec/sbox/sbox-init");
+	return out != NULL ? out : strdup("/usr/local/libexec/sbox/sbox-init");
 }
 
 /* Take the state folder's lock, or say who holds it. */
@@ -302,7 +294,10 @@ main_options(int argc, char **argv, int *foreground)
 				exit(2);
 			}
 			break;
-		case 'i': sboxd.init_path = main_abs(optarg); break;
+		case 'i':
+			if ((sboxd.init_path = realpath(optarg, NULL)) == NULL)
+				sboxd.init_path = main_abs(optarg);
+			break;
 		case 'b':
 			sboxd.bwrap_path = strchr(optarg, '/') ? main_abs(optarg) :
 			    strdup(optarg);

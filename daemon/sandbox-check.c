@@ -540,7 +540,7 @@ sandbox_check_start_provider(const char *profile, const char *provider,
 	char bwrap[PATH_MAX], *probe = NULL;
 	json_t *env, *r = NULL;
 	sbox_error serr;
-	int rc, ok;
+	int rc, ok, init_ok;
 
 	if ((chk = calloc(1, sizeof *chk)) == NULL ||
 	    (chk->profile = strdup(profile)) == NULL ||
@@ -559,6 +559,11 @@ sandbox_check_start_provider(const char *profile, const char *provider,
 	sandbox_check_step(chk, "bwrap", "bwrap", ok, ok ? "%s" :
 	    "%s is not installed: apt install bubblewrap (or dnf install "
 	    "bubblewrap)", bwrap);
+	init_ok = sboxd.init_path != NULL && access(sboxd.init_path, X_OK) == 0;
+	sandbox_check_step(chk, "init", "sbox-init", init_ok, init_ok ? "%s" :
+	    "sbox-init is not installed at %s: install sbox (make install puts "
+	    "it in PREFIX/libexec/sbox) or start sboxd with --init PATH",
+	    sboxd.init_path ? sboxd.init_path : "?");
 	if (sandbox_check_folder(chk, err) == -1) {
 		rmtree(chk->root);
 		sandbox_check_free(chk);
@@ -590,7 +595,8 @@ sandbox_check_start_provider(const char *profile, const char *provider,
 		}
 		json_decref(r);
 		sandbox_check_step(chk, "userns", "user namespaces", 0, "%s",
-		    ok ? serr.message : "not tried: bwrap is missing");
+		    !ok ? "not tried: bwrap is missing" : !init_ok ?
+		    "not tried: sbox-init is missing" : serr.message);
 		if (chk->session[0] != '\0') {
 			struct session *s = session_find(chk->session, NULL);
 			if (s != NULL)

@@ -258,26 +258,49 @@ toolconf_stop(void)
 	toolconf_default = NULL;
 }
 
-/* The first of tails (relative to sboxd's own folder) that is readable,
- * remembered in *found; NULL when none is. */
-static const char *
-toolconf_beside_sboxd(const char *const *tails, char **found)
+/* tail (which may begin with "../") joined to sboxd's own folder with no
+ * '..' component left: the real path when it exists, else the joined path
+ * (an error can name it); NULL when sboxd's folder is unknown. bwrap binds
+ * only normalised paths, and an installed sboxd finds PREFIX/libexec and
+ * PREFIX/share this way. */
+char *
+toolconf_beside_path(const char *tail)
 {
-	char exe[PATH_MAX], *slash, path[PATH_MAX + 64];
+	char exe[PATH_MAX], *slash, path[PATH_MAX + 64], *real;
 	ssize_t n;
-	int i;
 
-	if (*found != NULL)
-		return *found;
 	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
 		return NULL;
 	exe[n] = '\0';
 	if ((slash = strrchr(exe, '/')) != NULL)
 		*slash = '\0';
+	while (strncmp(tail, "../", 3) == 0) {
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		tail += 3;
+	}
+	snprintf(path, sizeof path, "%s/%s", exe, tail);
+	if ((real = realpath(path, NULL)) != NULL)
+		return real;
+	return strdup(path);
+}
+
+/* The first of tails (relative to sboxd's own folder) that is readable,
+ * remembered in *found; NULL when none is. */
+static const char *
+toolconf_beside_sboxd(const char *const *tails, char **found)
+{
+	char *path;
+	int i;
+
+	if (*found != NULL)
+		return *found;
 	for (i = 0; tails[i] != NULL; i++) {
-		snprintf(path, sizeof path, "%s/%s", exe, tails[i]);
+		if ((path = toolconf_beside_path(tails[i])) == NULL)
+			return NULL;
 		if (access(path, R_OK) == 0)
-			return *found = strdup(path);
+			return *found = path;
+		free(path);
 	}
 	return NULL;
 }

@@ -18,6 +18,8 @@ void toolconf_stop(void);
  * /etc/sbox/registries exists: PREFIX/share/sbox/registries beside the
  * installed sboxd, or policy/registries.default in a build tree. */
 const char *toolconf_defaults_file(void);
+/* tail ("../libexec/...") beside sboxd's own folder, normalised (malloc'd). */
+char *toolconf_beside_path(const char *tail);
 /* The shipped protected-names file (PREFIX/share/sbox/protected beside
  * the installed sboxd, or policy/protected.default in a build tree), for
  * guard_table_file's last choice; NULL when there is none. */

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: Check unit suites, then the end-to-end suites against
 # private daemons, as root and (when run as root) again as an unprivileged
-# user. Ends with one line "N passed, N failed".
-#   BIN=bin|bin-san  [E2E_K=SUBSTRING] tests/run.sh [unit|e2e|all]
+# user (made for the run and removed after, unless it was there). Ends with
+# one line "N passed, N failed".
+#   BIN=bin|bin-san [E2E_K=NAME] [E2E_JOBS=2] tests/run.sh [unit|e2e|all]
+# E2E_K is pytest's -k (a substring of the test's name or module; a
+# "module.test" form is taken as both).
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
@@ -43,19 +46,35 @@ run_unit() {
 	[ $((f + e)) -eq 0 ] && [ $rc -eq 0 ] || failures+=("$(basename "$t")")
 }
 
-# Add the "N passed, N failed" line of an e2e run.
+# pytest of a Python that has it (Debian's python3-pytest): the first of
+# $PYTHON, python3 and /usr/bin/python3 that imports pytest; with
+# python3-pytest-xdist, the modules run on two workers (a module's tests stay
+# in one worker: some share a daemon).
+PY=
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+	if "$p" -c 'import pytest' >/dev/null 2>&1; then PY=$(command -v "$p"); break; fi
+done
+PYTEST_ARGS=(-q -rfEs)
+if [ -n "$PY" ] && "$PY" -c 'import xdist' >/dev/null 2>&1 && [ "${E2E_JOBS:-2}" -gt 1 ]; then
+	PYTEST_ARGS+=(-p xdist -n "${E2E_JOBS:-2}" --dist loadfile)
+fi
+[ -n "${E2E_K:-}" ] && PYTEST_ARGS+=(-k "${E2E_K//./ and }")
+
+# Add the counts of pytest's last line ("N failed, N passed, N skipped in
+# Ns"); errors count as failures.
 count_e2e() {
-	local out=$1 who=$2 line p f
-	line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	local out=$1 who=$2 line p f e
+	line=$(grep -E '^[= ]*(no tests ran|[0-9]+ (passed|failed|skipped|errors?|deselected))' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		failed=$((failed + 1)); failures+=("e2e as $who (no result)")
 		tail -n 30 "$out"
 		return
 	fi
-	p=$(sed -E 's/^e2e: ([0-9]+) passed.*/\1/' <<<"$line")
-	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-	passed=$((passed + p)); failed=$((failed + f))
-	[ "$f" -eq 0 ] || failures+=("e2e as $who: $(grep -E '^FAIL' "$out" | tr '\n' ' ')")
+	p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+	f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+	e=$(grep -oE '[0-9]+ errors?' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+	passed=$((passed + p)); failed=$((failed + f + e))
+	[ $((f + e)) -eq 0 ] || failures+=("e2e as $who: $(grep -E '^(FAILED|ERROR) ' "$out" | sed -E 's/^(FAILED|ERROR) ([^ ]*).*/\2/' | tr '\n' ' ')")
 }
 
 if [ "$MODE" = all ] || [ "$MODE" = unit ]; then
@@ -68,10 +87,16 @@ fi
 if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 	out=$RUN_TMP/e2e.out
 	echo "== end-to-end as $(id -un) ($BIN)"
-	python3 tests/e2e/run.py --bin "$BIN" ${E2E_K:+-k "$E2E_K"} 2>&1 | tee "$out"
+	if [ -z "$PY" ]; then
+		echo "sbox: no python3 with pytest; install python3-pytest python3-pytest-xdist (make deps)"
+		exit 1
+	fi
+	PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$PY" -m pytest "${PYTEST_ARGS[@]}" --bin "$BIN" tests/e2e </dev/null 2>&1 | tee "$out"
 	count_e2e "$out" "$(id -un)"
 	if [ "$(id -u)" = 0 ]; then
-		id "$TEST_USER" >/dev/null 2>&1 || useradd -m -s /bin/sh "$TEST_USER"
+		if ! id "$TEST_USER" >/dev/null 2>&1; then
+			useradd -m -s /bin/sh "$TEST_USER" && made_user=1
+		fi
 		# The clone may sit in a folder the test user cannot enter: copy
 		# what the suite needs to a world-readable place.
 		stage=$(mktemp -d "$RUN_TMP/sbox-e2e.XXXXXX")
@@ -88,16 +113,26 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		mkdir -p "$stage/client" && cp -a systemd launchd "$stage/" && cp client/sbox.1 "$stage/client/"
 		# sboxd finds the protected names beside its bin/ (no sandbox
 		# starts without them)
-		mkdir -p "$stage/policy" && cp policy/protected.default "$stage/policy/"
+		mkdir -p "$stage/policy" && cp policy/protected.default policy/registries.default "$stage/policy/"
+		# test_install runs `make install` of the staged binaries
+		cp Makefile "$stage/"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"
 		user_tmp=$RUN_TMP/user
 		mkdir -p "$user_tmp" && chown "$TEST_USER" "$user_tmp" && chmod 700 "$user_tmp"
-		su "$TEST_USER" -s /bin/sh -c "cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) python3 tests/e2e/run.py --bin '$BIN' ${E2E_K:+-k '$E2E_K'}" </dev/null 2>&1 | tee "$out"
+		# (the staged copy is read-only for the user: no pytest cache there)
+		ucmd="cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(printf '%q ' "$PY" -m pytest "${PYTEST_ARGS[@]}" -p no:cacheprovider --bin "$BIN" tests/e2e)"
+		su "$TEST_USER" -s /bin/sh -c "$ucmd" </dev/null 2>&1 | tee "$out"
 		count_e2e "$out" "$TEST_USER"
 		rm -rf "$stage"
 	fi
 	rm -f "$out"
+fi
+
+# The test user goes again if this run made it (with its home folder).
+if [ "${made_user:-0}" = 1 ]; then
+	userdel -r "$TEST_USER" >/dev/null 2>&1 || { sleep 1; userdel -r "$TEST_USER" >/dev/null 2>&1; } ||
+		echo "sbox: could not remove the test user $TEST_USER"
 fi
 
 for f in "${failures[@]}"; do echo "failed: $f"; done

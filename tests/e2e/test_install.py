@@ -1,0 +1,158 @@
+"""An installed sbox works (issue 25, item 1): `make install DESTDIR=...
+PREFIX=...` of the binaries under test, then the installed `sbox run --
+true` (which starts the installed sboxd by itself), `sbox sandbox check`
+and a session; sboxd finds PREFIX/libexec/sbox/sbox-init by a path with no
+'..' component, and `sandbox check` names sbox-init when it is missing;
+`make uninstall` leaves no file behind.
+
+Runs in every pass (root and the unprivileged user, plain and sanitizer
+builds): the Makefile and the files it installs are staged beside the tests;
+without a Makefile, the layout of `make install` is made by hand."""
+import json
+import os
+import shutil
+import subprocess
+
+import sboxtest
+from sandboxlib import make_project
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+PREFIX = "/opt/sbox-e2e"
+
+
+def install(dest):
+    """Install the binaries under test into dest + PREFIX; the prefix."""
+    b = os.path.abspath(sboxtest.BIN)
+    if os.path.exists(os.path.join(ROOT, "Makefile")) and \
+            shutil.which("make"):
+        # -o all: the binaries are built already (maybe as another build)
+        r = subprocess.run(["make", "-s", "-C", ROOT, "-o", "all", "install",
+                            "BIN=" + b, "DESTDIR=" + dest,
+                            "PREFIX=" + PREFIX], capture_output=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr.decode()
+    else:
+        pre = dest + PREFIX
+        for sub, names in (("bin", ("sboxd", "sbox")),
+                           ("libexec/sbox", ("sbox-init",))):
+            os.makedirs(os.path.join(pre, sub))
+            for n in names:
+                shutil.copy2(os.path.join(b, n), os.path.join(pre, sub, n))
+        os.makedirs(os.path.join(pre, "share/sbox"))
+        shutil.copy(os.path.join(ROOT, "policy", "protected.default"),
+                    os.path.join(pre, "share/sbox/protected"))
+    return dest + PREFIX
+
+
+def uninstall(dest):
+    if os.path.exists(os.path.join(ROOT, "Makefile")):
+        r = subprocess.run(["make", "-s", "-C", ROOT, "uninstall",
+                            "DESTDIR=" + dest, "PREFIX=" + PREFIX],
+                           capture_output=True, timeout=120)
+        assert r.returncode == 0, r.stderr.decode()
+    else:
+        shutil.rmtree(dest + PREFIX)
+
+
+def env_for(d):
+    """The installed sbox's environment: its own runtime folder (so it
+    starts its own sboxd on the default socket), HOME under the test."""
+    e = d.env()
+    del e["SBOX_SOCKET"]
+    e["XDG_RUNTIME_DIR"] = os.path.join(d.root, "xdg")
+    os.makedirs(e["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
+    for k in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
+        e.pop(k, None)
+    return e
+
+
+def sbox(pre, env, *args, cwd=None, input=b""):
+    return subprocess.run([os.path.join(pre, "bin", "sbox")] + list(args),
+                          input=input, capture_output=True, env=env, cwd=cwd,
+                          timeout=120)
+
+
+def out(r):
+    return "exit %d\nstdout: %s\nstderr: %s" % (
+        r.returncode, r.stdout.decode(errors="replace"),
+        r.stderr.decode(errors="replace"))
+
+
+def stop_daemon(pre, env):
+    """Stop the sboxd the installed sbox started (ctx's cleanup would kill
+    it by its HOME too)."""
+    sbox(pre, env, "--no-start", "daemon", "stop")
+
+
+def test_installed_sbox_runs_checks_and_holds_a_session(ctx):
+    d = ctx.daemon(start=False, name="inst")
+    dest = os.path.join(ctx.tmp, "dest")
+    pre = install(dest)
+    assert os.access(os.path.join(pre, "libexec/sbox/sbox-init"), os.X_OK)
+    env = env_for(d)
+    proj = os.path.join(ctx.tmp, "proj")
+    make_project(proj)
+    try:
+        # the first call starts the installed sboxd (no '..' in the path
+        # of sbox-init it binds into the sandbox)
+        r = sbox(pre, env, "run", "--", "true", cwd=proj)
+        assert r.returncode == 0, out(r)
+        r = sbox(pre, env, "run", "--", "sh", "-c", "echo in-sandbox",
+                 cwd=proj)
+        assert r.returncode == 0 and r.stdout == b"in-sandbox\n", out(r)
+        r = sbox(pre, env, "--json", "sandbox", "check")
+        assert r.returncode == 0, out(r)
+        chk = json.loads(r.stdout)
+        by = {s["id"]: s for s in chk["steps"]}
+        assert chk["ok"] is True, chk
+        real_init = os.path.realpath(os.path.join(pre, "libexec/sbox",
+                                                  "sbox-init"))
+        assert by["init"]["ok"] and by["init"]["detail"] == real_init, by
+        # a session: create, exec, close
+        r = sbox(pre, env, "--json", "session", "create", "--project", proj)
+        assert r.returncode == 0, out(r)
+        sid = json.loads(r.stdout)["session"]
+        r = sbox(pre, env, "session", "exec", sid, "--no-tty", "--", "sh",
+                 "-c", "pwd")
+        assert r.returncode == 0 and \
+            r.stdout.decode().strip() == os.path.realpath(proj), out(r)
+        r = sbox(pre, env, "session", "close", sid)
+        assert r.returncode == 0, out(r)
+    finally:
+        stop_daemon(pre, env)
+    uninstall(dest)
+    left = [os.path.join(dp, f) for dp, _, fs in os.walk(dest) for f in fs]
+    assert left == [], left
+    for sub in ("libexec/sbox", "share/sbox"):
+        assert not os.path.exists(os.path.join(pre, sub)), sub
+
+
+def test_missing_init_named_by_sandbox_check(ctx):
+    """Without PREFIX/libexec/sbox/sbox-init, `sbox sandbox check` says
+    sbox-init is missing (not "user namespaces"), and a run fails closed."""
+    d = ctx.daemon(start=False, name="noinit")
+    dest = os.path.join(ctx.tmp, "dest")
+    pre = install(dest)
+    init = os.path.join(pre, "libexec/sbox/sbox-init")
+    os.unlink(init)
+    env = env_for(d)
+    proj = os.path.join(ctx.tmp, "proj")
+    make_project(proj)
+    try:
+        r = sbox(pre, env, "--json", "sandbox", "check")
+        assert r.returncode == 1, out(r)
+        chk = json.loads(r.stdout)
+        by = {s["id"]: s for s in chk["steps"]}
+        assert by["init"]["ok"] is False, chk
+        assert "sbox-init is not installed at " + init in \
+            by["init"]["detail"], by["init"]
+        assert "sbox-init" in by["userns"]["detail"], by["userns"]
+        r = sbox(pre, env, "sandbox", "check")
+        assert r.returncode == 1 and b"sbox-init" in r.stdout + r.stderr, \
+            out(r)
+        r = sbox(pre, env, "run", "--", "true", cwd=proj)
+        assert r.returncode != 0 and b"sbox-init" in r.stderr, out(r)
+    finally:
+        stop_daemon(pre, env)
+    uninstall(dest)
