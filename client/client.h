@@ -193,6 +193,9 @@ void exec_mark_sandboxed(json_t *result, const json_t *session);
 /* Warn about folders a session's profile grants that do not exist; adds
  * them to the session's "warnings". */
 void exec_folder_warnings(struct client *cl, json_t *session);
+/* Drop sboxd's line about the env names a new session does not take (the
+ * CLI sends its whole environment; "env_dropped" keeps the names). */
+void exec_quiet_env_warning(json_t *session);
 /* Add stdout_text/stderr_text (when UTF-8) beside the base64 output. */
 void exec_add_text(json_t *result);
 int cmd_cache(const struct client_opts *o, int argc, char **argv);

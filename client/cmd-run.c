@@ -142,6 +142,7 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		client_close(cl);
 		return client_fail(&err);
 	}
+	exec_quiet_env_warning(r);
 	client_print_warnings(r);
 	exec_folder_warnings(cl, r);
 	cmd_run_note(r, by_default, env_sb);

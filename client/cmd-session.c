@@ -183,6 +183,7 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	free(project);
+	exec_quiet_env_warning(r);
 	client_print_warnings(r);
 	exec_folder_warnings(cl, r);
 	client_close(cl);

@@ -357,3 +357,23 @@ exec_folder_warnings(struct client *cl, json_t *session)
 	}
 	json_decref(info);
 }
+
+/* Drop sboxd's "env: not passed into the sandbox" line from a new session's
+ * warnings: the CLI sends its whole environment (the sandbox takes what its
+ * profile allows), so the line would list the shell's own variables on
+ * every call; the names stay in "env_dropped". */
+void
+exec_quiet_env_warning(json_t *session)
+{
+	json_t *w = json_object_get(session, "warnings");
+	const char *line;
+	size_t i;
+
+	for (i = 0; i < json_array_size(w);) {
+		line = json_string_value(json_array_get(w, i));
+		if (line != NULL && strncmp(line, "env: not passed", 15) == 0)
+			json_array_remove(w, i);
+		else
+			i++;
+	}
+}

@@ -27,6 +27,7 @@
 #include "daemon/session.h"
 #include "policy/envfilter.h"
 #include "policy/policy.h"
+#include "policy/path.h"
 #include "policy/strv.h"
 #include "store/store.h"
 
@@ -443,7 +444,7 @@ oom:
 	return NULL;
 }
 
-/* The working folder: absolute, or relative to the project. */
+/* The working folder: absolute, or relative to the project; normalised. */
 static char *
 command_cwd(const struct command_params *p, sbox_error *err)
 {
@@ -455,12 +456,9 @@ command_cwd(const struct command_params *p, sbox_error *err)
 		return strdup(p->target->dir);
 	if (p->cwd == NULL || p->cwd[0] == '\0')
 		return strdup(base);
-	if (p->cwd[0] == '/')
-		return strdup(p->cwd);
-	if (asprintf(&out, "%s/%s", p->s->project, p->cwd) == -1) {
+	/* spelled without '.', '..' or '//' (answers show it as it is) */
+	if ((out = path_resolve(p->s->project, p->cwd)) == NULL)
 		error_nomem(err);
-		return NULL;
-	}
 	return out;
 }
 

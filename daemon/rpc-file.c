@@ -14,6 +14,7 @@
 #include "daemon/container.h"
 #include "daemon/rpc.h"
 #include "daemon/session.h"
+#include "policy/path.h"
 #include "policy/plan.h"
 #include "protocol/base64.h"
 
@@ -54,10 +55,9 @@ file_path(struct session *s, const char *path, sbox_error *err)
 		error_set_field(err, E_INVALID_PARAMS, "path", "path is empty");
 		return NULL;
 	}
-	if (path[0] == '/')
-		return strdup(path);
-	if (asprintf(&out, "%s/%s", base, path) == -1)
-		return NULL;
+	/* normalised: answers name the file without '.' or '..' */
+	if ((out = path_resolve(base, path)) == NULL)
+		error_nomem(err);
 	return out;
 }
 

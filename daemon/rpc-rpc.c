@@ -50,9 +50,12 @@ static int
 rpc_rpc_ping(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
+	struct timespec ts;
+
 	(void)call; (void)params; (void)err;
+	clock_gettime(CLOCK_REALTIME, &ts);
 	*result = json_pack("{s:b, s:I}", "pong", 1, "time_ms",
-	    (json_int_t)time(NULL) * 1000);
+	    (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 	return 0;
 }
 

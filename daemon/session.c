@@ -54,18 +54,31 @@ session_count(void)
 	return session_live;
 }
 
-/* Find a live session by id. */
+/* Find a live session by id; a session that is not live but recorded in
+ * the store (closed, by a client or before a restart) is sbox.SessionClosed,
+ * an id never seen sbox.SessionNotFound. */
 struct session *
 session_find(const char *id, sbox_error *err)
 {
 	struct session *s;
+	sbox_error e2;
+	json_t *rec;
 
 	TAILQ_FOREACH(s, &session_list, entry) {
 		if (strcmp(s->id, id) == 0 && s->state != SESSION_CLOSED)
 			return s;
 	}
-	error_set_field(err, E_SESSION_NOT_FOUND, "session",
-	    "no live session %s", id);
+	if (err == NULL)
+		return NULL;
+	error_clear(&e2);
+	rec = sboxd.store ? store_session_get(sboxd.store, id, &e2) : NULL;
+	if (rec != NULL)
+		error_set_field(err, E_SESSION_CLOSED, "session",
+		    "session %s is closed", id);
+	else
+		error_set_field(err, E_SESSION_NOT_FOUND, "session",
+		    "no live session %s", id);
+	json_decref(rec);
 	return NULL;
 }
 
@@ -186,7 +199,76 @@ session_free(struct session *s)
 		plan_free(s->plan);
 	strv_free(s->env);
 	json_decref(s->refused);
+	json_decref(s->env_dropped);
 	free(s);
+}
+
+/* The names of the client's env that the sandbox does not get (the one
+ * rule: PATH, LANG, LANGUAGE, LC_*, TERM, COLORTERM, TZ and the names the
+ * profile lists in "env"; HOME, USER, LOGNAME and TMPDIR are sbox's own),
+ * sorted, kept in s->env_dropped. */
+static void
+session_env_dropped(struct session *s, json_t *client_env)
+{
+	const char *k;
+	json_t *v;
+	size_t i, n;
+	int found;
+
+	s->env_dropped = json_array();
+	json_object_foreach(client_env, k, v) {
+		found = 0;
+		n = strlen(k);
+		for (i = 0; s->plan->env != NULL && s->plan->env[i] != NULL; i++)
+			if (strncmp(s->plan->env[i], k, n) == 0 &&
+			    s->plan->env[i][n] == '=')
+				found = 1;
+		if (!found)
+			json_array_append_new(s->env_dropped, json_string(k));
+	}
+	n = json_array_size(s->env_dropped);
+	for (i = 1; i < n; i++) {	/* insertion sort: a few dozen names */
+		size_t j = i;
+		while (j > 0 && strcmp(json_string_value(json_array_get(
+		    s->env_dropped, j - 1)), json_string_value(json_array_get(
+		    s->env_dropped, j))) > 0) {
+			json_t *a = json_incref(json_array_get(s->env_dropped, j - 1));
+			json_array_set(s->env_dropped, j - 1,
+			    json_array_get(s->env_dropped, j));
+			json_array_set_new(s->env_dropped, j, a);
+			j--;
+		}
+	}
+}
+
+/* The answer of session.create: the session, env_dropped, and warnings (one
+ * line naming the dropped variables, when there are). */
+static json_t *
+session_created_json(const struct session *s)
+{
+	json_t *j = session_to_json(s), *w = json_array(), *v;
+	char line[2048];
+	size_t i, n = 0;
+
+	if (j == NULL || w == NULL) {
+		json_decref(w);
+		return j;
+	}
+	if (json_array_size(s->env_dropped) > 0) {
+		n = (size_t)snprintf(line, sizeof line, "env: not passed into the "
+		    "sandbox (profile %s takes PATH, LANG, LANGUAGE, LC_*, TERM, "
+		    "COLORTERM, TZ and the names in its \"env\"):",
+		    s->profile->name);
+		json_array_foreach(s->env_dropped, i, v)
+			if (n < sizeof line)
+				n += (size_t)snprintf(line + n, sizeof line - n, "%s %s",
+				    i ? "," : "", json_string_value(v));
+		json_array_append_new(w, json_string(line));
+	}
+	json_object_set(j, "env_dropped", s->env_dropped ? s->env_dropped :
+	    json_array());
+	json_object_set_new(j, "warnings", w);
+	return j;
 }
 
 /* Answer every session.create waiting for this session. */
@@ -200,7 +282,7 @@ session_answer(struct session *s, const sbox_error *err)
 		if (err != NULL)
 			rpc_call_fail(w->call, err);
 		else
-			rpc_call_reply(w->call, session_to_json(s));
+			rpc_call_reply(w->call, session_created_json(s));
 		free(w);
 	}
 }
@@ -721,6 +803,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||
 	    session_record(s, p->uid, err) == -1)
 		goto fail_rm;
+	session_env_dropped(s, p->env);
 	TAILQ_INSERT_TAIL(&session_list, s, entry);
 	session_live++;
 	if (!s->plan->sandboxed) {
@@ -729,7 +812,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		session_write_note(s);
 		events_publish("session.ready", s->id, json_pack("{s:s, s:s}",
 		    "profile", s->profile->name, "project", s->project));
-		*result = session_to_json(s);
+		*result = session_created_json(s);
 		return 0;
 	}
 	if (session_start_container(s, err) == -1) {

@@ -47,6 +47,7 @@ struct session {
 	TAILQ_HEAD(, command) commands;
 	int                  ncommands;
 	json_t              *refused;     /* hosts refused: [{host, port, count, ...}] */
+	json_t              *env_dropped; /* client env names not passed in (sorted) */
 	long long            created_ms;
 	uid_t                creator_uid;
 };

@@ -587,3 +587,139 @@ def test_cli_follow_and_events_since(ctx):
         assert r.returncode == 2, r
     finally:
         c.close()
+
+
+# ---- issue 25: each place where PROTOCOL.md and the daemon disagreed
+
+def test_env_rule_and_dropped_names(ctx):
+    """session.create takes PATH, LANG, LANGUAGE, LC_*, TERM, COLORTERM, TZ
+    and the profile's names from env, and lists every other name in
+    env_dropped and in one warnings line; the doc states that rule once."""
+    text = open(DOC, encoding="utf-8").read() if os.path.exists(DOC) \
+        else None
+    c = SH.client()
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C",
+           "TZ": "UTC", "FOO_PLAIN": "1", "GITHUB_TOKEN": "t0k",
+           "SHELL": "/bin/zsh"}
+    made = c.call("session.create", {"project": project(),
+                                     "sandbox": "workspace", "env": env})
+    try:
+        check_shape("session", made)
+        assert made["env_dropped"] == ["FOO_PLAIN", "GITHUB_TOKEN",
+                                       "SHELL"], made
+        assert len(made["warnings"]) == 1, made
+        w = made["warnings"][0]
+        assert w.startswith("env: not passed into the sandbox"), w
+        for n in made["env_dropped"]:
+            assert n in w, w
+        r = c.call("command.exec", {"session": made["session"],
+                                    "argv": ["env"]})
+        seen = base64.b64decode(r["stdout"]).decode()
+        names = {l.split("=", 1)[0] for l in seen.splitlines() if "=" in l}
+        for n in ("PATH", "LANG", "LC_ALL", "TZ"):
+            assert n in names, seen
+        for n in made["env_dropped"]:
+            assert n not in names, seen
+    finally:
+        c.call("session.close", {"session": made["session"]})
+    if text is not None:
+        assert text.count("**The environment rule.**") == 1
+        assert "secrets-named variables are dropped unless the profile " \
+            "names them" not in text
+
+
+def test_calls_after_close_say_closed(ctx):
+    """After session.close, calls naming the session get
+    sbox.SessionClosed (also after a restart of sboxd); an id never seen
+    stays sbox.SessionNotFound."""
+    d = ctx.daemon(config={})
+    proj = os.path.join(ctx.tmp, "p")
+    os.makedirs(proj)
+    c = d.client()
+    sid = c.call("session.create", {"project": proj, "sandbox": "workspace",
+                                    "env": {"PATH": "/usr/bin:/bin"}})[
+        "session"]
+    c.call("session.close", {"session": sid})
+    for method, params in (
+            ("command.exec", {"session": sid, "argv": ["true"]}),
+            ("session.close", {"session": sid}),
+            ("session.allow_host", {"session": sid, "host": "a.example"}),
+            ("file.read", {"session": sid, "path": "x"})):
+        e = c.error(method, params)
+        assert e.name == "sbox.SessionClosed" and e.code == -32021 and \
+            e.field == "session", (method, e)
+    e = c.error("command.exec", {"session": "0123456789abcdef",
+                                 "argv": ["true"]})
+    assert e.name == "sbox.SessionNotFound", e
+    c.close()
+    d.stop()
+    d.start()
+    c = d.client()
+    e = c.error("command.exec", {"session": sid, "argv": ["true"]})
+    assert e.name == "sbox.SessionClosed", e
+    c.close()
+
+
+def test_ping_time_ms_is_milliseconds(ctx):
+    """rpc.ping's time_ms is the wall clock in milliseconds (not whole
+    seconds times 1000)."""
+    import time
+    c = SH.client()
+    stamps = []
+    for _ in range(4):
+        before = time.time() * 1000
+        t = c.call("rpc.ping")["time_ms"]
+        after = time.time() * 1000
+        assert before - 1000 <= t <= after + 1000, (before, t, after)
+        stamps.append(t)
+        time.sleep(0.013)
+    assert any(t % 1000 != 0 for t in stamps), stamps
+
+
+def test_started_examples_carry_request(ctx):
+    """Every command.started example of PROTOCOL.md (Terminals too) has
+    the fields of the "command start" shape."""
+    req, opt = shapes()["command start"]
+    text = open(DOC, encoding="utf-8").read()
+    found = 0
+    for line in text.splitlines():
+        if line.startswith("< ") and '"command.started"' in line:
+            p = json.loads(line[2:])["params"]
+            assert req <= set(p), line
+            found += 1
+    assert found >= 3, found
+
+
+def test_detached_exec_answers_as_documented(ctx):
+    """A detached command.exec answers the running command (the Shapes
+    table's row, which the command.exec table points at)."""
+    text = open(DOC, encoding="utf-8").read() if os.path.exists(DOC) \
+        else ""
+    assert "answered at once with `{command}`" not in text
+    c = SH.client()
+    job = c.call("command.exec", {"session": session(), "argv": ["sleep",
+                                  "60"], "detach": True})
+    check_shape("running command", job)
+    assert job["state"] == "running" and job["detach"] is True, job
+    c.call("command.kill", {"command": job["command"], "signal": 9})
+    c.call("command.wait", {"command": job["command"]})
+
+
+def test_paths_in_answers_normalised(ctx):
+    """cwd and file paths given with '.', '..' and '//' are answered
+    normalised."""
+    c = SH.client()
+    proj = project()
+    os.makedirs(os.path.join(proj, "app", "sub"), exist_ok=True)
+    with open(os.path.join(proj, "app", "f.txt"), "w") as f:
+        f.write("x")
+    r = c.call("command.exec", {"session": session(), "argv": ["pwd"],
+                                "cwd": "app/sub/../.."})
+    assert r["cwd"] == proj, r
+    assert base64.b64decode(r["stdout"]).decode().strip() == proj, r
+    r = c.call("command.exec", {"session": session(), "argv": ["pwd"],
+                                "cwd": proj + "/./app//sub/.."})
+    assert r["cwd"] == proj + "/app", r
+    f = c.call("file.read", {"session": session(),
+                             "path": "app/sub/.././f.txt"})
+    assert f["path"] == os.path.join(proj, "app", "f.txt"), f
