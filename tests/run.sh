@@ -91,7 +91,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		echo "sbox: no python3 with pytest; install python3-pytest python3-pytest-xdist (make deps)"
 		exit 1
 	fi
-	PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$PY" -m pytest "${PYTEST_ARGS[@]}" --bin "$BIN" tests/e2e </dev/null 2>&1 | tee "$out"
+	PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$PY" -m pytest "${PYTEST_ARGS[@]}" --bin="$BIN" tests/e2e </dev/null 2>&1 | tee "$out"
 	count_e2e "$out" "$(id -un)"
 	if [ "$(id -u)" = 0 ]; then
 		if ! id "$TEST_USER" >/dev/null 2>&1; then
@@ -121,7 +121,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		user_tmp=$RUN_TMP/user
 		mkdir -p "$user_tmp" && chown "$TEST_USER" "$user_tmp" && chmod 700 "$user_tmp"
 		# (the staged copy is read-only for the user: no pytest cache there)
-		ucmd="cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(printf '%q ' "$PY" -m pytest "${PYTEST_ARGS[@]}" -p no:cacheprovider --bin "$BIN" tests/e2e)"
+		ucmd="cd '$stage' && TMPDIR='$user_tmp' HOME=\$(getent passwd $TEST_USER | cut -d: -f6) PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(printf '%q ' "$PY" -m pytest "${PYTEST_ARGS[@]}" -p no:cacheprovider --bin="$BIN" tests/e2e)"
 		su "$TEST_USER" -s /bin/sh -c "$ucmd" </dev/null 2>&1 | tee "$out"
 		count_e2e "$out" "$TEST_USER"
 		rm -rf "$stage"
