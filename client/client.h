@@ -155,6 +155,8 @@ int table_is_cmd(const char *cmd);
 const struct client_sub *table_find(const char *cmd, const char *sub);
 /* The closest command (cmd NULL) or subcommand of cmd to word, or NULL. */
 const char *table_suggest(const char *cmd, const char *word);
+/* The closest of names (NULL-terminated) to word, or NULL ("did you mean"). */
+const char *table_closest(const char *word, const char *const *names);
 /* Print the help of cmd (every subcommand when sub is NULL). */
 void table_help(const char *cmd, const char *sub);
 /* Before a command runs: 1 after printing --help, -1 after a usage error,
@@ -228,5 +230,7 @@ void cmd_outside_time(const json_t *rec, const char *key, char *buf,
 int worktree_add(const char *repo, const char *branch, char **path,
     sbox_error *err);
 int worktree_remove(const char *path, sbox_error *err);
+/* The top of the git work tree holding dir, else dir (realpath'd, malloc'd). */
+char *worktree_top(const char *dir);
 
 #endif

@@ -211,9 +211,11 @@ cmd_choices_send(const struct client_opts *o, int argc, char **argv)
 		else
 			break;
 	}
+	if (!stdin_ok && !isatty(0))	/* a pipe or a file: --stdin implied */
+		stdin_ok = 1;
 	if (id == NULL || id[0] == '-' || i != argc || !stdin_ok || !profile)
 		return client_usage("usage: sbox session send ID [--sandbox "
-		    "PROFILE] --stdin [--no-ask]");
+		    "PROFILE] [--stdin] [--no-ask] (the script on stdin)");
 	ask_keep_terminal();
 	if ((script = cmd_choices_stdin()) == NULL)
 		return client_usage("the script is too long");

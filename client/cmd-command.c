@@ -3,9 +3,11 @@
  * --detach` prints, the same in `session log`). */
 #include "client/client.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "protocol/base64.h"
@@ -65,6 +67,27 @@ cmd_command_print_list(const json_t *r)
 	}
 }
 
+/* A signal by number (1-64) or name (KILL, SIGKILL, kill); -1 when it is
+ * neither. */
+static long long
+cmd_command_signal(const char *v, char **end)
+{
+	const char *name = v, *abbrev;
+	long long n;
+	int i;
+
+	n = strtoll(v, end, 10);
+	if (v[0] != '\0' && **end == '\0')
+		return n > 0 && n <= 64 ? n : -1;
+	if (strncasecmp(name, "SIG", 3) == 0)
+		name += 3;
+	for (i = 1; i < 65; i++)
+		if ((abbrev = sigabbrev_np(i)) != NULL &&
+		    strcasecmp(abbrev, name) == 0)
+			return i;
+	return -1;
+}
+
 /* sbox command list|read|wait|kill ... */
 int
 cmd_command(const struct client_opts *o, int argc, char **argv)
@@ -91,12 +114,15 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 	} else if (strcmp(sub, "read") == 0 || strcmp(sub, "wait") == 0 ||
 	    strcmp(sub, "kill") == 0) {
 		for (i = 2; i < argc; i++) {
-			if (strcmp(argv[i], "--signal") == 0 && i + 1 < argc &&
-			    sub[0] == 'k') {
-				sig = strtoll(argv[++i], &end, 10);
-				if (*end != '\0' || sig <= 0 || sig > 64)
+			if ((strcmp(argv[i], "--signal") == 0 && i + 1 < argc) ||
+			    strncmp(argv[i], "--signal=", 9) == 0) {
+				const char *v = argv[i][8] == '=' ? argv[i] + 9 :
+				    argv[++i];
+				if (sub[0] != 'k' || (sig = cmd_command_signal(v,
+				    &end)) == -1)
 					return client_usage("--signal takes a signal "
-					    "number, not \"%s\"", argv[i]);
+					    "name or number (KILL, SIGTERM, 9), not \"%s\"",
+					    v);
 			} else if (id == -1 && (id = cmd_command_id(argv[i])) == -1)
 				return client_usage("\"%s\" is not a command id (the "
 				    "number 'sbox command list' shows)", argv[i]);

@@ -137,13 +137,15 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 	}
 	if (project == NULL && branch != NULL)	/* the repository: here */
 		project = realpath(".", NULL);
+	else if (project == NULL)	/* the project here: git's top, or "." */
+		project = worktree_top(".");
 	if (project == NULL || optind != argc) {
 		json_decref(params);
 		free(project);
 		if (optind != argc)
 			return client_usage("unexpected argument \"%s\"",
 			    argv[optind]);
-		return client_usage("--project DIR is required");
+		return client_usage("the current folder is gone: pass --project DIR");
 	}
 	json_object_set_new(params, "env", cmd_session_environ());
 	/* SBOX_SANDBOX chooses below --sandbox, above the config */
@@ -572,8 +574,8 @@ usage:
 	    "[--env NAME=VALUE]...");
 }
 
-/* sbox session send ID --stdin [--no-ask]: run the shell script read from
- * stdin. */
+/* sbox session send ID [--stdin] [--no-ask]: run the shell script read
+ * from stdin (--stdin only needed when stdin is a terminal). */
 static int
 cmd_session_send(const struct client_opts *o, int argc, char **argv)
 {
@@ -591,9 +593,17 @@ cmd_session_send(const struct client_opts *o, int argc, char **argv)
 		else
 			break;
 	}
-	if (argc < 2 || argv[1][0] == '-' || i != argc || !stdin_ok)
-		return client_usage("usage: sbox session send ID --stdin "
+	/* the script comes on stdin: --stdin is implied when it is not a
+	 * terminal (a pipe or a file) */
+	if (!stdin_ok && !isatty(0))
+		stdin_ok = 1;
+	if (argc < 2 || argv[1][0] == '-' || i != argc)
+		return client_usage("usage: sbox session send ID [--stdin] "
 		    "[--no-ask]");
+	if (!stdin_ok)
+		return client_usage("sbox session send reads the script from "
+		    "stdin, which is a terminal: pipe the script in (or pass "
+		    "--stdin to type it, ending with Ctrl-D)");
 	ask_keep_terminal();
 	while (!feof(stdin) && (n = fread(buf, 1, sizeof buf, stdin)) > 0) {
 		char *ns = realloc(script, len + n + 1);

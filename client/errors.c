@@ -71,8 +71,9 @@ client_usage_cmd(const char *cmd, const char *sub)
 	errors_sub = sub;
 }
 
-/* Print a usage error as one line ("sbox: ...; try 'sbox help CMD'") and
- * return EXIT_USAGE. */
+/* Print a usage error as one line ("sbox: ...; try 'sbox help CMD'"; with
+ * --json, stdout also gets {"error": {name "sbox.Usage", message, field,
+ * exit_code 2}}) and return EXIT_USAGE. */
 int
 client_usage(const char *fmt, ...)
 {
@@ -89,6 +90,12 @@ client_usage(const char *fmt, ...)
 		    errors_cmd, errors_sub ? " " : "", errors_sub ? errors_sub : "");
 	else
 		fprintf(stderr, "sbox: %s\n", msg);
+	if (errors_json && !errors_json_printed) {	/* one JSON document */
+		json_t *e = json_pack("{s:{s:s, s:s, s:n, s:i}}", "error", "name",
+		    "sbox.Usage", "message", msg, "field", "exit_code", EXIT_USAGE);
+		client_print_json(e);
+		json_decref(e);
+	}
 	return EXIT_USAGE;
 }
 

@@ -139,6 +139,7 @@ main(int argc, char **argv)
 		case 'h': main_usage(stdout); return EXIT_OK;
 		case 'V': printf("sbox %s\n", SBOX_VERSION); return EXIT_OK;
 		default:
+			client_set_json(o.json);
 			if (optopt == 's')
 				return client_usage("option --socket needs a value; "
 				    "see 'sbox help'");
@@ -146,7 +147,15 @@ main(int argc, char **argv)
 			    argv[optind - 1]);
 		}
 	}
+	/* --json anywhere before "--": errors before the command runs are one
+	 * JSON document too */
+	for (n = optind; n < argc && strcmp(argv[n], "--") != 0; n++)
+		if (strcmp(argv[n], "--json") == 0)
+			o.json = 1;
+	client_set_json(o.json);
 	if (optind >= argc) {
+		if (o.json)
+			return client_usage("no command given; see 'sbox help'");
 		main_usage(stderr);
 		return EXIT_USAGE;
 	}

@@ -23,16 +23,18 @@ static const struct client_sub table_subs[] = {
 	{ "daemon", "reload", "sbox daemon reload",
 	  "load the config file again (as SIGHUP); a broken one is refused",
 	  "", -1 },
-	{ "events", NULL, "sbox events [--since SEQ] [TOPIC...]",
-	  "print events as they come, one JSON object per line (--since: "
-	  "first the stored ones after SEQ)", "since=", -1 },
+	{ "events", NULL, "sbox events [--since SEQ] [-f|--follow] [TOPIC...]",
+	  "print the stored events (after SEQ; the newest 1000) one JSON "
+	  "object per line, and exit; --follow: then the live ones as they "
+	  "come, until interrupted", "since= f/follow", -1 },
 	{ "session", "create",
-	  "sbox session create --project DIR [--sandbox PROFILE|none] [--title T]\n"
+	  "sbox session create [--project DIR] [--sandbox PROFILE|none] [--title T]\n"
 	  "                    [--provider P] [--model M] [--space S]\n"
 	  "                    [--worktree BRANCH]  (a new linked worktree of DIR,\n"
 	  "                    default the current folder, on BRANCH)",
-	  "start a session; prints its id (SBOX_SANDBOX chooses the profile "
-	  "below --sandbox)",
+	  "start a session; prints its id (the project: --project, else the "
+	  "top of the git work tree here, else the current folder; "
+	  "SBOX_SANDBOX chooses the profile below --sandbox)",
 	  "project= sandbox= title= provider= model= space= worktree=", -1 },
 	{ "session", "list", "sbox session list [--all]",
 	  "the live sessions (--all: closed ones too)", "all", -1 },
@@ -56,8 +58,9 @@ static const struct client_sub table_subs[] = {
 	  "an interactive shell in a session, on a terminal made inside the "
 	  "sandbox (bash when it has one, else sh)", "C/cwd= e/env=", -1 },
 	{ "session", "send",
-	  "sbox session send ID [--sandbox PROFILE] --stdin [--no-ask]",
-	  "run the shell script read from stdin in a session (--sandbox: "
+	  "sbox session send ID [--sandbox PROFILE] [--stdin] [--no-ask]",
+	  "run the shell script read from stdin in a session (--stdin: "
+	  "needed only when stdin is a terminal; --sandbox: "
 	  "under a narrower profile, in a child session; --no-ask: never ask "
 	  "about a refusal)", "stdin sandbox= no-ask", -1 },
 	{ "session", "status", "sbox session status ID",
@@ -94,8 +97,9 @@ static const struct client_sub table_subs[] = {
 	  "a command's state and the output kept so far", "", -1 },
 	{ "command", "wait", "sbox command wait COMMAND",
 	  "wait for a command to end; its output, and its exit status", "", -1 },
-	{ "command", "kill", "sbox command kill COMMAND [--signal N]",
-	  "send a signal (default 15) to a command's process group",
+	{ "command", "kill", "sbox command kill COMMAND [--signal SIG]",
+	  "send a signal (a name such as KILL or SIGINT, or a number; "
+	  "default TERM) to a command's process group",
 	  "signal=", -1 },
 	{ "command", "follow", "sbox command follow COMMAND",
 	  "a command's output so far, then as it comes, until it ends; its "
@@ -270,6 +274,83 @@ table_opt(const char *spec, const char *name, size_t len, int letter,
 	return NULL;
 }
 
+/* The closest of names (NULL-terminated) to word, or NULL when none is
+ * close (for "did you mean": options, profile names, config keys). */
+const char *
+table_closest(const char *word, const char *const *names)
+{
+	const char *best = NULL;
+	size_t bd = 3, d, len = strlen(word), i;
+
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		d = table_distance(word, names[i]);
+		if (len >= 3 && strncmp(names[i], word, len) == 0)
+			d = 1;
+		if (d < bd && (len > 2 || d < 2)) {
+			bd = d;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
+/* The long option of spec closest to name (len bytes), copied to out, or
+ * NULL. */
+static const char *
+table_opt_suggest(const char *spec, const char *name, size_t len,
+    char out[64])
+{
+	char words[32][64], word[64];
+	const char *names[33], *p = spec, *t, *best;
+	size_t tl, n = 0;
+
+	while (*p != '\0' && n < 32) {
+		while (*p == ' ')
+			p++;
+		t = p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		if ((tl = (size_t)(p - t)) == 0)
+			break;
+		if (tl > 2 && t[1] == '/') {
+			t += 2;
+			tl -= 2;
+		}
+		if (tl > 0 && t[tl - 1] == '=')
+			tl--;
+		if (tl >= sizeof words[0])
+			continue;
+		memcpy(words[n], t, tl);
+		words[n][tl] = '\0';
+		names[n] = words[n];
+		n++;
+	}
+	names[n] = NULL;
+	if (len >= sizeof word)
+		return NULL;
+	memcpy(word, name, len);
+	word[len] = '\0';
+	if ((best = table_closest(word, names)) == NULL)
+		return NULL;
+	snprintf(out, 64, "%s", best);
+	return out;
+}
+
+/* Does the usage of s put its positionals (an ID) before its options
+ * ("sbox session exec ID [--cwd DIR]")? Its parser then reads them first. */
+static int
+table_id_first(const struct client_sub *s)
+{
+	const char *p = s->usage;
+	int words = s->sub != NULL ? 3 : 2;
+
+	while (words-- > 0) {
+		p += strcspn(p, " \n");
+		p += strspn(p, " \n");
+	}
+	return *p >= 'A' && *p <= 'Z';
+}
+
 /* Print the help of one entry (or of every subcommand of cmd) on stdout. */
 void
 table_help(const char *cmd, const char *sub)
@@ -292,14 +373,25 @@ table_help(const char *cmd, const char *sub)
 
 /* Check a command line before the command runs: --help prints help (1),
  * --json anywhere before "--" is taken out (o->json), an unknown option or
- * one without its value is a usage error (-1, printed); 0 otherwise. */
+ * one without its value is a usage error (-1, printed, with the closest
+ * option); 0 otherwise. Options may stand anywhere before "--" (or the
+ * command line): they are put where the command's parser reads them,
+ * before its positionals, or after an ID the usage names first. */
 int
 table_prepare(struct client_opts *o, int *argcp, char **argv)
 {
 	const struct client_sub *s;
 	const char *sub = NULL, *a, *eq, *sugg;
 	int argc = *argcp, i, out, pos = 0, stop = 0, val, first = 1;
+	int nopt = 0, npos = 0, k;
+	char **opt = calloc((size_t)argc + 1, sizeof *opt);
+	char **posv = calloc((size_t)argc + 1, sizeof *posv), hint[64];
 
+	if (opt == NULL || posv == NULL) {
+		free(opt);
+		free(posv);
+		return client_usage("out of memory"), -1;
+	}
 	if (table_has_subs(argv[0]) && argc > 1 && argv[1][0] != '-') {
 		sub = argv[1];
 		first = 2;
@@ -318,6 +410,8 @@ table_prepare(struct client_opts *o, int *argcp, char **argv)
 			continue;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			table_help(argv[0], s != NULL ? s->sub : NULL);
+			free(opt);
+			free(posv);
 			return 1;
 		} else if (s != NULL && a[0] == '-' && a[1] != '\0' &&
 		    strcmp(argv[0], "help") != 0) {
@@ -327,23 +421,56 @@ table_prepare(struct client_opts *o, int *argcp, char **argv)
 			if (table_opt(s->opts, name, len, a[1] == '-' ? 0 : a[1],
 			    &val) == NULL || (a[1] != '-' && len != 1)) {
 				client_usage_cmd(argv[0], s->sub);
+				free(opt);
+				free(posv);
+				if (a[1] == '-' && table_opt_suggest(s->opts, name, len,
+				    hint) != NULL)
+					return client_usage("unknown option %s for 'sbox "
+					    "%s%s%s' (did you mean --%s?)", a, argv[0],
+					    s->sub ? " " : "", s->sub ? s->sub : "",
+					    hint), -1;
 				return client_usage("unknown option %s for 'sbox %s%s%s'",
 				    a, argv[0], s->sub ? " " : "", s->sub ? s->sub : ""),
 				    -1;
 			}
+			opt[nopt++] = argv[i];
 			if (val && eq == NULL) {
 				if (i + 1 >= argc) {
 					client_usage_cmd(argv[0], s->sub);
+					free(opt);
+					free(posv);
 					return client_usage("option %s needs a value", a), -1;
 				}
-				argv[out++] = argv[i++];
+				opt[nopt++] = argv[++i];
 			}
+			continue;
 		} else if (s != NULL && s->argv_at >= 0 && a[0] != '-' &&
 		    ++pos > s->argv_at) {
 			stop = 1;
 		}
-		argv[out++] = argv[i];
+		if (stop || s == NULL) {
+			/* the options and positionals so far, in the order the
+			 * command's parser reads them, then the rest as it is */
+			for (k = 0; s != NULL && table_id_first(s) && k < npos; k++)
+				argv[out++] = posv[k];
+			for (k = 0; k < nopt; k++)
+				argv[out++] = opt[k];
+			for (k = 0; (s == NULL || !table_id_first(s)) && k < npos; k++)
+				argv[out++] = posv[k];
+			npos = nopt = 0;
+			argv[out++] = argv[i];
+			continue;
+		}
+		posv[npos++] = argv[i];
 	}
+	for (k = 0; s != NULL && table_id_first(s) && k < npos; k++)
+		argv[out++] = posv[k];
+	for (k = 0; k < nopt; k++)
+		argv[out++] = opt[k];
+	for (k = 0; (s == NULL || !table_id_first(s)) && k < npos; k++)
+		argv[out++] = posv[k];
+	free(opt);
+	free(posv);
 	argv[out] = NULL;
 	*argcp = out;
 	if (s == NULL && sub != NULL) {

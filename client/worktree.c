@@ -123,3 +123,28 @@ worktree_remove(const char *path, sbox_error *err)
 		    "worktree kept", path, rc);
 	return 0;
 }
+
+/* The top folder of the git work tree holding dir (the nearest folder up
+ * from it with a .git entry, "/" excepted), else dir itself; realpath'd,
+ * malloc'd, NULL when dir does not exist. */
+char *
+worktree_top(const char *dir)
+{
+	char *real = realpath(dir, NULL), buf[PATH_MAX], git[PATH_MAX + 8], *p;
+	struct stat st;
+
+	if (real == NULL)
+		return NULL;
+	snprintf(buf, sizeof buf, "%s", real);
+	while (strcmp(buf, "/") != 0) {
+		snprintf(git, sizeof git, "%s/.git", buf);
+		if (lstat(git, &st) == 0) {
+			free(real);
+			return strdup(buf);
+		}
+		if ((p = strrchr(buf, '/')) == NULL || p == buf)
+			break;
+		*p = '\0';
+	}
+	return real;
+}

@@ -98,7 +98,8 @@ def test_cli_daemon_status_and_stop(ctx):
 def test_cli_events(ctx):
     d = ctx.daemon(config={})
     p = subprocess.Popen([os.path.join(sboxtest.BIN, "sbox"), "events",
-                          "config.*"], env=d.env(), stdout=subprocess.PIPE,
+                          "--follow", "config.*"], env=d.env(),
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
     try:
         c = d.client()

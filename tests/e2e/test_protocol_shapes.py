@@ -573,8 +573,8 @@ def test_cli_follow_and_events_since(ctx):
         c.call("daemon.reload")
         c.call("daemon.reload")
         sub = c.call("events.subscribe", {"topics": ["config.reloaded"]})
-        p = sbox_popen(d, "events", "--since", str(sub["seq"] - 2),
-                       "config.reloaded")
+        p = sbox_popen(d, "events", "--follow", "--since",
+                       str(sub["seq"] - 2), "config.reloaded")
         try:
             lines = [json.loads(p.stdout.readline()) for _ in range(2)]
         finally:
