@@ -2,6 +2,7 @@
  * options), and what is done with it before a command runs: --help, --json
  * anywhere on the line, unknown options, "did you mean", shell completion. */
 #include "client/client.h"
+#include "policy/suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,23 +276,11 @@ table_opt(const char *spec, const char *name, size_t len, int letter,
 }
 
 /* The closest of names (NULL-terminated) to word, or NULL when none is
- * close (for "did you mean": options, profile names, config keys). */
+ * close (for "did you mean": options, profile names). */
 const char *
 table_closest(const char *word, const char *const *names)
 {
-	const char *best = NULL;
-	size_t bd = 3, d, len = strlen(word), i;
-
-	for (i = 0; names != NULL && names[i] != NULL; i++) {
-		d = table_distance(word, names[i]);
-		if (len >= 3 && strncmp(names[i], word, len) == 0)
-			d = 1;
-		if (d < bd && (len > 2 || d < 2)) {
-			bd = d;
-			best = names[i];
-		}
-	}
-	return best;
+	return suggest_closest(word, names);
 }
 
 /* The long option of spec closest to name (len bytes), copied to out, or

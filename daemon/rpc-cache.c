@@ -23,6 +23,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "policy/caches.h"
+#include "policy/config.h"
 #include "policy/profile.h"
 #include "policy/strv.h"
 
@@ -313,6 +314,33 @@ rpc_cache_child(json_t *params, int clear, int fd)
 	_exit(msg != NULL && json_dumpfd(msg, fd, JSON_COMPACT) == 0 ? 0 : 1);
 }
 
+/* Is only a name neither the config knows nor sbox's caches hold (a
+ * profile removed from the config keeps its caches until cleared)? Then
+ * err is sbox.ProfileNotFound (with the closest name). */
+static int
+rpc_cache_unknown(const char *only, sbox_error *err)
+{
+	struct profile *p;
+	struct stat st;
+	char *base, *dir = NULL;
+	int held;
+
+	if ((p = profile_get(sboxd.config, only, err)) != NULL) {
+		profile_free(p);
+		return 0;
+	}
+	if (strcmp(err->name, E_PROFILE_NOT_FOUND) != 0)
+		return 1;
+	base = caches_base(sboxd.state_dir);
+	held = base != NULL && asprintf(&dir, "%s/%s", base, only) != -1 &&
+	    lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	free(base);
+	free(dir);
+	if (held)
+		error_clear(err);
+	return !held;
+}
+
 /* Start list (clear = 0) or clear (1) in a child; the call ends later. */
 static int
 rpc_cache_start(struct rpc_call *call, json_t *params, int clear,
@@ -326,6 +354,8 @@ rpc_cache_start(struct rpc_call *call, json_t *params, int clear,
 	if (only != NULL && !profile_name_valid(only))
 		return error_set_field(err, E_INVALID_PARAMS, "profile",
 		    "\"%s\" is not a profile name", only);
+	if (only != NULL && rpc_cache_unknown(only, err))
+		return -1;
 	if ((j = calloc(1, sizeof *j)) == NULL)
 		return error_nomem(err);
 	if (pipe2(p, O_CLOEXEC) == -1) {

@@ -16,6 +16,7 @@
 #include "policy/jsonpath.h"
 #include "policy/path.h"
 #include "policy/strv.h"
+#include "policy/suggest.h"
 
 #define CONFIG_FIELD_MAX 256
 
@@ -489,6 +490,35 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 	return 0;
 }
 
+/* An "unknown key (expected a, b or c)" error gets "did you mean b?" when
+ * the key (the last part of its field) is close to one of those named. */
+static void
+config_suggest_key(sbox_error *err)
+{
+	static const char head[] = "unknown key (expected ";
+	char list[sizeof err->message], *names[32], *p, *tok, *save;
+	const char *key, *sugg;
+	size_t n = 0, len;
+
+	if (err == NULL || strcmp(err->name, E_CONFIG) != 0 ||
+	    strncmp(err->message, head, sizeof head - 1) != 0)
+		return;
+	snprintf(list, sizeof list, "%s", err->message + sizeof head - 1);
+	if ((p = strchr(list, ')')) != NULL)
+		*p = '\0';
+	for (tok = strtok_r(list, ", ", &save); tok != NULL && n < 31;
+	    tok = strtok_r(NULL, ", ", &save))
+		if (strcmp(tok, "or") != 0)
+			names[n++] = tok;
+	names[n] = NULL;
+	key = (p = strrchr(err->field, '.')) != NULL ? p + 1 : err->field;
+	if ((sugg = suggest_closest(key, (const char *const *)names)) == NULL)
+		return;
+	len = strlen(err->message);
+	snprintf(err->message + len, sizeof err->message - len,
+	    "; did you mean %s?", sugg);
+}
+
 /* Validate an already parsed config document. */
 struct config *
 config_parse(const json_t *root, const char *path, const char *home,
@@ -514,6 +544,7 @@ config_parse(const json_t *root, const char *path, const char *home,
 		return NULL;
 	}
 	if (config_parse_root(cfg, root, err) == -1) {
+		config_suggest_key(err);
 		if (err != NULL && err->field[0] != '\0')
 			error_context(err, "%s: %s", path, err->field);
 		else
@@ -612,8 +643,17 @@ profile_get(const struct config *cfg, const char *name, sbox_error *err)
 	if (name != NULL && profile_is_builtin(name))
 		return profile_builtin(name, err);
 	if (name == NULL || (p = config_find_profile(cfg, name)) == NULL) {
-		error_set_field(err, E_PROFILE_NOT_FOUND, "profile",
-		    "no profile \"%s\"", name ? name : "");
+		char **names = profile_list(cfg);
+		const char *sugg = name ? suggest_closest(name,
+		    (const char *const *)names) : NULL;
+
+		if (sugg != NULL)
+			error_set_field(err, E_PROFILE_NOT_FOUND, "profile",
+			    "no profile \"%s\" (did you mean \"%s\"?)", name, sugg);
+		else
+			error_set_field(err, E_PROFILE_NOT_FOUND, "profile",
+			    "no profile \"%s\"", name ? name : "");
+		strv_free(names);
 		return NULL;
 	}
 	return profile_copy(p, err);

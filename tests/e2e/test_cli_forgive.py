@@ -168,3 +168,45 @@ def test_events_dumps_and_exits(ctx):
         p.kill()
         p.wait()
     c.close()
+
+
+def test_unknown_profile_names_refused_with_a_suggestion(ctx):
+    d = ctx.daemon(config={"sandbox": {"profiles": {
+        "mine": {"extends": "workspace"}}}})
+    proj = os.path.join(ctx.tmp, "p")
+    make_project(proj)
+    for args in (["session", "create", "--project", proj, "--sandbox",
+                  "strcit"],
+                 ["run", "--project", proj, "--sandbox", "strcit", "--",
+                  "true"],
+                 ["sandbox", "show", "strcit"],
+                 ["sandbox", "check", "--profile", "strcit"],
+                 ["cache", "list", "--profile", "strcit"],
+                 ["cache", "clear", "--profile", "strcit"],
+                 ["session", "choices", "--project", proj, "--sandbox",
+                  "strcit"]):
+        r = d.cli(*args, input=b"", timeout=90)
+        err = r.stderr.decode()
+        assert r.returncode != 0, (args, text(r))
+        assert "strcit" in err and 'did you mean "strict"' in err, (
+            args, text(r))
+    r = d.cli("cache", "list", "--profile", "mnie", input=b"")
+    assert r.returncode == 1 and 'did you mean "mine"' in \
+        r.stderr.decode(), text(r)
+    r = d.cli("cache", "list", "--profile", "mine", input=b"")
+    assert r.returncode == 0, text(r)
+
+
+def test_config_keys_did_you_mean(ctx):
+    d = ctx.daemon(config={})
+    bad = os.path.join(ctx.tmp, "bad.json")
+    with open(bad, "w") as f:
+        json.dump({"sandbox": {"report_readz": True}}, f)
+    r = d.cli("config", "check", bad)
+    assert r.returncode == 1 and "did you mean report_reads?" in \
+        (r.stdout + r.stderr).decode(), text(r)
+    with open(bad, "w") as f:
+        json.dump({"sandbx": {}}, f)
+    r = d.cli("config", "check", bad)
+    assert r.returncode == 1 and "did you mean sandbox?" in \
+        (r.stdout + r.stderr).decode(), text(r)
