@@ -143,7 +143,9 @@ static const struct client_sub table_subs[] = {
 	  "check a config file (default: the daemon's) and list every error",
 	  "", -1 },
 	{ "completion", NULL, "sbox completion bash",
-	  "print a bash completion script (source it from ~/.bashrc)", "", -1 },
+	  "print a bash completion script (source it from ~/.bashrc); it "
+	  "completes session ids and profile names too, from 'sbox completion "
+	  "words sessions|profiles'", "", -1 },
 	{ "help", NULL, "sbox help [COMMAND [SUBCOMMAND]]", "show help", "", -1 },
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
@@ -474,6 +476,40 @@ table_prepare(struct client_opts *o, int *argcp, char **argv)
 	return 0;
 }
 
+/* sbox completion words sessions|profiles: the live session ids or the
+ * profile names, one a line (for the completion script; never starts
+ * sboxd). */
+static int
+table_words(const struct client_opts *o, const char *what)
+{
+	struct client_opts q = *o;
+	const char *method, *list, *key;
+	json_t *r, *e;
+	size_t i;
+	int rc = EXIT_OK;
+
+	if (strcmp(what, "sessions") == 0) {
+		method = "session.list";
+		list = "sessions";
+		key = "session";
+	} else if (strcmp(what, "profiles") == 0) {
+		method = "sandbox.list";
+		list = "profiles";
+		key = "name";
+	} else
+		return client_usage("sbox completion words takes sessions or "
+		    "profiles");
+	q.no_start = 1;
+	q.json = 0;
+	if ((r = client_call_once(&q, method, NULL, &rc)) == NULL)
+		return rc;
+	json_array_foreach(json_object_get(r, list), i, e)
+		if (json_is_string(json_object_get(e, key)))
+			printf("%s\n", json_string_value(json_object_get(e, key)));
+	json_decref(r);
+	return EXIT_OK;
+}
+
 /* sbox completion bash: a completion script made from the table. */
 int
 table_completion(const struct client_opts *o, int argc, char **argv)
@@ -483,6 +519,8 @@ table_completion(const struct client_opts *o, int argc, char **argv)
 	size_t len = 0;
 	FILE *f = stdout;
 
+	if (argc == 3 && strcmp(argv[1], "words") == 0)
+		return table_words(o, argv[2]);
 	if (argc != 2 || strcmp(argv[1], "bash") != 0)
 		return client_usage("only 'sbox completion bash' is supported");
 	if (o->json && (f = open_memstream(&buf, &len)) == NULL)
@@ -531,6 +569,24 @@ table_completion(const struct client_opts *o, int argc, char **argv)
 		fprintf(f, "--json --help' ;;\n");
 	}
 	fprintf(f, "  esac\n"
+	    /* what the daemon knows: profile names after --sandbox and
+	     * --profile, session ids where a command takes one */
+	    "  local prev=${COMP_WORDS[COMP_CWORD-1]} sbox=${COMP_WORDS[0]}\n"
+	    "  case $prev in\n"
+	    "    --sandbox|--profile) words=$($sbox --no-start completion words "
+	    "profiles 2>/dev/null) ;;\n"
+	    "    --session) words=$($sbox --no-start completion words sessions "
+	    "2>/dev/null) ;;\n"
+	    "    *) case $cur in -*) ;; *) case \"$cmd/$sub\" in\n"
+	    "      session/info|session/close|session/exec|session/shell|"
+	    "session/send|session/status|session/log|session/outside|"
+	    "session/allow-host|command/list)\n"
+	    "        words=\"$words $($sbox --no-start completion words sessions "
+	    "2>/dev/null)\" ;;\n"
+	    "      sandbox/show) words=\"$words $($sbox --no-start completion "
+	    "words profiles 2>/dev/null)\" ;;\n"
+	    "    esac ;; esac ;;\n"
+	    "  esac\n"
 	    "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
 	    "}\n"
 	    "complete -o default -F _sbox sbox\n");

@@ -210,3 +210,31 @@ def test_config_keys_did_you_mean(ctx):
     r = d.cli("config", "check", bad)
     assert r.returncode == 1 and "did you mean sandbox?" in \
         (r.stdout + r.stderr).decode(), text(r)
+
+
+def test_completion_of_ids_and_profiles(ctx):
+    d = ctx.daemon(config={"sandbox": {"profiles": {
+        "mine": {"extends": "workspace"}}}})
+    proj = os.path.join(ctx.tmp, "p")
+    make_project(proj)
+    sid = session(d, proj)
+    script = d.cli("completion", "bash").stdout.decode()
+    sbox = os.path.join(sboxtest.BIN, "sbox")
+
+    def complete(*words):
+        prog = script + "\nCOMP_WORDS=(%s); COMP_CWORD=%d; _sbox; " \
+            "echo \"${COMPREPLY[@]}\"\n" % (
+                " ".join("'%s'" % w for w in (sbox,) + words), len(words))
+        r = subprocess.run(["bash", "-c", prog], capture_output=True,
+                           env=d.env(), timeout=30)
+        assert r.returncode == 0, text(r)
+        return r.stdout.decode().split()
+
+    assert sid in complete("session", "exec", "")
+    assert sid in complete("session", "info", sid[:3])
+    assert complete("session", "create", "--sandbox", "m") == ["mine"]
+    assert "strict" in complete("run", "--sandbox", "")
+    assert "mine" in complete("sandbox", "show", "")
+    assert complete("cache", "list", "--profile", "wor") == ["workspace"]
+    r = d.cli("completion", "words", "sessions")
+    assert r.returncode == 0 and r.stdout.decode().split() == [sid], text(r)
