@@ -38,12 +38,16 @@ cmd_choices_print_status(const json_t *r)
 	printf("%-10s %s\n", "network", cmd_choices_s(r, "network", "?"));
 	if (json_array_size(json_object_get(r, "refused")) == 0)
 		printf("%-10s none\n", "refused");
-	json_array_foreach(json_object_get(r, "refused"), i, e)
+	json_array_foreach(json_object_get(r, "refused"), i, e) {
+		char when[32];
+		/* times for people: local, as every listing shows them */
+		cmd_outside_time(e, "last_at_ms", when, sizeof when);
 		printf("%-10s %s:%lld (%lldx, %s) %s\n", i == 0 ? "refused" : "",
 		    cmd_choices_s(e, "host", "?"),
 		    (long long)json_integer_value(json_object_get(e, "port")),
 		    (long long)json_integer_value(json_object_get(e, "count")),
-		    cmd_choices_s(e, "last_at", ""), cmd_choices_s(e, "reason", ""));
+		    when, cmd_choices_s(e, "reason", ""));
+	}
 	if (json_array_size(json_object_get(r, "running")) == 0)
 		printf("%-10s none\n", "running");
 	json_array_foreach(json_object_get(r, "running"), i, e) {

@@ -78,6 +78,14 @@ cmd_session_print_info(const json_t *r)
 		else if (json_is_integer(v))
 			printf("%-13s %lld\n", keys[i], (long long)json_integer_value(v));
 	}
+	for (i = 0; i < 2; i++) {	/* times for people: local */
+		char when[32];
+		const char *k = i == 0 ? "created_at_ms" : "closed_at_ms";
+		if (!json_is_integer(json_object_get(r, k)))
+			continue;
+		cmd_outside_time(r, k, when, sizeof when);
+		printf("%-13s %s\n", i == 0 ? "created" : "closed", when);
+	}
 }
 
 /* Print the session list as a table. */

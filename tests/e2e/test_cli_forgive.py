@@ -19,8 +19,9 @@ def cli_in(d, cwd, *args, input=b"", timeout=60):
                           cwd=cwd, timeout=timeout)
 
 
-def session(d, proj):
-    r = d.cli("session", "create", "--project", proj, input=b"")
+def session(d, proj, sandbox="workspace"):
+    r = d.cli("session", "create", "--project", proj, "--sandbox", sandbox,
+              input=b"")
     assert r.returncode == 0, text(r)
     return r.stdout.decode().strip()
 
@@ -238,3 +239,28 @@ def test_completion_of_ids_and_profiles(ctx):
     assert complete("cache", "list", "--profile", "wor") == ["workspace"]
     r = d.cli("completion", "words", "sessions")
     assert r.returncode == 0 and r.stdout.decode().split() == [sid], text(r)
+
+
+def test_one_time_format_for_people(ctx):
+    """Text output shows times as local "YYYY-MM-DD HH:MM:SS" (JSON keeps
+    *_at_ms)."""
+    import re
+    import time
+    d = ctx.daemon(config={})
+    proj = os.path.join(ctx.tmp, "p")
+    make_project(proj)
+    sid = session(d, proj)
+    r = d.cli("--json", "session", "info", sid)
+    ms = json.loads(r.stdout)["created_at_ms"]
+    r = d.cli("session", "info", sid)
+    m = re.search(r"^created\s+(\S+ \S+)$", r.stdout.decode(), re.M)
+    assert m, text(r)
+    want = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms // 1000))
+    assert m.group(1) == want, (m.group(1), want)
+    r = d.cli("session", "exec", sid, "--no-tty", "--", "sh", "-c",
+              "curl -sS -m 5 -o /dev/null http://refused.test/; true",
+              input=b"")
+    r = d.cli("session", "status", sid)
+    line = [l for l in r.stdout.decode().splitlines() if "refused.test" in l]
+    assert line and re.search(r"\(\d+x, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)",
+                              line[0]), text(r)
