@@ -11,10 +11,16 @@ failure_log(), printed with the daemons' logs when one of its tests fails.
 
 --bin (or SBOX_BIN) names the folder of sboxd, sbox-init and sbox (bin/ of
 the tree by default); --e2e-timeout (or E2E_TIMEOUT) bounds each test.
+
+With xdist, a test that changes what every sandbox sees (files planted in
+/etc) runs alone: its module lists it in RUN_ALONE = ("test_name",); it
+takes a lock every other test holds shared.
 """
+import fcntl
 import os
 import signal
 import sys
+import tempfile
 import threading
 
 import pytest
@@ -56,11 +62,38 @@ def _on_alarm(signum, frame):
     raise E2ETimeout("test took too long")
 
 
+def _lock_path(controller_pid):
+    return os.path.join(tempfile.gettempdir(),
+                        "sbox-e2e-%d.lock" % controller_pid)
+
+
+def _take_lock(request):
+    """Under xdist: the run's lock, exclusive for a RUN_ALONE test, shared
+    for the others; None without workers."""
+    if not hasattr(request.config, "workerinput"):
+        return None
+    alone = request.node.originalname in getattr(request.module,
+                                                 "RUN_ALONE", ())
+    f = open(_lock_path(os.getppid()), "a")
+    fcntl.flock(f, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+    return f
+
+
+# The controller removes the lock file its workers shared.
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        try:
+            os.unlink(_lock_path(os.getpid()))
+        except OSError:
+            pass
+
+
 @pytest.fixture
 def ctx(request):
     """A Context for one test: daemons it makes are stopped and its folders
     removed afterwards; the test is bounded in time."""
     import sboxtest
+    lock = _take_lock(request)
     c = sboxtest.Context()
     t = request.config.getoption("--e2e-timeout") or \
         int(os.environ.get("E2E_TIMEOUT", "180"))
@@ -75,6 +108,8 @@ def ctx(request):
             signal.alarm(0)
             signal.signal(signal.SIGALRM, old)
         c.cleanup()
+        if lock is not None:
+            lock.close()
 
 
 # sboxtest.Skip becomes a pytest skip; a failure carries the logs of the

@@ -84,6 +84,11 @@ def test_proc_sys_is_read_only(ctx):
         assert f.read() == before
 
 
+# It plants files in /etc, /var/lib and /opt, which every sandbox's mounts
+# list: under xdist no other test runs meanwhile (tests/e2e/conftest.py).
+RUN_ALONE = ("test_root_only_files_unreadable",)
+
+
 def test_root_only_files_unreadable(ctx):
     if not is_root():
         raise Skip("plants files in /etc and /var/lib")

@@ -48,7 +48,8 @@ def test_other_name(ctx):
 
 
 def run(folder, *args):
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST_XDIST")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["GLUE_MARK"] = os.path.join(folder, "mark")
     # --bin=DIR in one word: pytest reads the conftest's options only
