@@ -120,7 +120,11 @@ def test_cli_json_every_command(ctx):
     job = one_json(d, "session", "exec", sid, "--detach", "--json", "--",
                    "sh", "-c", "echo bg; sleep 30")
     one_json(d, "command", "list", sid, "--json")
-    one_json(d, "command", "read", str(job["command"]), "--json")
+    # killed only once it has written (a kill before the echo would leave
+    # no output to check)
+    sboxtest.wait_for(lambda: one_json(
+        d, "command", "read", str(job["command"]), "--json").get(
+        "stdout_text") == "bg\n", 30, 0.05, "the job's output")
     one_json(d, "command", "kill", str(job["command"]), "--json")
     j = one_json(d, "command", "wait", str(job["command"]), "--json", rc=143)
     assert j["stdout_text"] == "bg\n" and j["sandboxed"] is True, j
