@@ -84,6 +84,32 @@ int exec_was_interrupted(void);
 /* Note that it was (sig) or not (0). */
 void exec_note_interrupted(int sig);
 
+/* exec-relay.c: our stdin, stdout and stderr that may not go into a
+ * sandbox (a terminal, a device) go through pipes that sbox copies. */
+#include <poll.h>
+#include <signal.h>
+struct exec_relay {
+	int pass[3];            /* what to pass with the request */
+	int mine[3];            /* our end of each pipe; -1: passed as is */
+	char in[4096];          /* typed bytes not yet in the stdin pipe */
+	size_t inoff, inlen;
+	int in_eof;
+	int sigpipe_saved;
+	struct sigaction old_pipe;
+};
+/* May our fd go into a sandbox as it is (file, pipe, socket, /dev/null)? */
+int exec_relay_fd_allowed(int fd);
+/* Make the pipes (SIGPIPE ignored until the close); -1 with err. */
+int exec_relay_open(struct exec_relay *r, sbox_error *err);
+/* The request went out: close our copies of the sandbox's ends. */
+void exec_relay_sent(struct exec_relay *r);
+/* The fds to poll (at most 3 into p); how many. */
+int exec_relay_pollfds(struct exec_relay *r, struct pollfd *p);
+/* Copy what poll said is ready. */
+void exec_relay_step(struct exec_relay *r, const struct pollfd *p, int n);
+/* Copy what is left of the output and close everything. */
+void exec_relay_close(struct exec_relay *r);
+
 /* exec-tty.c: a command on a terminal of its sandbox, with ours. */
 /* Are stdin and stdout terminals? */
 int exec_tty_possible(void);

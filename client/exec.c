@@ -221,10 +221,13 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
     sbox_error *err)
 {
 	struct sigaction sa, old_int, old_term, old_hup;
-	int fds[3] = { 0, 1, 2 };
+	/* into a sandbox: our terminal through pipes (exec-relay.c) */
+	int relay = strcmp(method, "command.exec") == 0;
+	struct exec_relay rl;
+	struct pollfd pfd[4];
 	long long id;
 	json_t *r = NULL;
-	int cancelled = 0;
+	int cancelled = 0, n;
 
 	exec_interrupted = 0;
 	json_object_set_new(params, "stdio", json_string("fds"));
@@ -234,8 +237,17 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	if ((id = client_send(cl, method, params, fds, 3, err)) == -1)
+	if (relay && exec_relay_open(&rl, err) == -1) {
+		relay = 0;
 		goto out;
+	}
+	if (!relay)
+		for (n = 0; n < 3; n++)
+			rl.pass[n] = n;
+	if ((id = client_send(cl, method, params, rl.pass, 3, err)) == -1)
+		goto out;
+	if (relay)
+		exec_relay_sent(&rl);
 	for (;;) {
 		int rc;
 
@@ -245,12 +257,22 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 			    "id", (json_int_t)id), err) == -1)
 				goto out;
 		}
-		if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
+		if (relay) {
+			/* the relay's fds and the daemon's answer together */
+			pfd[0] = (struct pollfd){ client_fd(cl), POLLIN, 0 };
+			n = exec_relay_pollfds(&rl, pfd + 1);
+			if (poll(pfd, (nfds_t)n + 1, 200) > 0)
+				exec_relay_step(&rl, pfd + 1, n);
+			if ((rc = client_wait_step(cl, id, 0, &r, err)) < 0)
+				goto out;
+		} else if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
 			goto out;
 		if (rc > 0)
 			break;
 	}
 out:
+	if (relay)
+		exec_relay_close(&rl);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
