@@ -136,6 +136,20 @@ int ask_after(const struct client_opts *o, struct client *cl,
     int status);
 
 
+/* text.c: the one way to print text a sandbox or a client chose: control
+ * characters, escape sequences, bidi, separators, zero-width characters
+ * and bytes that are not UTF-8 come out escaped (\x1b, \u202e). */
+/* Is code point cp unsafe on a terminal? */
+int text_is_unsafe(long cp);
+/* n bytes of s made safe (caller frees); NULL on ENOMEM. */
+char *text_safen(const char *s, size_t n);
+/* s made safe (caller frees). */
+char *text_safe(const char *s);
+/* s made safe for one printf: valid for the next 16 calls (NULL: NULL). */
+const char *text_show(const char *s);
+/* A string member of o made safe (dflt when it has none). */
+const char *text_member(const json_t *o, const char *key, const char *dflt);
+
 /* errors.c: the one place errors become text and an exit code (with
  * --json also a JSON document on stdout). */
 int client_fail(const sbox_error *err);

@@ -10,12 +10,16 @@
 static int
 cmd_events_print(const char *method, json_t *params, void *arg)
 {
+	/* without --json, every character beyond ASCII as \uXXXX (bidi,
+	 * separators, C1: nothing a sandbox chose drives the terminal; the
+	 * line is the same JSON) */
+	size_t flags = JSON_COMPACT | JSON_SORT_KEYS | (arg == NULL ?
+	    JSON_ENSURE_ASCII : 0);
 	char *s;
 
-	(void)arg;
 	if (strcmp(method, "events.event") != 0)
 		return 0;
-	if ((s = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) != NULL) {
+	if ((s = json_dumps(params, flags)) != NULL) {
 		printf("%s\n", s);
 		fflush(stdout);
 		free(s);
@@ -57,7 +61,7 @@ cmd_events(const struct client_opts *o, int argc, char **argv)
 		json_decref(topics);
 		return client_fail(&err);
 	}
-	client_on_notify(cl, cmd_events_print, NULL);
+	client_on_notify(cl, cmd_events_print, o->json ? (void *)o : NULL);
 	params = json_pack("{s:o}", "topics", topics);
 	if (since >= 0)
 		json_object_set_new(params, "since", json_integer(since));

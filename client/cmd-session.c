@@ -72,7 +72,8 @@ cmd_session_print_info(const json_t *r)
 		if ((v = json_object_get(r, keys[i])) == NULL || json_is_null(v))
 			continue;
 		if (json_is_string(v))
-			printf("%-13s %s\n", keys[i], json_string_value(v));
+			printf("%-13s %s\n", keys[i], text_show(
+			    json_string_value(v)));
 		else if (json_is_boolean(v))
 			printf("%-13s %s\n", keys[i], json_is_true(v) ? "yes" : "no");
 		else if (json_is_integer(v))
@@ -90,10 +91,10 @@ cmd_session_print_list(const json_t *r)
 	printf("%-16s  %-10s  %-8s  %s\n", "SESSION", "PROFILE", "STATE", "PROJECT");
 	json_array_foreach(json_object_get(r, "sessions"), i, s)
 		printf("%-16s  %-10s  %-8s  %s\n",
-		    json_string_value(json_object_get(s, "session")),
-		    json_string_value(json_object_get(s, "profile")),
-		    json_string_value(json_object_get(s, "state")),
-		    json_string_value(json_object_get(s, "project")));
+		    text_member(s, "session", "?"),
+		    text_member(s, "profile", "?"),
+		    text_member(s, "state", "?"),
+		    text_member(s, "project", "?"));
 }
 
 /* sbox session create --project DIR [--sandbox P] [--title T] ... */
@@ -188,13 +189,14 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 	client_close(cl);
 	if (env_sb != NULL && env_sb[0] != '\0' && isatty(2) &&
 	    json_is_true(json_object_get(r, "sandboxed")))
-		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n", env_sb);
+		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n",
+		    text_show(env_sb));
 	else
 		exec_note_profile(r, 0);
 	if (o->json)
 		client_print_json(r);
 	else
-		printf("%s\n", json_string_value(json_object_get(r, "session")));
+		printf("%s\n", text_member(r, "session", "?"));
 	json_decref(r);
 	return EXIT_OK;
 }
@@ -380,8 +382,7 @@ cmd_session_note_exclude(const json_t *params, const json_t *info, int say)
 			    "pattern of profile %s: it runs outside the sandbox once "
 			    "a person allows it ('sbox approvals --watch' or 'sbox "
 			    "approve ID'); waiting for the decision...\n",
-			    json_string_value(json_object_get(info, "profile")) ?
-			    json_string_value(json_object_get(info, "profile")) : "?");
+			    text_member(info, "profile", "?"));
 	}
 	free(pats);
 	free(av);
@@ -635,8 +636,7 @@ cmd_session_send_sandbox(int argc, char **argv)
 static void
 cmd_session_print_closed(const json_t *r)
 {
-	printf("session %s closed\n", json_string_value(json_object_get(r,
-	    "session")));
+	printf("session %s closed\n", text_member(r, "session", "?"));
 }
 
 /* Print what session.allow_host answered. */
@@ -644,8 +644,7 @@ static void
 cmd_session_print_allowed(const json_t *r)
 {
 	printf("%s may now pass the proxy of session %s%s\n",
-	    json_string_value(json_object_get(r, "host")),
-	    json_string_value(json_object_get(r, "session")),
+	    text_member(r, "host", "?"), text_member(r, "session", "?"),
 	    json_is_true(json_object_get(r, "saved")) ? " (saved in the "
 	    "profile)" : "");
 }

@@ -148,17 +148,17 @@ exec_print_blocked(const json_t *result)
 		if ((ex = json_string_value(json_object_get(v, "explanation"))) ==
 		    NULL)
 			ex = json_string_value(json_object_get(v, "message"));
-		fprintf(stderr, "sbox: blocked: %s\n", ex ? ex : "?");
+		fprintf(stderr, "sbox: blocked: %s\n", ex ? text_show(ex) : "?");
 	}
 	json_array_foreach(json_object_get(blocked, "hosts"), i, v) {
 		if ((ex = json_string_value(json_object_get(v, "explanation"))) !=
 		    NULL)
-			fprintf(stderr, "sbox: blocked: %s\n", ex);
+			fprintf(stderr, "sbox: blocked: %s\n", text_show(ex));
 		else
 			fprintf(stderr, "sbox: blocked: connection to %s:%lld "
-			    "refused\n", json_string_value(json_object_get(v,
-			    "host")), (long long)json_integer_value(
-			    json_object_get(v, "port")));
+			    "refused\n", text_member(v, "host", "?"),
+			    (long long)json_integer_value(json_object_get(v,
+			    "port")));
 	}
 }
 
@@ -178,9 +178,10 @@ exec_status(const json_t *result)
 		    json_object_get(result, "argv"), 0));
 		/* name the program ("cannot run the command: No such file") */
 		if (prog != NULL && strstr(msg, prog) == NULL)
-			fprintf(stderr, "sbox: %s: %s\n", prog, msg);
+			fprintf(stderr, "sbox: %s: %s\n", text_show(prog),
+			    text_show(msg));
 		else
-			fprintf(stderr, "sbox: %s\n", msg);
+			fprintf(stderr, "sbox: %s\n", text_show(msg));
 	}
 	if (json_is_integer(sig) && json_integer_value(sig) > 0)
 		return 128 + (int)json_integer_value(sig);
@@ -297,7 +298,7 @@ exec_note_profile(const json_t *session, int always)
 		client_warn("not sandboxed (%s): commands run with your own rights",
 		    prov);
 	else
-		fprintf(stderr, "sbox: sandbox %s\n", prov);
+		fprintf(stderr, "sbox: sandbox %s\n", text_show(prov));
 }
 
 /* Add "sandboxed" (and "profile") of a session to a --json result. */

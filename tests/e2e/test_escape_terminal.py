@@ -314,3 +314,118 @@ def test_escape_terminal_dev_tty_opens_with_t(ctx):
                          re.M), out
     assert "wrote-O_WRONLY" in out and "wrote-O_RDWR" in out, out
     assert "Permission denied" not in out, out
+
+
+# Item 2: text a sandbox or a client chose, through every CLI command.
+EVIL = ("T\x1b]52;c;cHduZWQ=\x07\x1b]0;pwned\x07\x1b[2J\u2028L\u2029P\u200bZ"
+        "\ufeffB\u202eR\u2066I\x9bC\x1b\\")
+RAW = [b"\x1b", b"\x07", "\u2028".encode(), "\u2029".encode(),
+       "\u200b".encode(), "\ufeff".encode(), "\u202e".encode(),
+       "\u2066".encode(), b"\xc2\x9b"]
+
+
+def no_raw(what, data):
+    """None of the terminal-driving bytes is in data; their escaped forms
+    are."""
+    for b in RAW:
+        assert b not in data, (what, b, data)
+    assert b"\\x1b]52;c;cHduZWQ=\\x07" in data, (what, data)
+
+
+def evil_session():
+    """A session whose title and project folder hold escape sequences,
+    separators, zero-width and bidi characters."""
+    d = SH.get()
+    proj = os.path.join(d.root, "p\x1b]52;c;cHduZWQ=\x07\u202eq\u2028")
+    os.makedirs(proj, exist_ok=True)
+    if "evil" not in SH.sessions:
+        SH.sessions["evil"] = SH.client().call("session.create", {
+            "project": proj, "sandbox": "workspace", "title": EVIL})[
+                "session"]
+    return d, proj, SH.sessions["evil"]
+
+
+def test_escape_terminal_text_session_commands(ctx):
+    """session list, info and status show the title and folder escaped;
+    --json keeps them exact."""
+    d, proj, sid = evil_session()
+    for args in (["session", "list"], ["session", "info", sid],
+                 ["session", "status", sid]):
+        r = d.cli(*args)
+        assert r.returncode == 0, r
+        if args[1] != "status":
+            no_raw(args, r.stdout)
+        else:
+            for b in RAW:
+                assert b not in r.stdout, (args, r.stdout)
+    r = d.cli("session", "info", sid)
+    assert b"\\u2028L\\u2029P\\u200bZ\\ufeffB\\u202eR\\u2066I\\u009bC" in \
+        r.stdout, r.stdout
+    r = d.cli("--json", "session", "info", sid)
+    info = json.loads(r.stdout)
+    assert info["title"] == EVIL, info
+    assert info["project"] == os.path.realpath(proj), info
+    r = d.cli("--json", "session", "list")
+    titles = [s.get("project") for s in json.loads(r.stdout)["sessions"]]
+    assert os.path.realpath(proj) in titles, titles
+
+
+def test_escape_terminal_text_approvals_audit_log_events(ctx):
+    """A run-outside request whose reason and argv hold escape sequences:
+    sbox approvals, audit, session log and events show them escaped;
+    --json keeps them exact."""
+    d, proj, sid = evil_session()
+    c = d.client()
+    a = d.client()
+    a.call("events.subscribe", {"topics": ["approval.requested",
+                                           "approval.decided"]})
+    rid = c.send("command.run_outside", {"session": sid, "argv": [
+        "echo", EVIL], "reason": EVIL})
+    req = a.wait_notification(
+        "events.event", lambda p: p["topic"] == "approval.requested")[
+            "data"]
+    try:
+        r = d.cli("approvals")
+        assert r.returncode == 0, r
+        no_raw("approvals", r.stdout)
+        assert "Run outside the sandbox?" in r.stdout.decode(), r.stdout
+        r = d.cli("--json", "approvals")
+        pend = json.loads(r.stdout)["approvals"]
+        assert [p["reason"] for p in pend] == [EVIL], pend
+        assert pend[0]["argv"] == ["echo", EVIL], pend
+    finally:
+        a.call("approval.decide", {"approval": req["approval"],
+                                   "decision": "deny", "client": EVIL})
+        try:
+            c.result(c.wait_reply(rid))
+        except RpcError:
+            pass
+    for args in (["audit"], ["session", "log", sid]):
+        r = d.cli(*args)
+        assert r.returncode == 0, r
+        no_raw(args, r.stdout)
+    r = d.cli("--json", "audit")
+    rec = [x for x in json.loads(r.stdout)["approvals"]
+           if x["approval"] == req["approval"]]
+    assert rec and rec[0]["reason"] == EVIL, rec
+    # events: JSON lines, every character beyond ASCII escaped
+    p = subprocess.Popen([os.path.join(sboxtest.BIN, "sbox"), "events",
+                          "--since", "0", "approval.requested"],
+                         stdout=subprocess.PIPE, env=d.env())
+    try:
+        buf = b""
+        end = time.time() + 30
+        while b"approval.requested" not in buf and time.time() < end:
+            if select.select([p.stdout], [], [], 1)[0]:
+                buf += os.read(p.stdout.fileno(), 65536)
+        assert b"approval.requested" in buf, buf
+        for b in RAW:
+            assert b not in buf, ("events", b, buf)
+        ev = [json.loads(line) for line in buf.splitlines()
+              if b"approval.requested" in line]
+        assert any(e["data"].get("reason") == EVIL for e in ev), ev
+    finally:
+        p.kill()
+        p.wait()
+    c.close()
+    a.close()
