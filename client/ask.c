@@ -241,7 +241,7 @@ ask_after(const struct client_opts *o, struct client *cl, const json_t *params,
 		 * the request says "tty" */
 		if ((again = json_deep_copy(params)) == NULL ||
 		    (r2 = json_object_get(again, "tty") != NULL ?
-		    exec_tty_run(cl, again, &err) :
+		    exec_tty_run(o, cl, again, &err) :
 		    exec_with_terminal(cl, again, &err)) == NULL)
 			return error_isset(&err) ? client_fail(&err) : EXIT_FAILED;
 		exec_explain_blocked(r2, info, o->one_shot);

@@ -24,6 +24,9 @@ struct client_opts {
 	                         when stdin and stdout are terminals (session
 	                         exec's default), 2 always (-t; an error
 	                         without a terminal) */
+	int         osc;      /* -t relay: 0 as the config says ("terminal":
+	                         {"drop_osc"}), 1 drop clipboard and title
+	                         sequences (--drop-osc), 2 keep (--keep-osc) */
 };
 
 struct client;
@@ -114,8 +117,10 @@ void exec_relay_close(struct exec_relay *r);
 /* Are stdin and stdout terminals? */
 int exec_tty_possible(void);
 /* Run a command.exec request on a terminal of the sandbox (our terminal
- * raw meanwhile, our window size followed); the result or NULL with err. */
-json_t *exec_tty_run(struct client *cl, json_t *params, sbox_error *err);
+ * raw meanwhile, our window size followed; o->osc: what it shows goes
+ * through ttyfilter.c); the result or NULL with err. */
+json_t *exec_tty_run(const struct client_opts *o, struct client *cl,
+    json_t *params, sbox_error *err);
 /* Print what the sandbox refused during the command (its explanations). */
 void exec_print_blocked(const json_t *result);
 /* Add to each blocked entry of a result an "explanation": what was refused,

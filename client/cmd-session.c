@@ -243,10 +243,11 @@ cmd_session_close_worktree(const struct client_opts *o, const char *id)
 }
 
 /* Parse the options of exec (cwd, env, detach, timeout into params;
- * --no-ask into no_ask, -t/--tty and --no-tty into tty). */
+ * --no-ask into no_ask, -t/--tty and --no-tty into tty, --drop-osc and
+ * --keep-osc into osc). */
 static int
 cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
-    int *no_ask, int *tty)
+    int *no_ask, int *tty, int *osc)
 {
 	static const struct option opts[] = {
 		{ "cwd", required_argument, NULL, 'C' },
@@ -256,6 +257,8 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 		{ "no-ask", no_argument, NULL, 'A' },
 		{ "tty", no_argument, NULL, 't' },
 		{ "no-tty", no_argument, NULL, 'N' },
+		{ "drop-osc", no_argument, NULL, 'O' },
+		{ "keep-osc", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *env = json_object();
@@ -270,6 +273,12 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 			break;
 		case 'N':
 			*tty = 0;
+			break;
+		case 'O':
+			*osc = 1;
+			break;
+		case 'K':
+			*osc = 2;
 			break;
 		case 'C':
 			json_object_set_new(params, "cwd", json_string(optarg));
@@ -443,7 +452,7 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 		json_object_set_new(params, "stdio", json_string("pipes"));
 		r = client_call(cl, "command.exec", params, NULL, 0, &err);
 	} else if (tty)
-		r = exec_tty_run(cl, params, &err);
+		r = exec_tty_run(o, cl, params, &err);
 	else
 		r = exec_with_terminal(cl, params, &err);
 	if (r == NULL) {
@@ -520,7 +529,7 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 	optind = 0;
 	eo.tty = 1;	/* when stdin and stdout are terminals */
 	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
-	    &eo.no_ask, &eo.tty) == -1)
+	    &eo.no_ask, &eo.tty, &eo.osc) == -1)
 		goto usage;
 	for (i = optind + 1; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));
@@ -533,7 +542,7 @@ usage:
 	json_decref(av);
 	return client_usage("usage: sbox session exec ID [--cwd DIR] "
 	    "[--env NAME=VALUE]... [--detach] [--timeout S] [--no-ask] "
-	    "[-t|--tty|--no-tty] -- ARGV...");
+	    "[-t|--tty|--no-tty] [--drop-osc|--keep-osc] -- ARGV...");
 }
 
 /* sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...: an interactive
@@ -553,7 +562,7 @@ cmd_session_shell(const struct client_opts *o, int argc, char **argv)
 	so.tty = 2;
 	so.no_ask = 1;	/* a person at a shell sees what was refused */
 	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
-	    &so.no_ask, &so.tty) == -1 || detach || optind + 1 != argc ||
+	    &so.no_ask, &so.tty, &so.osc) == -1 || detach || optind + 1 != argc ||
 	    so.tty != 2)
 		goto usage;
 	if (!exec_tty_possible()) {
@@ -569,7 +578,7 @@ cmd_session_shell(const struct client_opts *o, int argc, char **argv)
 usage:
 	json_decref(params);
 	return client_usage("usage: sbox session shell ID [--cwd DIR] "
-	    "[--env NAME=VALUE]...");
+	    "[--env NAME=VALUE]... [--drop-osc|--keep-osc]");
 }
 
 /* sbox session send ID --stdin [--no-ask]: run the shell script read from

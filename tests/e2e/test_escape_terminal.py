@@ -131,6 +131,20 @@ class Pty:
     def text(self):
         return self.buf.decode(errors="replace").replace("\r\n", "\n")
 
+    def expect(self, want, timeout=30):
+        """Wait until the bytes want show (after what was seen so far)."""
+        end = time.time() + timeout
+        while want not in self.buf:
+            r, _, _ = select.select([self.master], [], [], max(
+                0.0, end - time.time()))
+            if not r:
+                raise AssertionError("%r did not show: %r" % (want, self.buf))
+            try:
+                self.buf += os.read(self.master, 65536)
+            except OSError:
+                raise AssertionError("sbox ended before %r: %r" % (
+                    want, self.buf))
+
     def check_unchanged(self):
         """The pty is as the test left it: N_TTY, same termios, not
         exclusive, and it opens again."""
@@ -429,3 +443,63 @@ def test_escape_terminal_text_approvals_audit_log_events(ctx):
         p.wait()
     c.close()
     a.close()
+
+
+# The -t relay without clipboard and title sequences, split across reads:
+# each part comes only after the test typed a line, so sbox reads them
+# apart.
+OSC_PROG = ("import os, sys, termios\n"
+            "t = termios.tcgetattr(0)\n"
+            "t[3] &= ~termios.ECHO\n"   # the typed lines stay out of it
+            "termios.tcsetattr(0, termios.TCSANOW, t)\n"
+            "os.write(1, b'A\\x1b]5')\n"
+            "sys.stdin.readline()\n"
+            "os.write(1, b'2;c;cHduZWQ=\\x07B\\x1b]')\n"
+            "sys.stdin.readline()\n"
+            "os.write(1, b'2;title\\x1b\\\\C\\x1b[1mD\\xc2\\x9d52;c;eA==')\n"
+            "sys.stdin.readline()\n"
+            "os.write(1, b'\\xc2\\x9cE\\n')\n")
+
+
+def osc_run(d, args):
+    """Run the split sequences through sbox -t; what the terminal got."""
+    t = Pty(d, args + ["--", "python3", "-c", OSC_PROG])
+    try:
+        for mark in (b"A", b"B", b"D"):
+            t.expect(mark)
+            os.write(t.master, b"\r")
+        rc = t.finish()
+    finally:
+        t.close()
+    assert rc == 0, (rc, t.buf)
+    return t.buf
+
+
+def test_escape_terminal_osc_dropped_across_reads(ctx):
+    """--drop-osc: OSC 52 (clipboard) and OSC 2 (title), each split across
+    reads, never reach our terminal; other sequences do. Without it the
+    bytes pass as they are (as ssh does)."""
+    d, sid = session()
+    out = osc_run(d, ["session", "exec", sid, "-t", "--drop-osc"])
+    for bad in (b"52;", b"cHduZWQ", b"title", b"eA==", b"\x1b]", b"\xc2\x9d"):
+        assert bad not in out, (bad, out)
+    assert re.search(rb"A.*B.*C\x1b\[1mD.*E", out, re.S), out
+    out = osc_run(d, ["session", "exec", sid, "-t"])
+    assert b"\x1b]52;c;cHduZWQ=\x07" in out.replace(b"\r\n", b""), out
+
+
+def test_escape_terminal_osc_config(ctx):
+    """The config's "terminal": {"drop_osc": true} makes dropping the
+    default of exec -t and shell; --keep-osc passes them."""
+    d = ctx.daemon({"terminal": {"drop_osc": True}})
+    proj = os.path.join(ctx.tmp, "proj")
+    os.makedirs(proj)
+    sid = d.client().call("session.create", {
+        "project": proj, "sandbox": "workspace"})["session"]
+    out = osc_run(d, ["session", "exec", sid])
+    assert b"cHduZWQ" not in out and b"title" not in out, out
+    assert re.search(rb"A.*B.*C\x1b\[1mD.*E", out, re.S), out
+    out = osc_run(d, ["session", "exec", sid, "--keep-osc"])
+    assert b"\x1b]52;c;cHduZWQ=\x07" in out.replace(b"\r\n", b""), out
+    r = d.cli("config", "check")
+    assert r.returncode == 0, r
