@@ -174,11 +174,12 @@ exec_relay_step(struct exec_relay *r, const struct pollfd *p, int n)
 			continue;
 		if (p[j].fd == 0 && r->mine[0] >= 0) {
 			k = read(0, r->in, sizeof r->in);
-			if (k < 0 && (errno == EINTR || errno == EAGAIN ||
-			    errno == EIO))
-				continue;	/* EIO: in the background */
+			if (k < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
 			if (k <= 0) {
-				/* the end of our input (^D): the command's too */
+				/* the end of our input (^D; EIO: a terminal that
+				 * hung up, or an orphaned background job): the
+				 * command's too */
 				r->in_eof = 1;
 				close(r->mine[0]);
 				r->mine[0] = -1;
