@@ -272,9 +272,12 @@ def test_escape_terminal_daemon_refuses_a_terminal(ctx):
     c = d.client()
     master, slave = pty.openpty()
     try:
+        # the slave, and a terminal of another kind: the master side
         for fds, which in (([slave, slave, slave], "stdin"),
                            ([os.open(os.devnull, os.O_RDONLY), slave, slave],
-                            "stdout")):
+                            "stdout"),
+                           ([os.open(os.devnull, os.O_RDONLY), master,
+                             master], "stdout")):
             call = c.send("command.exec", {
                 "session": sid, "stdio": "fds", "argv": ["true"]}, fds=fds)
             try:
