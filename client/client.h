@@ -3,6 +3,8 @@
 #define SBOX_CLIENT_H
 
 #include <jansson.h>
+#include <poll.h>
+#include <signal.h>
 #include "protocol/error.h"
 
 /* Exit codes of sbox. */
@@ -89,8 +91,6 @@ void exec_note_interrupted(int sig);
 
 /* exec-relay.c: our stdin, stdout and stderr that may not go into a
  * sandbox (a terminal, a device) go through pipes that sbox copies. */
-#include <poll.h>
-#include <signal.h>
 struct exec_relay {
 	int pass[3];            /* what to pass with the request */
 	int mine[3];            /* our end of each pipe; -1: passed as is */
