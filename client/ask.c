@@ -91,7 +91,7 @@ ask_allow(struct client *cl, const char *sid, const char *host, int save)
 	    "session", sid, "host", host, "save", save), NULL, 0, &err);
 	if (r == NULL && save && !ask_is_inside(&err)) {
 		client_warn("%s; %s is allowed for this session only", err.message,
-		    host);
+		    host);	/* client_warn shows both safe */
 		error_clear(&err);
 		r = client_call(cl, "session.allow_host", json_pack("{s:s, s:s}",
 		    "session", sid, "host", host), NULL, 0, &err);
@@ -105,7 +105,7 @@ ask_allow(struct client *cl, const char *sid, const char *host, int save)
 		return ask_is_inside(&err) ? -1 : 0;
 	}
 	fprintf(stderr, "sbox: %s may now pass the proxy of session %s%s\n",
-	    host, sid, json_is_true(json_object_get(r, "saved")) ?
+	    text_show(host), text_show(sid), json_is_true(json_object_get(r, "saved")) ?
 	    " (saved in the profile)" : "");
 	json_decref(r);
 	return 1;
@@ -133,7 +133,7 @@ ask_hosts(struct client *cl, const char *sid, const json_t *result)
 		json_object_set_new(seen, host, json_true());
 		if (++n > ASK_MAX_HOSTS) {
 			fprintf(stderr, "sbox: more hosts were refused; see 'sbox "
-			    "session status %s'\n", sid);
+			    "session status %s'\n", text_show(sid));
 			break;
 		}
 		shown = cmd_outside_text(host);
@@ -241,7 +241,7 @@ ask_after(const struct client_opts *o, struct client *cl, const json_t *params,
 		 * the request says "tty" */
 		if ((again = json_deep_copy(params)) == NULL ||
 		    (r2 = json_object_get(again, "tty") != NULL ?
-		    exec_tty_run(cl, again, &err) :
+		    exec_tty_run(o, cl, again, &err) :
 		    exec_with_terminal(cl, again, &err)) == NULL)
 			return error_isset(&err) ? client_fail(&err) : EXIT_FAILED;
 		exec_explain_blocked(r2, info, o->one_shot);

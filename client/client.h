@@ -3,6 +3,8 @@
 #define SBOX_CLIENT_H
 
 #include <jansson.h>
+#include <poll.h>
+#include <signal.h>
 #include "protocol/error.h"
 
 /* Exit codes of sbox. */
@@ -24,6 +26,9 @@ struct client_opts {
 	                         when stdin and stdout are terminals (session
 	                         exec's default), 2 always (-t; an error
 	                         without a terminal) */
+	int         osc;      /* -t relay: 0 as the config says ("terminal":
+	                         {"drop_osc"}), 1 drop clipboard and title
+	                         sequences (--drop-osc), 2 keep (--keep-osc) */
 };
 
 struct client;
@@ -84,12 +89,38 @@ int exec_was_interrupted(void);
 /* Note that it was (sig) or not (0). */
 void exec_note_interrupted(int sig);
 
+/* exec-relay.c: our stdin, stdout and stderr that may not go into a
+ * sandbox (a terminal, a device) go through pipes that sbox copies. */
+struct exec_relay {
+	int pass[3];            /* what to pass with the request */
+	int mine[3];            /* our end of each pipe; -1: passed as is */
+	char in[4096];          /* typed bytes not yet in the stdin pipe */
+	size_t inoff, inlen;
+	int in_eof;
+	int sigpipe_saved;
+	struct sigaction old_pipe;
+};
+/* May our fd go into a sandbox as it is (file, pipe, socket, /dev/null)? */
+int exec_relay_fd_allowed(int fd);
+/* Make the pipes (SIGPIPE ignored until the close); -1 with err. */
+int exec_relay_open(struct exec_relay *r, sbox_error *err);
+/* The request went out: close our copies of the sandbox's ends. */
+void exec_relay_sent(struct exec_relay *r);
+/* The fds to poll (at most 3 into p); how many. */
+int exec_relay_pollfds(struct exec_relay *r, struct pollfd *p);
+/* Copy what poll said is ready. */
+void exec_relay_step(struct exec_relay *r, const struct pollfd *p, int n);
+/* Copy what is left of the output and close everything. */
+void exec_relay_close(struct exec_relay *r);
+
 /* exec-tty.c: a command on a terminal of its sandbox, with ours. */
 /* Are stdin and stdout terminals? */
 int exec_tty_possible(void);
 /* Run a command.exec request on a terminal of the sandbox (our terminal
- * raw meanwhile, our window size followed); the result or NULL with err. */
-json_t *exec_tty_run(struct client *cl, json_t *params, sbox_error *err);
+ * raw meanwhile, our window size followed; o->osc: what it shows goes
+ * through ttyfilter.c); the result or NULL with err. */
+json_t *exec_tty_run(const struct client_opts *o, struct client *cl,
+    json_t *params, sbox_error *err);
 /* Print what the sandbox refused during the command (its explanations). */
 void exec_print_blocked(const json_t *result);
 /* Add to each blocked entry of a result an "explanation": what was refused,
@@ -109,6 +140,20 @@ int ask_after(const struct client_opts *o, struct client *cl,
     const json_t *params, const json_t *result, const json_t *info,
     int status);
 
+
+/* text.c: the one way to print text a sandbox or a client chose: control
+ * characters, escape sequences, bidi, separators, zero-width characters
+ * and bytes that are not UTF-8 come out escaped (\x1b, \u202e). */
+/* Is code point cp unsafe on a terminal? */
+int text_is_unsafe(long cp);
+/* n bytes of s made safe (caller frees); NULL on ENOMEM. */
+char *text_safen(const char *s, size_t n);
+/* s made safe (caller frees). */
+char *text_safe(const char *s);
+/* s made safe for one printf: valid for the next 16 calls (NULL: NULL). */
+const char *text_show(const char *s);
+/* A string member of o made safe (dflt when it has none). */
+const char *text_member(const json_t *o, const char *key, const char *dflt);
 
 /* errors.c: the one place errors become text and an exit code (with
  * --json also a JSON document on stdout). */

@@ -48,8 +48,8 @@ cmd_approvals_print(const json_t *req)
 	printf("  \"%s\"\n", reason);
 	cmd_outside_print_what(req, "  ");
 	printf("  (request %lld, session %s%s%s)\n", cmd_approvals_id(req),
-	    json_string_value(json_object_get(req, "session")),
-	    profile ? ", profile " : "", profile ? profile : "");
+	    text_member(req, "session", "?"),
+	    profile ? ", profile " : "", profile ? text_show(profile) : "");
 	free(reason);
 }
 
@@ -148,7 +148,7 @@ cmd_approvals_notify(const char *method, json_t *params, void *arg)
 		by = cmd_outside_text(json_string_value(json_object_get(data,
 		    "decided_by")));
 		printf("\n  decided elsewhere: %s by %s\n\n",
-		    json_string_value(json_object_get(data, "decision")), by);
+		    text_member(data, "decision", "?"), by);
 		fflush(stdout);
 		free(by);
 		json_decref(w->current);
@@ -217,7 +217,7 @@ cmd_approvals_answer(struct client *cl, struct cmd_approvals_watch *w,
 	cmd_approvals_forget(w, id);
 	if (cmd_approvals_send(cl, id, decision, "sbox approvals --watch", 1,
 	    err) == -1) {
-		printf("  %s\n\n", err->message);
+		printf("  %s\n\n", text_show(err->message));
 		error_clear(err);
 	} else
 		printf("  %s\n\n", strcmp(decision, "deny") == 0 ? "denied" :
@@ -327,7 +327,7 @@ cmd_approvals_reattach(const struct client_opts *o,
 	int pause_ms = 100;
 
 	fprintf(stderr, "sbox: lost the connection to sboxd (%s); "
-	    "reconnecting...\n", why->message);
+	    "reconnecting...\n", text_show(why->message));
 	if (w->current != NULL) {
 		printf("\n  not decided: sboxd went away (a request pending when "
 		    "it stops is not run)\n\n");

@@ -85,8 +85,8 @@ cmd_audit_print(const json_t *r)
 		    "decided_by")));
 		printf("#%lld  %s  session %s  %s  %s\n", (long long)
 		    json_integer_value(json_object_get(a, "approval")), when,
-		    json_string_value(json_object_get(a, "session")),
-		    json_string_value(json_object_get(a, "decision")), res);
+		    text_member(a, "session", "?"),
+		    text_member(a, "decision", "?"), text_show(res));
 		cmd_outside_print_what(a, "    ");
 		printf("    \"%s\"\n", reason);
 		if (json_string_value(json_object_get(a, "decided_by")) != NULL)

@@ -48,7 +48,7 @@ cmd_cache_print_list(const json_t *r)
 
 	if (json_array_size(json_object_get(r, "profiles")) == 0) {
 		printf("no package caches yet (%s)\n",
-		    json_string_value(json_object_get(r, "root")));
+		    text_member(r, "root", "?"));
 		return;
 	}
 	printf("%-14s %-16s %10s %8s  %s\n", "PROFILE", "TREE", "SIZE", "FILES",
@@ -60,21 +60,21 @@ cmd_cache_print_list(const json_t *r)
 		json_array_foreach(json_object_get(p, "trees"), j, t) {
 			if (cmd_cache_int(t, "bytes") == 0)
 				continue;
-			printf("%-14s %-16s %10s %8lld  %s\n", name,
-			    json_string_value(json_object_get(t, "name")),
+			printf("%-14s %-16s %10s %8lld  %s\n", text_show(name),
+			    text_member(t, "name", "?"),
 			    cmd_cache_size(cmd_cache_int(t, "bytes"), a, sizeof a),
 			    (long long)cmd_cache_int(t, "files"),
-			    json_string_value(json_object_get(t, "path")));
+			    text_member(t, "path", "?"));
 		}
-		printf("%-14s %-16s %10s %8lld  %s%s\n", name, "(total)",
+		printf("%-14s %-16s %10s %8lld  %s%s\n", text_show(name), "(total)",
 		    cmd_cache_size(cmd_cache_int(p, "bytes"), a, sizeof a),
 		    (long long)cmd_cache_int(p, "files"),
-		    json_string_value(json_object_get(p, "path")),
+		    text_member(p, "path", "?"),
 		    json_is_true(json_object_get(p, "exists")) ? "" :
 		    " (not made yet)");
 		if (cmd_cache_int(p, "skipped") > 0)
 			printf("%-14s %lld entries not counted (links to other "
-			    "devices, too deep, unreadable)\n", name,
+			    "devices, too deep, unreadable)\n", text_show(name),
 			    (long long)cmd_cache_int(p, "skipped"));
 	}
 	printf("total %s\n", cmd_cache_size(cmd_cache_int(r, "bytes"), a,
@@ -90,8 +90,8 @@ cmd_cache_print_clear(const json_t *r)
 	char a[64];
 
 	json_array_foreach(json_object_get(r, "profiles"), i, p) {
-		printf("%s: freed %s", json_string_value(json_object_get(p,
-		    "profile")), cmd_cache_size(cmd_cache_int(p, "freed_bytes"),
+		printf("%s: freed %s", text_member(p, "profile", "?"),
+		    cmd_cache_size(cmd_cache_int(p, "freed_bytes"),
 		    a, sizeof a));
 		if (cmd_cache_int(p, "left") > 0)
 			printf(", %lld entries left (not removable)",

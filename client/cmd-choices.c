@@ -28,14 +28,14 @@ cmd_choices_print_status(const json_t *r)
 	char *argv;
 	size_t i;
 
-	printf("%-10s %s\n", "session", cmd_choices_s(r, "session", "?"));
-	printf("%-10s %s%s\n", "state", cmd_choices_s(r, "state", "?"),
+	printf("%-10s %s\n", "session", text_member(r, "session", "?"));
+	printf("%-10s %s%s\n", "state", text_member(r, "state", "?"),
 	    json_is_true(json_object_get(r, "live")) ? "" : " (not live)");
-	printf("%-10s %s (%s)\n", "sandbox", cmd_choices_s(r, "profile", "?"),
-	    cmd_choices_s(r, "provenance", ""));
+	printf("%-10s %s (%s)\n", "sandbox", text_member(r, "profile", "?"),
+	    text_member(r, "provenance", ""));
 	printf("%-10s %s: %s\n", "runs here", json_is_true(json_object_get(r,
-	    "runs_here")) ? "yes" : "no", cmd_choices_s(sb, "detail", ""));
-	printf("%-10s %s\n", "network", cmd_choices_s(r, "network", "?"));
+	    "runs_here")) ? "yes" : "no", text_member(sb, "detail", ""));
+	printf("%-10s %s\n", "network", text_member(r, "network", "?"));
 	if (json_array_size(json_object_get(r, "refused")) == 0)
 		printf("%-10s none\n", "refused");
 	json_array_foreach(json_object_get(r, "refused"), i, e) {
@@ -43,10 +43,10 @@ cmd_choices_print_status(const json_t *r)
 		/* times for people: local, as every listing shows them */
 		cmd_outside_time(e, "last_at_ms", when, sizeof when);
 		printf("%-10s %s:%lld (%lldx, %s) %s\n", i == 0 ? "refused" : "",
-		    cmd_choices_s(e, "host", "?"),
+		    text_member(e, "host", "?"),
 		    (long long)json_integer_value(json_object_get(e, "port")),
 		    (long long)json_integer_value(json_object_get(e, "count")),
-		    when, cmd_choices_s(e, "reason", ""));
+		    when, text_member(e, "reason", ""));
 	}
 	if (json_array_size(json_object_get(r, "running")) == 0)
 		printf("%-10s none\n", "running");
@@ -92,20 +92,20 @@ cmd_choices_print(const json_t *r)
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "levels"), i, l) {
-		const char *name = cmd_choices_s(l, "name", NULL);
+		const char *name = text_member(l, "name", NULL);
 
-		snprintf(what, sizeof what, "%s%s%s", cmd_choices_s(l, "level", "?"),
+		snprintf(what, sizeof what, "%s%s%s", text_member(l, "level", "?"),
 		    name ? " " : "", name ? name : "");
 		printf("%-2s %-40s %s\n", json_is_true(json_object_get(l, "wins")) ?
-		    "=>" : "", what, cmd_choices_s(l, "profile", "-"));
+		    "=>" : "", what, text_member(l, "profile", "-"));
 	}
 	if (json_is_string(json_object_get(r, "refused")))
-		printf("refused: %s\n", cmd_choices_s(r, "refused", ""));
+		printf("refused: %s\n", text_member(r, "refused", ""));
 	else
 		printf("%s\nnetwork %s, run outside %s\n",
-		    cmd_choices_s(r, "provenance", "?"),
-		    cmd_choices_s(r, "network", "?"),
-		    cmd_choices_s(r, "run_outside", "?"));
+		    text_member(r, "provenance", "?"),
+		    text_member(r, "network", "?"),
+		    text_member(r, "run_outside", "?"));
 }
 
 /* sbox session choices [--project DIR] [--provider P] [--model M]

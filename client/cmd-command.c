@@ -62,7 +62,7 @@ cmd_command_print_list(const json_t *r)
 			    " %lld", (long long)json_integer_value(code));
 		printf("%-8lld %-5lld %-14s %s\n", (long long)json_integer_value(
 		    json_object_get(c, "command")), (long long)json_integer_value(
-		    json_object_get(c, "seq")), state, av ? av : "");
+		    json_object_get(c, "seq")), text_show(state), av ? av : "");
 		free(av);
 	}
 }
@@ -175,8 +175,7 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 			    "running_ms")) / 1000);
 		else if (sub[0] == 'r')
 			fprintf(stderr, "sbox: command %lld %s\n", id,
-			    json_string_value(json_object_get(r, "state")) ?
-			    json_string_value(json_object_get(r, "state")) : "ended");
+			    text_member(r, "state", "ended"));
 	}
 	json_decref(r);
 	return rc;

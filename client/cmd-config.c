@@ -61,11 +61,10 @@ cmd_config(const struct client_opts *o, int argc, char **argv)
 		client_print_json(out);
 		json_decref(out);
 	} else if (n == 0)
-		printf("%s: ok\n", path ? path : "config");
+		printf("%s: ok\n", path ? text_show(path) : "config");
 	else {
 		json_array_foreach(errors, i, e)
-			printf("%s\n", json_string_value(json_object_get(e,
-			    "message")));
+			printf("%s\n", text_member(e, "message", "?"));
 		printf("%d error%s\n", n, n == 1 ? "" : "s");
 	}
 	json_decref(errors);

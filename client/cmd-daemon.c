@@ -47,7 +47,7 @@ cmd_version(const struct client_opts *o, int argc, char **argv)
 		printf("sbox %s\n", SBOX_VERSION);
 		if (r != NULL)
 			printf("sboxd %s (pid %lld)\n",
-			    json_string_value(json_object_get(r, "version")),
+			    text_member(r, "version", "?"),
 			    (long long)json_integer_value(json_object_get(r, "pid")));
 		else
 			printf("sboxd not running\n");
@@ -63,16 +63,16 @@ cmd_daemon_print_status(const json_t *r)
 	long long up = json_integer_value(json_object_get(r, "uptime_ms")) / 1000;
 
 	printf("sboxd %s, pid %lld, up %lldh%02lldm%02llds\n",
-	    json_string_value(json_object_get(r, "version")),
+	    text_member(r, "version", "?"),
 	    (long long)json_integer_value(json_object_get(r, "pid")),
 	    up / 3600, up / 60 % 60, up % 60);
 	printf("connections  %lld\n",
 	    (long long)json_integer_value(json_object_get(r, "connections")));
 	printf("sessions     %lld\n",
 	    (long long)json_integer_value(json_object_get(r, "sessions")));
-	printf("socket       %s\n", json_string_value(json_object_get(r, "socket")));
-	printf("store        %s\n", json_string_value(json_object_get(r, "store")));
-	printf("config       %s\n", json_string_value(json_object_get(r, "config")));
+	printf("socket       %s\n", text_member(r, "socket", "?"));
+	printf("store        %s\n", text_member(r, "store", "?"));
+	printf("config       %s\n", text_member(r, "config", "?"));
 }
 
 /* Has process pid exited (gone, or a zombie nobody reaped yet)? */
@@ -166,8 +166,8 @@ cmd_daemon(const struct client_opts *o, int argc, char **argv)
 		if (o->json)
 			client_print_json(r);
 		else
-			printf("config reloaded from %s\n", json_string_value(
-			    json_object_get(r, "config")));
+			printf("config reloaded from %s\n", text_member(r,
+			    "config", "?"));
 		json_decref(r);
 		return EXIT_OK;
 	}

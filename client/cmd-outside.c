@@ -28,52 +28,15 @@ cmd_outside_put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-/* Length of a character that must not reach the terminal as is at s (C0
- * and C1 controls, DEL, bidirectional overrides and isolates), or 0. */
-static size_t
-cmd_outside_bad(const unsigned char *s)
-{
-	if (*s < 0x20 || *s == 0x7f)
-		return 1;
-	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
-		return 2;
-	if (s[0] == 0xe2 && s[1] == 0x80 && s[2] != 0 && ((s[2] >= 0x8e &&
-	    s[2] <= 0x8f) || (s[2] >= 0xaa && s[2] <= 0xae)))
-		return 3;
-	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
-		return 3;
-	return 0;
-}
-
-/* Append s with bad characters escaped as \xNN (\n, \t, \r by name). */
+/* Append s made safe to print (client/text.c). */
 static int
 cmd_outside_put_clean(char **buf, size_t *len, size_t *cap, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	char esc[8];
-	size_t n, i;
+	char *t = text_safe(s);
+	int rc = cmd_outside_put(buf, len, cap, t, strlen(t));
 
-	while (*p != '\0') {
-		if ((n = cmd_outside_bad(p)) == 0) {
-			if (cmd_outside_put(buf, len, cap, (const char *)p, 1) == -1)
-				return -1;
-			p++;
-			continue;
-		}
-		for (i = 0; i < n; i++, p++) {
-			if (*p == '\n')
-				snprintf(esc, sizeof esc, "\\n");
-			else if (*p == '\t')
-				snprintf(esc, sizeof esc, "\\t");
-			else if (*p == '\r')
-				snprintf(esc, sizeof esc, "\\r");
-			else
-				snprintf(esc, sizeof esc, "\\x%02x", *p);
-			if (cmd_outside_put(buf, len, cap, esc, strlen(esc)) == -1)
-				return -1;
-		}
-	}
-	return 0;
+	free(t);
+	return rc;
 }
 
 /* A string with control and direction-changing characters escaped. */
@@ -110,8 +73,8 @@ cmd_outside_needs_quotes(const char *a)
 char *
 cmd_outside_argv_text(const json_t *argv)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0, i;
+	char *buf = NULL, *t;
+	size_t len = 0, cap = 0, i, n;
 	const char *a, *q;
 	json_t *v;
 	int rc = cmd_outside_put(&buf, &len, &cap, "", 0);
@@ -125,21 +88,19 @@ cmd_outside_argv_text(const json_t *argv)
 			continue;
 		}
 		rc |= cmd_outside_put(&buf, &len, &cap, "'", 1);
-		for (q = a; *q != '\0'; q++) {
-			if (*q == '\'')
+		for (q = a; *q != '\0'; q += n) {
+			if (*q == '\'') {
 				rc |= cmd_outside_put(&buf, &len, &cap, "'\\''", 4);
-			else {
-				char one[2] = { *q, '\0' };
-				size_t n = cmd_outside_bad((const unsigned char *)q);
-				if (n > 1) {
-					/* a multi-byte bad character: escape it whole */
-					char tmp[4] = { 0 };
-					memcpy(tmp, q, n);
-					rc |= cmd_outside_put_clean(&buf, &len, &cap, tmp);
-					q += n - 1;
-				} else
-					rc |= cmd_outside_put_clean(&buf, &len, &cap, one);
+				n = 1;
+				continue;
 			}
+			/* up to the next quote, made safe as a whole */
+			n = strcspn(q, "'");
+			if ((t = text_safen(q, n)) == NULL)
+				rc = -1;
+			else
+				rc |= cmd_outside_put(&buf, &len, &cap, t, strlen(t));
+			free(t);
 		}
 		rc |= cmd_outside_put(&buf, &len, &cap, "'", 1);
 	}
@@ -321,7 +282,8 @@ cmd_outside_log_details(const json_t *e)
 	}
 	if (decision != NULL) {
 		t = cmd_outside_text(by);
-		printf("%26s %s by %s\n", "", decision, by ? t : "nobody yet");
+		printf("%26s %s by %s\n", "", text_show(decision), by ? t :
+		    "nobody yet");
 		free(t);
 	}
 	json_array_foreach(json_object_get(e, "refused"), i, v) {
@@ -329,8 +291,7 @@ cmd_outside_log_details(const json_t *e)
 		    "host")));
 		printf("%26s blocked: host %s:%lld (%s)\n", "", t,
 		    (long long)json_integer_value(json_object_get(v, "port")),
-		    json_string_value(json_object_get(v, "rule")) ?
-		    json_string_value(json_object_get(v, "rule")) : "refused");
+		    text_member(v, "rule", "refused"));
 		free(t);
 	}
 	json_array_foreach(json_object_get(blocked, "files"), i, v) {
@@ -391,7 +352,7 @@ cmd_outside_log_print(const json_t *r)
 		cmd_outside_log_state(e, state, sizeof state);
 		cmd = cmd_outside_argv_text(json_object_get(e, "argv"));
 		printf("%s %-5s %s%-20s %s\n", when, num,
-		    outside ? "OUTSIDE " : "", state, cmd);
+		    outside ? "OUTSIDE " : "", text_show(state), cmd);
 		free(cmd);
 		cmd_outside_log_details(e);
 	}

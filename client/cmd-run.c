@@ -66,7 +66,7 @@ cmd_run_note(const json_t *session, int by_default, const char *env_sb)
 	    "sandboxed"))) {
 		if (isatty(2))
 			fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n",
-			    env_sb);
+			    text_show(env_sb));
 	} else
 		exec_note_profile(session, 0);
 }
@@ -147,9 +147,8 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 	exec_folder_warnings(cl, r);
 	cmd_run_note(r, by_default, env_sb);
 	if (verbose)
-		fprintf(stderr, "sbox: session %s (%s)\n", json_string_value(
-		    json_object_get(r, "session")), json_string_value(
-		    json_object_get(r, "provenance")));
+		fprintf(stderr, "sbox: session %s (%s)\n", text_member(r,
+		    "session", "?"), text_member(r, "provenance", "?"));
 	av = json_array();
 	for (i = optind; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));

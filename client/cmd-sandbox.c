@@ -25,7 +25,8 @@ cmd_sandbox_join(const json_t *a, char *buf, size_t len)
 		}
 		if (s == NULL || n >= len)
 			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", s);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+		    text_show(s));
 	}
 	if (buf[0] == '\0')
 		snprintf(buf, len, "-");
@@ -61,13 +62,12 @@ cmd_sandbox_chosen(const json_t *cb, char *buf, size_t len)
 	return buf;
 }
 
-/* A string member or def. */
+/* A string member or def, safe to print (text.c; what the CLI prints
+ * here may come from a sandbox or a client). */
 static const char *
 cmd_sandbox_s(const json_t *o, const char *key, const char *def)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : def;
+	return text_member(o, key, def);
 }
 
 /* sbox sandbox list. */
@@ -127,7 +127,7 @@ static void
 cmd_sandbox_line(const char *key, const char *value)
 {
 	if (value != NULL)
-		printf("%-14s %s\n", key, value);
+		printf("%-14s %s\n", key, text_show(value));
 }
 
 /* Print which package caches a profile sees and where their writes go. */

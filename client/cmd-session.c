@@ -72,7 +72,8 @@ cmd_session_print_info(const json_t *r)
 		if ((v = json_object_get(r, keys[i])) == NULL || json_is_null(v))
 			continue;
 		if (json_is_string(v))
-			printf("%-13s %s\n", keys[i], json_string_value(v));
+			printf("%-13s %s\n", keys[i], text_show(
+			    json_string_value(v)));
 		else if (json_is_boolean(v))
 			printf("%-13s %s\n", keys[i], json_is_true(v) ? "yes" : "no");
 		else if (json_is_integer(v))
@@ -98,10 +99,10 @@ cmd_session_print_list(const json_t *r)
 	printf("%-16s  %-10s  %-8s  %s\n", "SESSION", "PROFILE", "STATE", "PROJECT");
 	json_array_foreach(json_object_get(r, "sessions"), i, s)
 		printf("%-16s  %-10s  %-8s  %s\n",
-		    json_string_value(json_object_get(s, "session")),
-		    json_string_value(json_object_get(s, "profile")),
-		    json_string_value(json_object_get(s, "state")),
-		    json_string_value(json_object_get(s, "project")));
+		    text_member(s, "session", "?"),
+		    text_member(s, "profile", "?"),
+		    text_member(s, "state", "?"),
+		    text_member(s, "project", "?"));
 }
 
 /* sbox session create --project DIR [--sandbox P] [--title T] ... */
@@ -199,13 +200,14 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 	client_close(cl);
 	if (env_sb != NULL && env_sb[0] != '\0' && isatty(2) &&
 	    json_is_true(json_object_get(r, "sandboxed")))
-		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n", env_sb);
+		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n",
+		    text_show(env_sb));
 	else
 		exec_note_profile(r, 0);
 	if (o->json)
 		client_print_json(r);
 	else
-		printf("%s\n", json_string_value(json_object_get(r, "session")));
+		printf("%s\n", text_member(r, "session", "?"));
 	json_decref(r);
 	return EXIT_OK;
 }
@@ -252,10 +254,11 @@ cmd_session_close_worktree(const struct client_opts *o, const char *id)
 }
 
 /* Parse the options of exec (cwd, env, detach, timeout into params;
- * --no-ask into no_ask, -t/--tty and --no-tty into tty). */
+ * --no-ask into no_ask, -t/--tty and --no-tty into tty, --drop-osc and
+ * --keep-osc into osc). */
 static int
 cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
-    int *no_ask, int *tty)
+    int *no_ask, int *tty, int *osc)
 {
 	static const struct option opts[] = {
 		{ "cwd", required_argument, NULL, 'C' },
@@ -265,6 +268,8 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 		{ "no-ask", no_argument, NULL, 'A' },
 		{ "tty", no_argument, NULL, 't' },
 		{ "no-tty", no_argument, NULL, 'N' },
+		{ "drop-osc", no_argument, NULL, 'O' },
+		{ "keep-osc", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *env = json_object();
@@ -279,6 +284,12 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 			break;
 		case 'N':
 			*tty = 0;
+			break;
+		case 'O':
+			*osc = 1;
+			break;
+		case 'K':
+			*osc = 2;
 			break;
 		case 'C':
 			json_object_set_new(params, "cwd", json_string(optarg));
@@ -391,8 +402,7 @@ cmd_session_note_exclude(const json_t *params, const json_t *info, int say)
 			    "pattern of profile %s: it runs outside the sandbox once "
 			    "a person allows it ('sbox approvals --watch' or 'sbox "
 			    "approve ID'); waiting for the decision...\n",
-			    json_string_value(json_object_get(info, "profile")) ?
-			    json_string_value(json_object_get(info, "profile")) : "?");
+			    text_member(info, "profile", "?"));
 	}
 	free(pats);
 	free(av);
@@ -453,7 +463,7 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 		json_object_set_new(params, "stdio", json_string("pipes"));
 		r = client_call(cl, "command.exec", params, NULL, 0, &err);
 	} else if (tty)
-		r = exec_tty_run(cl, params, &err);
+		r = exec_tty_run(o, cl, params, &err);
 	else
 		r = exec_with_terminal(cl, params, &err);
 	if (r == NULL) {
@@ -530,7 +540,7 @@ cmd_session_exec(const struct client_opts *o, int argc, char **argv)
 	optind = 0;
 	eo.tty = 1;	/* when stdin and stdout are terminals */
 	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
-	    &eo.no_ask, &eo.tty) == -1)
+	    &eo.no_ask, &eo.tty, &eo.osc) == -1)
 		goto usage;
 	for (i = optind + 1; i < argc; i++)
 		json_array_append_new(av, json_string(argv[i]));
@@ -543,7 +553,7 @@ usage:
 	json_decref(av);
 	return client_usage("usage: sbox session exec ID [--cwd DIR] "
 	    "[--env NAME=VALUE]... [--detach] [--timeout S] [--no-ask] "
-	    "[-t|--tty|--no-tty] -- ARGV...");
+	    "[-t|--tty|--no-tty] [--drop-osc|--keep-osc] -- ARGV...");
 }
 
 /* sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...: an interactive
@@ -563,7 +573,7 @@ cmd_session_shell(const struct client_opts *o, int argc, char **argv)
 	so.tty = 2;
 	so.no_ask = 1;	/* a person at a shell sees what was refused */
 	if (cmd_session_exec_opts(argc - 1, argv + 1, params, &detach,
-	    &so.no_ask, &so.tty) == -1 || detach || optind + 1 != argc ||
+	    &so.no_ask, &so.tty, &so.osc) == -1 || detach || optind + 1 != argc ||
 	    so.tty != 2)
 		goto usage;
 	if (!exec_tty_possible()) {
@@ -579,7 +589,7 @@ cmd_session_shell(const struct client_opts *o, int argc, char **argv)
 usage:
 	json_decref(params);
 	return client_usage("usage: sbox session shell ID [--cwd DIR] "
-	    "[--env NAME=VALUE]...");
+	    "[--env NAME=VALUE]... [--drop-osc|--keep-osc]");
 }
 
 /* sbox session send ID [--stdin] [--no-ask]: run the shell script read
@@ -654,8 +664,7 @@ cmd_session_send_sandbox(int argc, char **argv)
 static void
 cmd_session_print_closed(const json_t *r)
 {
-	printf("session %s closed\n", json_string_value(json_object_get(r,
-	    "session")));
+	printf("session %s closed\n", text_member(r, "session", "?"));
 }
 
 /* Print what session.allow_host answered. */
@@ -663,8 +672,7 @@ static void
 cmd_session_print_allowed(const json_t *r)
 {
 	printf("%s may now pass the proxy of session %s%s\n",
-	    json_string_value(json_object_get(r, "host")),
-	    json_string_value(json_object_get(r, "session")),
+	    text_member(r, "host", "?"), text_member(r, "session", "?"),
 	    json_is_true(json_object_get(r, "saved")) ? " (saved in the "
 	    "profile)" : "");
 }

@@ -47,11 +47,13 @@ client_fail(const sbox_error *err)
 	const char *on = errors_colour() ? "\033[31m" : "";
 	const char *off = errors_colour() ? "\033[0m" : "";
 
+	/* a message may quote what a sandbox chose: shown safe (text.c) */
 	if (err->field[0] != '\0' && strstr(err->message, err->field) == NULL)
-		fprintf(stderr, "%ssbox: %s (%s)%s\n", on, err->message, err->field,
-		    off);
+		fprintf(stderr, "%ssbox: %s (%s)%s\n", on, text_show(
+		    err->message), text_show(err->field), off);
 	else
-		fprintf(stderr, "%ssbox: %s%s\n", on, err->message, off);
+		fprintf(stderr, "%ssbox: %s%s\n", on, text_show(err->message),
+		    off);
 	if (errors_json && !errors_json_printed) {
 		json_t *e = json_pack("{s:{s:s, s:s, s:s?, s:i}}", "error", "name",
 		    name, "message", err->message, "field", err->field[0] ?
@@ -105,12 +107,17 @@ void
 client_warn(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int rc;
 
-	fprintf(stderr, "%ssbox: warning: ", errors_colour() ? "\033[33m" : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", errors_colour() ? "\033[0m" : "");
+	/* a warning may quote what a sandbox chose: shown safe (text.c) */
+	fprintf(stderr, "%ssbox: warning: %s%s\n", errors_colour() ?
+	    "\033[33m" : "", rc == -1 ? "?" : text_show(msg),
+	    errors_colour() ? "\033[0m" : "");
+	free(msg);
 }
 
 /* Print the "warnings" array of a daemon answer, one line each. */

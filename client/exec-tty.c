@@ -6,8 +6,10 @@
  * discipline signals the foreground process group there. A change of our
  * window size becomes command.resize. */
 #include "client/client.h"
+#include "client/ttyfilter.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -94,6 +96,60 @@ exec_tty_size(int *rows, int *cols)
 	*cols = ws.ws_col > 0 && ws.ws_col <= 4096 ? ws.ws_col : 80;
 }
 
+/* Does the config sboxd uses say "terminal": {"drop_osc": true}? (Read
+ * here for the relay; sboxd checks the key when it loads the config.) */
+static int
+exec_tty_config_drops(struct client *cl)
+{
+	json_t *r, *conf;
+	sbox_error err;
+	const char *path;
+	int drop = 0;
+
+	error_clear(&err);
+	r = client_call(cl, "daemon.status", NULL, NULL, 0, &err);
+	path = json_string_value(json_object_get(r, "config"));
+	if (path != NULL && (conf = json_load_file(path, 0, NULL)) != NULL) {
+		drop = json_is_true(json_object_get(json_object_get(conf,
+		    "terminal"), "drop_osc"));
+		json_decref(conf);
+	}
+	json_decref(r);
+	return drop;
+}
+
+/* Copy what the relay pipe holds to our stdout through the filter; 1 at
+ * its end (or an error; at_end: when it holds nothing more now), 0 when
+ * it may hold more later. */
+static int
+exec_tty_filter_out(int fd, struct ttyfilter *f, int at_end)
+{
+	unsigned char in[16384], out[sizeof in + TTYFILTER_HOLD];
+	size_t n, off;
+	ssize_t k, w;
+
+	for (;;) {
+		if ((k = read(fd, in, sizeof in)) < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN && !at_end)
+			return 0;
+		n = k > 0 ? ttyfilter_run(f, in, (size_t)k, out) :
+		    ttyfilter_flush(f, out);
+		for (off = 0; off < n; off += (size_t)w) {
+			if ((w = write(1, out + off, n - off)) < 0) {
+				if (errno != EINTR && errno != EAGAIN)
+					break;
+				w = 0;
+				if (errno == EAGAIN)
+					poll(&(struct pollfd){ 1, POLLOUT, 0 }, 1,
+					    -1);
+			}
+		}
+		if (k <= 0)
+			return 1;
+	}
+}
+
 /* Are stdin and stdout terminals (what -t needs)? */
 int
 exec_tty_possible(void)
@@ -102,9 +158,13 @@ exec_tty_possible(void)
 }
 
 /* Run params (a command.exec request) on a terminal of the sandbox with
- * ours; returns the result (caller owns) or NULL with err. */
+ * ours; returns the result (caller owns) or NULL with err. With the
+ * clipboard and title sequences dropped (o->osc, or the config), sboxd
+ * writes the terminal's output into a pipe and sbox filters it on its way
+ * to our stdout. */
 json_t *
-exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
+exec_tty_run(const struct client_opts *o, struct client *cl, json_t *params,
+    sbox_error *err)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
 	    SIGTSTP };
@@ -115,6 +175,9 @@ exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
 	json_t *r = NULL, *env;
 	long long id = -1;
 	size_t i;
+	struct ttyfilter filt;
+	struct pollfd pfd[2];
+	int relay[2] = { -1, -1 };
 
 	if (!exec_tty_possible())
 		return error_set(err, E_INVALID_PARAMS, "-t needs stdin and "
@@ -144,6 +207,15 @@ exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
 		atexit(exec_tty_restore);
 		exec_tty_atexit = 1;
 	}
+	if (o->osc == 1 || (o->osc == 0 && exec_tty_config_drops(cl))) {
+		if (pipe2(relay, O_CLOEXEC) == -1) {
+			error_set_errno(err, E_IO, errno, "pipe");
+			goto out;
+		}
+		fcntl(relay[0], F_SETFL, fcntl(relay[0], F_GETFL) | O_NONBLOCK);
+		fds[1] = relay[1];
+		ttyfilter_init(&filt);
+	}
 	client_on_notify(cl, exec_tty_notify, &st);
 	if (exec_tty_make_raw() == -1) {
 		error_set_errno(err, E_IO, errno, "raw mode for the terminal");
@@ -151,6 +223,10 @@ exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
 	}
 	if ((id = client_send(cl, "command.exec", params, fds, 3, err)) == -1)
 		goto out;
+	if (relay[1] >= 0) {
+		close(relay[1]);
+		relay[1] = -1;
+	}
 	for (;;) {
 		int rc;
 
@@ -176,12 +252,32 @@ exec_tty_run(struct client *cl, json_t *params, sbox_error *err)
 			    "rows", rows, "cols", cols), err) == -1)
 				goto out;
 		}
-		if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
+		if (relay[0] >= 0) {
+			/* the filtered output and the answer together */
+			pfd[0] = (struct pollfd){ client_fd(cl), POLLIN, 0 };
+			pfd[1] = (struct pollfd){ relay[0], POLLIN, 0 };
+			if (poll(pfd, 2, 200) > 0 && pfd[1].revents &&
+			    exec_tty_filter_out(relay[0], &filt, 0)) {
+				close(relay[0]);
+				relay[0] = -1;
+			}
+			rc = client_wait_step(cl, id, 0, &r, err);
+		} else
+			rc = client_wait_step(cl, id, 200, &r, err);
+		if (rc < 0)
 			goto out;
 		if (rc > 0)
 			break;
 	}
 out:
+	/* what is left of the output (all of it is in the pipe before the
+	 * answer comes) */
+	if (relay[0] >= 0) {
+		exec_tty_filter_out(relay[0], &filt, 1);
+		close(relay[0]);
+	}
+	if (relay[1] >= 0)
+		close(relay[1]);
 	exec_tty_restore();
 	client_on_notify(cl, NULL, NULL);
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)

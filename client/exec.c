@@ -148,17 +148,17 @@ exec_print_blocked(const json_t *result)
 		if ((ex = json_string_value(json_object_get(v, "explanation"))) ==
 		    NULL)
 			ex = json_string_value(json_object_get(v, "message"));
-		fprintf(stderr, "sbox: blocked: %s\n", ex ? ex : "?");
+		fprintf(stderr, "sbox: blocked: %s\n", ex ? text_show(ex) : "?");
 	}
 	json_array_foreach(json_object_get(blocked, "hosts"), i, v) {
 		if ((ex = json_string_value(json_object_get(v, "explanation"))) !=
 		    NULL)
-			fprintf(stderr, "sbox: blocked: %s\n", ex);
+			fprintf(stderr, "sbox: blocked: %s\n", text_show(ex));
 		else
 			fprintf(stderr, "sbox: blocked: connection to %s:%lld "
-			    "refused\n", json_string_value(json_object_get(v,
-			    "host")), (long long)json_integer_value(
-			    json_object_get(v, "port")));
+			    "refused\n", text_member(v, "host", "?"),
+			    (long long)json_integer_value(json_object_get(v,
+			    "port")));
 	}
 }
 
@@ -178,9 +178,10 @@ exec_status(const json_t *result)
 		    json_object_get(result, "argv"), 0));
 		/* name the program ("cannot run the command: No such file") */
 		if (prog != NULL && strstr(msg, prog) == NULL)
-			fprintf(stderr, "sbox: %s: %s\n", prog, msg);
+			fprintf(stderr, "sbox: %s: %s\n", text_show(prog),
+			    text_show(msg));
 		else
-			fprintf(stderr, "sbox: %s\n", msg);
+			fprintf(stderr, "sbox: %s\n", text_show(msg));
 	}
 	if (json_is_integer(sig) && json_integer_value(sig) > 0)
 		return 128 + (int)json_integer_value(sig);
@@ -221,10 +222,13 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
     sbox_error *err)
 {
 	struct sigaction sa, old_int, old_term, old_hup;
-	int fds[3] = { 0, 1, 2 };
+	/* into a sandbox: our terminal through pipes (exec-relay.c) */
+	int relay = strcmp(method, "command.exec") == 0;
+	struct exec_relay rl;
+	struct pollfd pfd[4];
 	long long id;
 	json_t *r = NULL;
-	int cancelled = 0;
+	int cancelled = 0, n;
 
 	exec_interrupted = 0;
 	json_object_set_new(params, "stdio", json_string("fds"));
@@ -234,8 +238,17 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	if ((id = client_send(cl, method, params, fds, 3, err)) == -1)
+	if (relay && exec_relay_open(&rl, err) == -1) {
+		relay = 0;
 		goto out;
+	}
+	if (!relay)
+		for (n = 0; n < 3; n++)
+			rl.pass[n] = n;
+	if ((id = client_send(cl, method, params, rl.pass, 3, err)) == -1)
+		goto out;
+	if (relay)
+		exec_relay_sent(&rl);
 	for (;;) {
 		int rc;
 
@@ -245,12 +258,22 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 			    "id", (json_int_t)id), err) == -1)
 				goto out;
 		}
-		if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
+		if (relay) {
+			/* the relay's fds and the daemon's answer together */
+			pfd[0] = (struct pollfd){ client_fd(cl), POLLIN, 0 };
+			n = exec_relay_pollfds(&rl, pfd + 1);
+			if (poll(pfd, (nfds_t)n + 1, 200) > 0)
+				exec_relay_step(&rl, pfd + 1, n);
+			if ((rc = client_wait_step(cl, id, 0, &r, err)) < 0)
+				goto out;
+		} else if ((rc = client_wait_step(cl, id, 200, &r, err)) < 0)
 			goto out;
 		if (rc > 0)
 			break;
 	}
 out:
+	if (relay)
+		exec_relay_close(&rl);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -275,7 +298,7 @@ exec_note_profile(const json_t *session, int always)
 		client_warn("not sandboxed (%s): commands run with your own rights",
 		    prov);
 	else
-		fprintf(stderr, "sbox: sandbox %s\n", prov);
+		fprintf(stderr, "sbox: sandbox %s\n", text_show(prov));
 }
 
 /* Add "sandboxed" (and "profile") of a session to a --json result. */

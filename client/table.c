@@ -47,17 +47,24 @@ static const struct client_sub table_subs[] = {
 	{ "session", "exec",
 	  "sbox session exec ID [--cwd DIR] [--env NAME=VALUE]... [--detach]\n"
 	  "                  [--timeout S] [--no-ask] [-t|--tty|--no-tty]\n"
-	  "                  -- ARGV...",
+	  "                  [--drop-osc|--keep-osc] -- ARGV...",
 	  "run a command in a session (--detach: a background job; see "
 	  "'sbox command'); on a terminal, a refused host or file write is "
 	  "asked about (--no-ask: never); -t: on a terminal made inside the "
 	  "sandbox (the default when stdin and stdout are terminals; "
-	  "--no-tty: never)",
-	  "C/cwd= e/env= d/detach T/timeout= no-ask t/tty no-tty", 1 },
+	  "--no-tty: never; without one, the command gets pipes, never your "
+	  "terminal); --drop-osc: take clipboard (OSC 52) and title "
+	  "sequences out of what -t shows (--keep-osc: pass them; the "
+	  "default: the config's \"terminal\": {\"drop_osc\"})",
+	  "C/cwd= e/env= d/detach T/timeout= no-ask t/tty no-tty drop-osc "
+	  "keep-osc", 1 },
 	{ "session", "shell",
-	  "sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...",
+	  "sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...\n"
+	  "                   [--drop-osc|--keep-osc]",
 	  "an interactive shell in a session, on a terminal made inside the "
-	  "sandbox (bash when it has one, else sh)", "C/cwd= e/env=", -1 },
+	  "sandbox (bash when it has one, else sh); --drop-osc: without "
+	  "clipboard and title sequences", "C/cwd= e/env= drop-osc keep-osc",
+	  -1 },
 	{ "session", "send",
 	  "sbox session send ID [--sandbox PROFILE] [--stdin] [--no-ask]",
 	  "run the shell script read from stdin in a session (--stdin: "

@@ -332,10 +332,12 @@ command_io_setup(struct command *c, struct rpc_call *call, int *given,
 			return error_set_field(err, E_INVALID_PARAMS, "stdio",
 			    "stdio \"fds\" needs 3 file descriptors passed with "
 			    "the request (SCM_RIGHTS)");
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < 3; i++)
 			fds[i] = rpc_call_take_fd(call, i);
-		return command_io_interpose(c, rpc_call_take_fd(call, 2),
-		    &fds[2], err);
+		if (command_tty_check_fds(c, fds, err) == -1)
+			return -1;
+		i = fds[2];
+		return command_io_interpose(c, i, &fds[2], err);
 	case COMMAND_STDIO_PIPES:
 		if (want_stdin) {
 			if (pipe2(p, O_CLOEXEC) == -1)

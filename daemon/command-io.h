@@ -38,6 +38,10 @@ int command_io_reopen(int client_fd, int flags);
 /* Set up the relay for the command's mode (before the spawn). */
 int command_tty_setup(struct command *c, struct rpc_call *call,
     sbox_error *err);
+/* stdio "fds" inside a sandbox: refuse a terminal or another device among
+ * the client's descriptors. */
+int command_tty_check_fds(const struct command *c, const int fds[3],
+    sbox_error *err);
 /* The pty's master came from sbox-init (taken). */
 void command_tty_master(struct command *c, int master);
 /* Bytes for the terminal (command.write); eof is refused. */

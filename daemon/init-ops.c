@@ -227,7 +227,11 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 			goto out;
 		if (exists && S_ISCHR(st.st_mode) &&
 		    st.st_rdev == makedev(5, 0)) {
-			/* /dev/tty: the caller's terminal, not sbox-init's */
+			/* /dev/tty: the caller's terminal, not sbox-init's
+			 * (its process id is read here when no O_CREAT
+			 * read it before) */
+			if ((e = init_walk_status(t)) != 0)
+				goto out;
 			fd = init_tty_open_ctty(t->tgid, flags);
 			e = fd < 0 ? -fd : 0;
 			*out = fd < 0 ? -1 : fd;

@@ -446,12 +446,40 @@ config_parse_approvals(struct config *cfg, const json_t *obj, sbox_error *err)
 	return 0;
 }
 
+/* Parse the "terminal" object: {"drop_osc": bool}, whether `sbox session
+ * exec -t` and `shell` drop clipboard (OSC 52) and title sequences from
+ * what they relay (the CLI reads it; --drop-osc/--keep-osc win). */
+static int
+config_parse_terminal(struct config *cfg, const json_t *obj, sbox_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return error_set_field(err, E_CONFIG, "terminal",
+		    "must be an object");
+	json_object_foreach((json_t *)obj, key, v) {
+		if (strcmp(key, "drop_osc") != 0) {
+			char f[CONFIG_FIELD_MAX];
+
+			jsonpath_format(f, sizeof f, "terminal.%s", key);
+			return error_set_field(err, E_CONFIG, f,
+			    "unknown key (expected drop_osc)");
+		}
+		if (!json_is_boolean(v))
+			return error_set_field(err, E_CONFIG, "terminal.drop_osc",
+			    "must be true or false");
+		cfg->terminal_drop_osc = json_is_true(v);
+	}
+	return 0;
+}
+
 /* Validate a parsed config document into a new config (no file context). */
 static int
 config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 {
 	static const char *const keys[] = { "sandbox", "resolve", "spaces",
-	    "projects", "providers", "models", "approvals", NULL };
+	    "projects", "providers", "models", "approvals", "terminal", NULL };
 	const char *key;
 	json_t *v;
 	size_t i;
@@ -465,7 +493,7 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 		}
 		if (keys[i] == NULL)
 			return error_set_field(err, E_CONFIG, key,
-			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models or approvals)");
+			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models, approvals or terminal)");
 	}
 	/* profiles first: everything else may name them */
 	if ((v = json_object_get(root, "sandbox")) != NULL &&
@@ -486,6 +514,9 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 #undef BINDINGS
 	if ((v = json_object_get(root, "approvals")) != NULL &&
 	    config_parse_approvals(cfg, v, err) == -1)
+		return -1;
+	if ((v = json_object_get(root, "terminal")) != NULL &&
+	    config_parse_terminal(cfg, v, err) == -1)
 		return -1;
 	return 0;
 }

@@ -66,6 +66,8 @@ struct config {
 	                                     added to the data file's, or NULL */
 	int     report_reads;             /* sandbox.report_reads (default 1):
 	                                     report reads a hidden path refused */
+	int     terminal_drop_osc;        /* terminal.drop_osc (default 0):
+	                                     -t relays drop OSC 52 and titles */
 };
 
 /* The default config path: $XDG_CONFIG_HOME/sbox/config.json when that is

@@ -152,6 +152,33 @@ render_seccomp_add_personality(scmp_filter_ctx ctx, sbox_error *err)
 	return render_seccomp_add(ctx, "personality", EPERM, 1, &cmp, err);
 }
 
+/* The second layer behind "the sandbox never holds the person's terminal":
+ * the terminal ioctls that change the state of the terminal's other side
+ * or of the machine's terminals (line discipline, console redirection,
+ * exclusive mode, serial settings, hangup; and taking a terminal that is
+ * another session's controlling terminal, TIOCSCTTY with force set;
+ * sbox-init's own TIOCSCTTY on the sandbox's pty passes 0). Only the low
+ * 32 bits of the command are compared, as the kernel reads them. */
+static int
+render_seccomp_add_tty(scmp_filter_ctx ctx, sbox_error *err)
+{
+	static const unsigned long cmds[] = { TIOCSETD, TIOCCONS, TIOCEXCL,
+	    TIOCSSERIAL, TIOCVHANGUP };
+	struct scmp_arg_cmp cmp[2];
+	size_t i;
+
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		cmp[0] = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu,
+		    (scmp_datum_t)cmds[i]);
+		if (render_seccomp_add(ctx, "ioctl", EPERM, 1, cmp, err) < 0)
+			return -1;
+	}
+	cmp[0] = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu,
+	    (scmp_datum_t)TIOCSCTTY);
+	cmp[1] = SCMP_A2(SCMP_CMP_NE, 0);
+	return render_seccomp_add(ctx, "ioctl", EPERM, 2, cmp, err);
+}
+
 /* Add the argument-filtered rules (clone flags, ioctl, personality). */
 static int
 render_seccomp_add_args(scmp_filter_ctx ctx, unsigned sys, sbox_error *err)
@@ -184,6 +211,8 @@ render_seccomp_add_args(scmp_filter_ctx ctx, unsigned sys, sbox_error *err)
 		cmp[0] = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu,
 		    (scmp_datum_t)TIOCLINUX);
 		if (render_seccomp_add(ctx, "ioctl", EPERM, 1, cmp, err) < 0)
+			return -1;
+		if (render_seccomp_add_tty(ctx, err) < 0)
 			return -1;
 	}
 	if ((sys & PLAN_SYS_BLOCK_PERSONALITY) &&

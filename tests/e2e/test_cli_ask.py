@@ -325,6 +325,9 @@ def test_no_question_inside_sandbox(ctx):
               "echo inner-rc=$?" % (sid, CURL))
     rid = c.send("command.exec", {"session": sid, "argv": ["sh", "-c", script],
                                   "channel": True, "stdio": "fds",
+                                  # the sandbox's own terminal, relayed: a
+                                  # sandbox never holds ours (issue 22)
+                                  "tty": {"rows": 24, "cols": 80},
                                   "timeout": 60}, fds=[slave, slave, slave])
     os.close(slave)
     term = b""

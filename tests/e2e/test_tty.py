@@ -286,19 +286,19 @@ def test_tty_session_shell(ctx):
 
 def test_tty_flag_needs_a_terminal(ctx):
     """-t through pipes is an error that says why; --no-tty at a terminal
-    keeps the old way (no terminal of the sandbox)."""
+    has no terminal of the sandbox, and never ours: pipes that sbox
+    relays (issue 22)."""
     d, sid = session()
     r = d.cli("session", "exec", sid, "-t", "--", "true", input=b"")
     assert r.returncode != 0, r
     assert b"-t needs stdin and stdout to be terminals" in r.stderr, r.stderr
     rc, t = run_term(d, ["session", "exec", sid, "--no-tty", "--", "sh", "-c",
-                         "stat -L -c 'dev: %d' /proc/self/fd/0; exit 0"])
+                         "readlink /proc/self/fd/0; exit 0"])
     out = t.text()
     assert rc == 0, out
-    # the old way: the command's stdin is our terminal itself
-    dev = re.search(r"^dev: (\d+)\r?$", out, re.M)
-    assert dev and int(dev.group(1)) == t.host_tty.st_dev, (out,
-                                                           t.host_tty)
+    # the command's stdin is a pipe, not our terminal
+    assert re.search(r"^pipe:\[\d+\]\r?$", out, re.M), out
+    assert "/dev/pts" not in out, out
 
 
 def test_tty_terminal_restored_after_a_signal(ctx):

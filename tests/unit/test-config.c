@@ -79,7 +79,8 @@ static const char example[] =
 "  \"projects\":  {\"/home/me/code/Lib/\": {\"sandbox\": \"strict\"}, \"~/trusted\": {\"sandbox\": \"none\"}},\n"
 "  \"providers\": {\"ollama\": {\"sandbox\": \"strict\", \"hosts\": [\"api.ollama.example\"], \"env\": {\"OLLAMA_KEY\": \"k1\"}}},\n"
 "  \"models\":    {\"local-llm\": {\"sandbox\": \"none\"}},\n"
-"  \"approvals\": {\"timeout_s\": 120}\n"
+"  \"approvals\": {\"timeout_s\": 120},\n"
+"  \"terminal\":  {\"drop_osc\": true}\n"
 "}\n";
 
 /* The example config loads with everything in place. */
@@ -138,6 +139,7 @@ START_TEST(test_example)
 	ck_assert_uint_eq(cfg->n_resolve, 1);
 	ck_assert_str_eq(cfg->resolve[0].addrs[1], "2001:db8::10");
 	ck_assert_int_eq(config_approvals_timeout_s(cfg), 120);
+	ck_assert_int_eq(cfg->terminal_drop_osc, 1);
 	config_free(cfg);
 }
 END_TEST
@@ -274,6 +276,10 @@ static const struct {
 	{ "{\"approvals\": {\"timeout\": 5}}", "approvals.timeout", "unknown key" },
 	{ "{\"approvals\": {\"timeout_s\": -1}}", "approvals.timeout_s", "0 (no limit)" },
 	{ "{\"approvals\": 5}", "approvals", "must be an object" },
+	{ "{\"terminal\": {\"drop_osc\": 1}}", "terminal.drop_osc",
+	    "true or false" },
+	{ "{\"terminal\": {\"osc\": true}}", "terminal.osc", "unknown key" },
+	{ "{\"terminal\": true}", "terminal", "must be an object" },
 };
 
 /* Every error path gives E_CONFIG with the file, the key and the reason. */

@@ -104,6 +104,19 @@ START_TEST(test_program_behaviour)
 		ok &= probe(syscall(SYS_ioctl, 0, (1UL << 32) | TIOCSTI, "x"),
 		    EPERM);
 		ok &= probe(syscall(SYS_ioctl, 0, TIOCLINUX, "x"), EPERM);
+		/* the terminal ioctls that change the other side (fd -1:
+		 * EBADF if the filter let one through) */
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCSETD, "x"), EPERM);
+		ok &= probe(syscall(SYS_ioctl, -1, (1UL << 32) | TIOCSETD,
+		    "x"), EPERM);
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCCONS, 0), EPERM);
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCEXCL, 0), EPERM);
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCSSERIAL, "x"), EPERM);
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCVHANGUP, 0), EPERM);
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCSCTTY, 1), EPERM);
+		/* what sbox-init does on the sandbox's own pty passes */
+		ok &= probe(syscall(SYS_ioctl, -1, TIOCSCTTY, 0), EBADF);
+		ok &= probe(syscall(SYS_ioctl, -1, TCSETS, "x"), EBADF);
 		ok &= probe(syscall(SYS_ptrace, 0, 0, 0, 0), EPERM);
 		ok &= probe(syscall(SYS_keyctl, 0, 0, 0, 0), EPERM);
 		ok &= probe(syscall(SYS_io_uring_setup, 1, NULL), EPERM);
