@@ -17,6 +17,7 @@
 #include "daemon/ctl.h"
 #include "daemon/init.h"
 #include "daemon/init-supervise.h"
+#include "policy/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,22 +54,89 @@
 #define INIT_SV_BURST      64     /* refusal reports: bucket size */
 #define INIT_SV_RATE       20     /* refusal reports per second */
 
-/* The syscalls the filter notifies (names, looked up per architecture). */
+/* How the file guard treats a call. */
+enum init_sv_how {
+	SV_HOW_NOTIFY,  /* every call notified: decided and performed here */
+	SV_HOW_WRITES,  /* notified when its flags may write or create
+	                   (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC; O_TMPFILE
+	                   holds O_RDWR or O_WRONLY); read-only opens as the
+	                   read reporter says (init-reads.c) */
+	SV_HOW_EXEC,    /* notified only for the profile's `exclude` */
+	SV_HOW_ENOSYS,  /* refused: its form cannot be read safely (libc
+	                   falls back to a form that is decided) */
+	SV_HOW_FILTER,  /* refused by the sandbox's own filter
+	                   (policy/render-seccomp.c) before it gets here */
+	SV_HOW_KERNEL,  /* the kernel's: it makes no name host tools act on
+	                   (the reason says why) */
+};
+
+/* THE TABLE: every call that makes, changes or reaches a name, one line
+ * each, with what the guard does with it. A notification of a call that
+ * is not here (or of another architecture's number) is refused. */
 static const struct {
-	const char *name;
-	int         sc;
+	const char      *name;
+	int              sc;    /* SV_*, -1 when never notified */
+	enum init_sv_how how;
+	const char      *what;
 } init_sv_calls[] = {
-	{ "open", SV_OPEN }, { "openat", SV_OPENAT }, { "creat", SV_CREAT },
-	{ "mkdir", SV_MKDIR }, { "mkdirat", SV_MKDIRAT },
-	{ "mknod", SV_MKNOD }, { "mknodat", SV_MKNODAT },
-	{ "rename", SV_RENAME }, { "renameat", SV_RENAMEAT },
-	{ "renameat2", SV_RENAMEAT2 }, { "link", SV_LINK },
-	{ "linkat", SV_LINKAT }, { "symlink", SV_SYMLINK },
-	{ "symlinkat", SV_SYMLINKAT }, { "truncate", SV_TRUNCATE },
-	{ "truncate64", SV_TRUNCATE64 }, { "chmod", SV_CHMOD },
-	{ "fchmod", SV_FCHMOD }, { "fchmodat", SV_FCHMODAT },
-	{ "fchmodat2", SV_FCHMODAT2 }, { "execve", SV_EXECVE },
-	{ "execveat", SV_EXECVEAT },
+	{ "open", SV_OPEN, SV_HOW_WRITES, "opens, creates, truncates" },
+	{ "openat", SV_OPENAT, SV_HOW_WRITES, "opens, creates, truncates; "
+	    "/proc/PID/fd/N reopened as the file it leads to" },
+	{ "creat", SV_CREAT, SV_HOW_NOTIFY, "creates or truncates" },
+	{ "openat2", -1, SV_HOW_ENOSYS, "struct open_how: libc falls back "
+	    "to openat" },
+	{ "mkdir", SV_MKDIR, SV_HOW_NOTIFY, "creates a folder" },
+	{ "mkdirat", SV_MKDIRAT, SV_HOW_NOTIFY, "creates a folder" },
+	{ "mknod", SV_MKNOD, SV_HOW_NOTIFY, "creates a file, FIFO or socket" },
+	{ "mknodat", SV_MKNODAT, SV_HOW_NOTIFY, "creates a file, FIFO, "
+	    "socket" },
+	{ "symlink", SV_SYMLINK, SV_HOW_NOTIFY, "creates a symlink" },
+	{ "symlinkat", SV_SYMLINKAT, SV_HOW_NOTIFY, "creates a symlink" },
+	{ "link", SV_LINK, SV_HOW_NOTIFY, "a second name for a file" },
+	{ "linkat", SV_LINKAT, SV_HOW_NOTIFY, "a second name; AT_EMPTY_PATH: "
+	    "a name for an open file" },
+	{ "rename", SV_RENAME, SV_HOW_NOTIFY, "moves a name" },
+	{ "renameat", SV_RENAMEAT, SV_HOW_NOTIFY, "moves a name" },
+	{ "renameat2", SV_RENAMEAT2, SV_HOW_NOTIFY, "moves or exchanges "
+	    "names (every flag: performed here with the caller's flags)" },
+	{ "truncate", SV_TRUNCATE, SV_HOW_NOTIFY, "changes a file" },
+	{ "truncate64", SV_TRUNCATE64, SV_HOW_NOTIFY, "changes a file" },
+	{ "chmod", SV_CHMOD, SV_HOW_NOTIFY, "changes a mode" },
+	{ "fchmod", SV_FCHMOD, SV_HOW_NOTIFY, "changes an open file's mode" },
+	{ "fchmodat", SV_FCHMODAT, SV_HOW_NOTIFY, "changes a mode" },
+	{ "fchmodat2", SV_FCHMODAT2, SV_HOW_NOTIFY, "changes a mode" },
+	{ "bind", SV_BIND, SV_HOW_NOTIFY, "a Unix socket's path name: "
+	    "creates a name (init-sockets.c)" },
+	{ "connect", SV_CONNECT, SV_HOW_NOTIFY, "a Unix socket's path name: "
+	    "reaches a program (init-sockets.c)" },
+	{ "execve", SV_EXECVE, SV_HOW_EXEC, "runs a program" },
+	{ "execveat", SV_EXECVEAT, SV_HOW_EXEC, "runs a program" },
+	{ "setxattr", -1, SV_HOW_FILTER, "security.capability: EOPNOTSUPP" },
+	{ "lsetxattr", -1, SV_HOW_FILTER, "security.capability: EOPNOTSUPP" },
+	{ "fsetxattr", -1, SV_HOW_FILTER, "security.capability: EOPNOTSUPP" },
+	{ "setxattrat", -1, SV_HOW_FILTER, "security.capability: "
+	    "EOPNOTSUPP" },
+	{ "removexattr", -1, SV_HOW_KERNEL, "removing an attribute grants "
+	    "nothing" },
+	{ "lremovexattr", -1, SV_HOW_KERNEL, "removing an attribute grants "
+	    "nothing" },
+	{ "fremovexattr", -1, SV_HOW_KERNEL, "removing an attribute grants "
+	    "nothing" },
+	{ "removexattrat", -1, SV_HOW_KERNEL, "removing an attribute grants "
+	    "nothing" },
+	{ "unlink", -1, SV_HOW_KERNEL, "removes a name: nothing appears that "
+	    "host tools run, and making the name again is decided" },
+	{ "unlinkat", -1, SV_HOW_KERNEL, "removes a name (as unlink)" },
+	{ "rmdir", -1, SV_HOW_KERNEL, "removes an empty folder (as unlink)" },
+	{ "chown", -1, SV_HOW_KERNEL, "the owner only: the kernel clears "
+	    "S_ISUID and S_ISGID" },
+	{ "fchown", -1, SV_HOW_KERNEL, "the owner only (as chown)" },
+	{ "lchown", -1, SV_HOW_KERNEL, "the owner only (as chown)" },
+	{ "fchownat", -1, SV_HOW_KERNEL, "the owner only (as chown)" },
+	{ "utime", -1, SV_HOW_KERNEL, "times only" },
+	{ "utimes", -1, SV_HOW_KERNEL, "times only" },
+	{ "futimesat", -1, SV_HOW_KERNEL, "times only" },
+	{ "utimensat", -1, SV_HOW_KERNEL, "times only" },
 };
 #define INIT_SV_NCALLS (sizeof init_sv_calls / sizeof init_sv_calls[0])
 
@@ -138,6 +206,7 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (sc != SV_OPEN && sc != SV_OPENAT)
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* (O_TMPFILE always carries O_WRONLY or O_RDWR: matched below) */
 	/* opens that may write or create; read-only ones as the read
 	 * reporter says (init-reads.c) */
 	for (i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
@@ -177,23 +246,28 @@ init_sv_build(void)
 	}
 	for (a = 0; a < 2; a++)
 		for (i = 0; i < INIT_SV_NCALLS; i++)
-			init_sv_nr[a][i] = init_sv_arch[a] == 0 ? -1 :
+			init_sv_nr[a][i] = init_sv_arch[a] == 0 ||
+			    init_sv_calls[i].sc < 0 ? -1 :
 			    seccomp_syscall_resolve_name_arch(init_sv_arch[a],
 			    init_sv_calls[i].name);
 	for (i = 0; i < INIT_SV_NCALLS; i++) {
 		nr = seccomp_syscall_resolve_name(init_sv_calls[i].name);
 		if (nr < 0)
 			continue; /* not on this architecture */
+		if (init_sv_calls[i].how == SV_HOW_ENOSYS) {
+			if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr,
+			    0) < 0) {
+				why = "cannot add a refusal rule";
+				goto out;
+			}
+			continue;
+		}
+		if (init_sv_calls[i].sc < 0)
+			continue; /* the sandbox's filter's or the kernel's */
 		if (init_sv_rule(ctx, nr, init_sv_calls[i].sc) < 0) {
 			why = "cannot add a notify rule";
 			goto out;
 		}
-	}
-	/* openat2 cannot be read safely (struct open_how): libc falls back */
-	nr = seccomp_syscall_resolve_name("openat2");
-	if (nr >= 0 && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0) {
-		why = "cannot refuse openat2";
-		goto out;
 	}
 	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0 ||
 	    seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
@@ -447,6 +521,106 @@ init_sv_answer(int lfd, int err)
 	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
 }
 
+static char init_sv_undecided_path[PATH_MAX];
+static char init_sv_undecided_why[256];
+
+/* Keep why the guard cannot decide (for the report). */
+int
+init_supervise_undecided(const char *path, const char *why)
+{
+	if (path != NULL || init_sv_undecided_path[0] == '\0')
+		snprintf(init_sv_undecided_path, sizeof init_sv_undecided_path,
+		    "%s", path != NULL ? path : "");
+	snprintf(init_sv_undecided_why, sizeof init_sv_undecided_why, "%s",
+	    why);
+	return SV_UNDECIDED;
+}
+
+/* The last reason kept (and clear it); path gets its path. */
+const char *
+init_supervise_undecided_why(char *path, size_t len)
+{
+	static char why[sizeof init_sv_undecided_why];
+
+	snprintf(path, len, "%s", init_sv_undecided_path);
+	snprintf(why, sizeof why, "%s", init_sv_undecided_why[0] ?
+	    init_sv_undecided_why : "an unknown state");
+	init_sv_undecided_path[0] = init_sv_undecided_why[0] = '\0';
+	return why;
+}
+
+/* The report's name of a call's operation. */
+static const char *
+init_sv_op(int sc)
+{
+	switch (sc) {
+	case SV_OPEN: case SV_OPENAT: case SV_TRUNCATE: case SV_TRUNCATE64:
+	case SV_CONNECT:
+		return "write";
+	case SV_RENAME: case SV_RENAMEAT: case SV_RENAMEAT2:
+		return "rename";
+	case SV_LINK: case SV_LINKAT:
+		return "link";
+	case SV_CHMOD: case SV_FCHMOD: case SV_FCHMODAT: case SV_FCHMODAT2:
+		return "chmod";
+	}
+	return "create";
+}
+
+/* THE ONE PLACE a decision returns to the kernel. fd >= 0: the opened
+ * file to inject. err: 0, an errno the operation itself gave, or one of
+ * SV_ANSWERED (a helper answers), SV_CONTINUE (a read-only open only).
+ * Anything else -- SV_UNDECIDED, an unknown value, SV_CONTINUE for a call
+ * that may write -- is refused with EPERM and reported: no code path
+ * before this one can leave a call undecided. */
+static void
+init_sv_reply(struct init_sv_call *call, int err, int fd)
+{
+	struct seccomp_notif_addfd add;
+	char path[PATH_MAX];
+	const char *why;
+
+	if (err == SV_ANSWERED) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (err == 0 && fd >= 0) {
+		memset(&add, 0, sizeof add);
+		add.id = call->notif_id;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		add.newfd_flags = call->cloexec ? O_CLOEXEC : 0;
+		if (ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno != ENOENT && errno != EINPROGRESS)
+			init_sv_answer(call->lfd, errno == EMFILE ? EMFILE :
+			    EPERM);
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err == SV_CONTINUE && call->reads && (call->sc == SV_OPEN ||
+	    call->sc == SV_OPENAT)) {
+		memset(init_sv_resp, 0, sizeof *init_sv_resp);
+		init_sv_resp->id = call->notif_id;
+		init_sv_resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
+		return;
+	}
+	if (err < 0 || err >= 4096) {
+		why = init_supervise_undecided_why(path, sizeof path);
+		if (path[0] != '/' && call->where != NULL &&
+		    call->where[0] == '/')
+			snprintf(path, sizeof path, "%s", call->where);
+		init_supervise_report(call->id, call->tid, init_sv_op(call->sc),
+		    path[0] == '/' ? path : "/", EPERM, PLAN_RULE_RUNS_LATER,
+		    why);
+		err = EPERM;
+	}
+	init_sv_answer(call->lfd, err);
+}
+
 /* Which of our calls a notification is (-1 when none). */
 static int
 init_sv_which(const struct seccomp_data *d)
@@ -469,45 +643,37 @@ init_sv_one(int i)
 {
 	struct init_sv_call call;
 	int lfd = init_sv_l[i].fd, sc, fd, err;
+	char where[PATH_MAX + NAME_MAX + 2];
 
 	memset(init_sv_req, 0, sizeof *init_sv_req);
 	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, init_sv_req) < 0)
 		return; /* the caller is gone (ENOENT) or nothing to read */
-	if ((sc = init_sv_which(&init_sv_req->data)) < 0) {
-		init_sv_answer(lfd, EPERM);
-		return;
-	}
 	memset(&call, 0, sizeof call);
+	sc = init_sv_which(&init_sv_req->data);
 	call.sc = sc;
 	call.tid = (pid_t)init_sv_req->pid;
 	call.id = init_sv_l[i].id;
 	call.notif_id = init_sv_req->id;
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
+	if (sc < 0) {
+		init_sv_reply(&call, init_supervise_undecided(NULL,
+		    "a call the file guard does not know"), -1);
+		return;
+	}
 	if (sc == SV_EXECVE || sc == SV_EXECVEAT) {
 		init_exclude_exec(&call);
 		return;
 	}
 	fd = -1;
-	if ((err = init_reads_call(&call, &fd)) < 0)
+	where[0] = '\0';
+	if ((err = init_reads_call(&call, &fd)) < 0) {
+		call.where = where;
+		call.wherelen = sizeof where;
 		err = init_ops_call(&call, &fd);
-	if (err == SV_ANSWERED)
-		return; /* a helper answers once the FIFO opens */
-	if (fd >= 0) {
-		struct seccomp_notif_addfd add;
-
-		memset(&add, 0, sizeof add);
-		add.id = init_sv_req->id;
-		add.flags = SECCOMP_ADDFD_FLAG_SEND;
-		add.srcfd = (uint32_t)fd;
-		add.newfd_flags = call.cloexec ? O_CLOEXEC : 0;
-		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
-		    errno != ENOENT && errno != EINPROGRESS)
-			init_sv_answer(lfd, errno == EMFILE ? EMFILE : EPERM);
-		close(fd);
-		return;
-	}
-	init_sv_answer(lfd, err);
+	} else
+		call.where = NULL; /* init-reads.c's own, gone now */
+	init_sv_reply(&call, err, fd);
 }
 
 /* Handle what poll reported on the listeners. */

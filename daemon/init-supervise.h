@@ -17,6 +17,7 @@ enum {
 	SV_MKNODAT, SV_RENAME, SV_RENAMEAT, SV_RENAMEAT2, SV_LINK, SV_LINKAT,
 	SV_SYMLINK, SV_SYMLINKAT, SV_TRUNCATE, SV_TRUNCATE64, SV_CHMOD,
 	SV_FCHMOD, SV_FCHMODAT, SV_FCHMODAT2, SV_EXECVE, SV_EXECVEAT,
+	SV_BIND, SV_CONNECT,
 };
 
 /* One notification being handled. */
@@ -48,8 +49,19 @@ void init_supervise_report(json_int_t id, pid_t pid, const char *op,
 
 /* init_ops_call's answer when a helper answers the call itself. */
 #define SV_ANSWERED 1001
-/* init_ops_call's answer when the kernel should do the call itself. */
+/* init_ops_call's answer when the kernel should do the call itself (only
+ * for a read-only open: anything else is refused). */
 #define SV_CONTINUE 1002
+/* The guard could not complete its decision (a path it cannot read back,
+ * a descriptor whose path does not lead to it, ...): the one answer
+ * function refuses with EPERM and reports why. Set with
+ * init_supervise_undecided. */
+#define SV_UNDECIDED 1003
+/* Keep why the guard cannot decide on path (NULL: the call's own) for the
+ * report; returns SV_UNDECIDED. */
+int init_supervise_undecided(const char *path, const char *why);
+/* The last reason kept by init_supervise_undecided (and clear it). */
+const char *init_supervise_undecided_why(char *path, size_t len);
 
 /* init-walk.c: the caller. tid 0 = sbox-init itself (its file operations). */
 struct init_walk_caller {
@@ -105,6 +117,17 @@ void init_exclude_exec(struct init_sv_call *call);
 /* init-ops.c: perform one notified call for its caller: 0 or an errno; an
  * opened file is returned in *fd (then the answer is that fd). */
 int init_ops_call(struct init_sv_call *call, int *fd);
+/* Ask the guard about op on (dir, name) held by fd: 0 or the refusal's
+ * errno (reported; why gets the reason when not NULL). */
+int init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
+    const char *dir, const char *name, char *why, size_t whylen);
+
+/* init-sockets.c: bind and connect. A bind to a Unix path name creates a
+ * name (decided like a file's creation, performed here on the caller's
+ * socket); a connect to a Unix path name reaches only a socket the sandbox
+ * bound itself (through the guard). Both are performed with the address as
+ * read once. 0 or an errno, SV_ANSWERED or SV_UNDECIDED. */
+int init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t);
 
 /* init-reads.c: the read reporter. Add to ctx the rule that notifies the
  * read-only opens it observes (arg: the flags argument's index). */

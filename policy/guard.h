@@ -102,6 +102,8 @@ enum guard_op {
 	GUARD_OP_RENAME_DIR,  /* rename a folder onto the name: nothing
 	                         protected may end up below it either */
 	GUARD_OP_RENAME_DIR_FROM, /* rename the folder name away */
+	GUARD_OP_MKDIR,       /* a new folder (GUARD_OP_CREATE: anything
+	                         else -- a file, node, socket or symlink) */
 };
 
 /* lstat of a path relative to the decided name's parent folder (it may
