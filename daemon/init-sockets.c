@@ -13,6 +13,7 @@
 #include "daemon/ctl.h"
 #include "daemon/init.h"
 #include "daemon/init-supervise.h"
+#include "policy/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -205,9 +206,11 @@ init_sockets_connect_path(struct init_walk_caller *t, int sock,
 	snprintf(full, sizeof full, "%s/%s", strcmp(l.dir, "/") ? l.dir : "",
 	    l.name);
 	if (!init_sockets_ours(&st)) {
+		/* (sboxd takes the ops and rules it knows: a connect is
+		 * reported as a write, under the rule of what runs later) */
 		init_supervise_report(t->call->id, t->tid, "write", full,
-		    EACCES, "", "connect to a Unix socket the sandbox did not "
-		    "make (a host program's): refused");
+		    EACCES, PLAN_RULE_RUNS_LATER, "connect to a Unix socket "
+		    "the sandbox did not make (a host program's) is refused");
 		e = EACCES;
 		goto out;
 	}
