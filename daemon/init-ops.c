@@ -635,7 +635,7 @@ init_ops_own_err(int e, char *why, size_t whylen)
 	char path[PATH_MAX];
 	const char *r;
 
-	if (e >= 0 && e < 4096)
+	if (e >= 0 && e < SV_ERRNO_END)
 		return e;
 	r = init_supervise_undecided_why(path, sizeof path);
 	snprintf(why, whylen, "%s%s%s", path, path[0] ? ": " : "", r);

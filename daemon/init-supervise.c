@@ -608,7 +608,7 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 		ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
 		return;
 	}
-	if (err < 0 || err >= 4096) {
+	if (err < 0 || err >= SV_ERRNO_END) {
 		why = init_supervise_undecided_why(path, sizeof path);
 		if (path[0] != '/' && call->where != NULL &&
 		    call->where[0] == '/')

@@ -47,6 +47,8 @@ const struct guard_spec *init_supervise_spec(void);
 void init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason);
 
+/* Every errno is below this; the SV_* answers are at or above it. */
+#define SV_ERRNO_END 1000
 /* init_ops_call's answer when a helper answers the call itself. */
 #define SV_ANSWERED 1001
 /* init_ops_call's answer when the kernel should do the call itself (only

@@ -202,14 +202,18 @@ src = os.open("payload", os.O_CREAT | os.O_WRONLY, 0o755)
 os.write(src, b"#!/bin/sh\ntouch " + MARKER.encode() + b"\n")
 t("M7", lambda: link_from_fd(src, "vendor/lib (deleted)/.git/hooks/pre-commit"))
 t("M8", lambda: os.link("/proc/self/fd/%d" % cfg, "stolen2"))
-# a path over PATH_MAX: a deep folder, the repository moved into it
-d = os.open(".", os.O_PATH | os.O_DIRECTORY)
-for i in range(20):
-    os.mkdir("d" * 240, dir_fd=d)
-    d = os.open("d" * 240, os.O_PATH | os.O_DIRECTORY, dir_fd=d)
-t("DEEP", lambda: os.rename("vendor/lib (deleted)", "lib", dst_dir_fd=d))
+# a path over PATH_MAX: the repository moved into a deep chain of short
+# folders, whose names then grow (deepest first: each rename's own path
+# stays short)
+os.makedirs("/".join(["d"] * 20))
+t("MOVED", lambda: os.rename("vendor/lib (deleted)", "/".join(["d"] * 20) +
+  "/lib"))
+for k in range(20, 0, -1):
+    t("GREW%d" % k, lambda: os.rename("/".join(["d"] * k),
+      "/".join(["d"] * (k - 1) + ["d" * 240])))
 t("M9", lambda: open("/proc/self/fd/%d" % cfg, "ab").write(EVIL))
 t("M10", lambda: os.fchmod(hook, 0o700))
+print("END", flush=True)
 """
 
 
@@ -230,22 +234,44 @@ def test_escape_magic_links(ctx):
                                   S.marker + MAGIC_PY])
     tags = ["M%d" % i for i in range(1, 11)]
     assert _said(r.out, *tags) == [], r
-    assert "RENAMED" in r.out.split("\n"), r  # the attack's own step
-    # wherever the repository is now, host git runs nothing of ours
-    now = os.path.join(S.proj, "vendor", "lib (deleted)")
-    assert os.path.isdir(now), r
-    with open(os.path.join(now, ".git", "config"), "rb") as f:
+    lines = r.out.split("\n")
+    assert "RENAMED" in lines and "MOVED" in lines, r  # the attack's steps
+    assert "END" in lines, r
+    # the names grew (the renames' own paths stay short): the repository
+    # is past PATH_MAX, and the writes through the old fd were refused
+    assert "GREW1" in lines and "GREW20" in lines, r
+    # the repository is now past PATH_MAX (when the names could grow):
+    # look at it the way the host's tools would, one folder at a time
+    d = os.open(S.proj, os.O_PATH | os.O_DIRECTORY)
+    for k in range(1, 21):
+        name = "d" * 240 if "GREW%d" % k in lines else "d"
+        d = os.open(name, os.O_PATH | os.O_DIRECTORY, dir_fd=d)
+    g = os.open("lib/.git", os.O_PATH | os.O_DIRECTORY, dir_fd=d)
+    with open(os.open("config", os.O_RDONLY, dir_fd=g), "rb") as f:
         assert f.read() == before
-    assert not os.path.exists(os.path.join(now, ".git", "hooks",
-                                           "pre-commit"))
-    mode = os.stat(os.path.join(now, ".git", "hooks",
-                                "pre-commit.sample")).st_mode
-    assert not mode & 0o111 or mode & 0o777 == 0o755, oct(mode)
+    assert not os.path.exists("/proc/self/fd/%d/hooks/pre-commit" % g)
+    mode = os.stat("pre-commit.sample", dir_fd=os.open("hooks", os.O_PATH,
+                                                        dir_fd=g)).st_mode
+    assert mode & 0o777 != 0o777 and mode & 0o777 != 0o700, oct(mode)
     for n in ("stolen-config", "stolen2"):
         assert not os.path.exists(os.path.join(S.proj, n)), n
-    S.host_git(".", "vendor/lib (deleted)")
+    # host git in the repository (from its folder, whatever its path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.fchdir(os.open("lib", os.O_RDONLY | os.O_DIRECTORY,
+                              dir_fd=d))
+            for args in (["status"], ["commit", "-qam", "h",
+                                      "--allow-empty"]):
+                subprocess.run(["git"] + args, capture_output=True,
+                               env={"PATH": "/usr/bin:/bin",
+                                    "HOME": S.home}, timeout=60)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    S.host_git(".")
     S.close(sid)
-    S.host_git(".", "vendor/lib (deleted)")
+    S.host_git(".")
 
 
 # -- a symlink at a leading part of a protected name -------------------------
