@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 #define INIT_SOCK_MADE_MAX 4096 /* sockets remembered (the oldest go) */
-#define INIT_SOCK_HELPERS  256  /* helpers for blocking connects */
+#define INIT_SOCK_HELPERS  256  /* helpers for blocking connects at once */
 
 static struct {
 	dev_t dev;
@@ -93,24 +94,51 @@ init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
 	    EFAULT;
 }
 
+static int init_sock_helper[INIT_SOCK_HELPERS]; /* pidfds of live helpers */
+static int init_sock_nhelpers;
+
+/* Forget the helpers that have ended (their pidfd reads as ready; who
+ * reaps them -- init_spawn_reap -- does not matter). */
+static void
+init_sockets_helpers_prune(void)
+{
+	struct pollfd p;
+	int i;
+
+	for (i = init_sock_nhelpers - 1; i >= 0; i--) {
+		p.fd = init_sock_helper[i];
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, 1, 0) == 0)
+			continue;
+		close(init_sock_helper[i]);
+		init_sock_helper[i] = init_sock_helper[--init_sock_nhelpers];
+	}
+}
+
 /* Connect sock to addr for the caller: at once when the socket does not
- * block, else in a helper process that answers the call itself. */
+ * block, else in a helper process that answers the call itself (at most
+ * INIT_SOCK_HELPERS at once; then EAGAIN). */
 static int
 init_sockets_connect(struct init_walk_caller *t, int sock,
     const struct sockaddr *sa, socklen_t len)
 {
-	static int helpers;
 	struct seccomp_notif_resp r;
-	int fl = fcntl(sock, F_GETFL), e;
+	int fl = fcntl(sock, F_GETFL), e, pfd;
 	pid_t pid;
 
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect(sock, sa, len) < 0 ? errno : 0;
-	/* a bound on helpers, as the FIFO helpers' (init-ops.c) */
-	if (helpers >= INIT_SOCK_HELPERS || (pid = fork()) < 0)
+	init_sockets_helpers_prune();
+	if (init_sock_nhelpers >= INIT_SOCK_HELPERS || (pid = fork()) < 0)
 		return EAGAIN;
 	if (pid > 0) {
-		helpers++;
+		/* the child is not reaped before this returns: its pidfd
+		 * names it (/dev/null, when none: forgotten at the next
+		 * prune) */
+		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		init_sock_helper[init_sock_nhelpers++] = pfd >= 0 ? pfd :
+		    open("/dev/null", O_RDONLY | O_CLOEXEC);
 		return SV_ANSWERED;
 	}
 	e = connect(sock, sa, len) < 0 ? errno : 0;
