@@ -17,6 +17,7 @@
 #include "daemon/ctl.h"
 #include "daemon/init.h"
 #include "daemon/init-supervise.h"
+#include "policy/guard-calls.h"
 #include "policy/plan.h"
 
 #include <errno.h>
@@ -54,91 +55,9 @@
 #define INIT_SV_BURST      64     /* refusal reports: bucket size */
 #define INIT_SV_RATE       20     /* refusal reports per second */
 
-/* How the file guard treats a call. */
-enum init_sv_how {
-	SV_HOW_NOTIFY,  /* every call notified: decided and performed here */
-	SV_HOW_WRITES,  /* notified when its flags may write or create
-	                   (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC; O_TMPFILE
-	                   holds O_RDWR or O_WRONLY); read-only opens as the
-	                   read reporter says (init-reads.c) */
-	SV_HOW_EXEC,    /* notified only for the profile's `exclude` */
-	SV_HOW_ENOSYS,  /* refused: its form cannot be read safely (libc
-	                   falls back to a form that is decided) */
-	SV_HOW_FILTER,  /* refused by the sandbox's own filter
-	                   (policy/render-seccomp.c) before it gets here */
-	SV_HOW_KERNEL,  /* the kernel's: it makes no name host tools act on
-	                   (the reason says why) */
-};
-
-/* THE TABLE: every call that makes, changes or reaches a name, one line
- * each, with what the guard does with it. A notification of a call that
- * is not here (or of another architecture's number) is refused. */
-static const struct {
-	const char      *name;
-	int              sc;    /* SV_*, -1 when never notified */
-	enum init_sv_how how;
-	const char      *what;
-} init_sv_calls[] = {
-	{ "open", SV_OPEN, SV_HOW_WRITES, "opens, creates, truncates" },
-	{ "openat", SV_OPENAT, SV_HOW_WRITES, "opens, creates, truncates; "
-	    "/proc/PID/fd/N reopened as the file it leads to" },
-	{ "creat", SV_CREAT, SV_HOW_NOTIFY, "creates or truncates" },
-	{ "openat2", -1, SV_HOW_ENOSYS, "struct open_how: libc falls back "
-	    "to openat" },
-	{ "mkdir", SV_MKDIR, SV_HOW_NOTIFY, "creates a folder" },
-	{ "mkdirat", SV_MKDIRAT, SV_HOW_NOTIFY, "creates a folder" },
-	{ "mknod", SV_MKNOD, SV_HOW_NOTIFY, "creates a file, FIFO or socket" },
-	{ "mknodat", SV_MKNODAT, SV_HOW_NOTIFY, "creates a file, FIFO, "
-	    "socket" },
-	{ "symlink", SV_SYMLINK, SV_HOW_NOTIFY, "creates a symlink" },
-	{ "symlinkat", SV_SYMLINKAT, SV_HOW_NOTIFY, "creates a symlink" },
-	{ "link", SV_LINK, SV_HOW_NOTIFY, "a second name for a file" },
-	{ "linkat", SV_LINKAT, SV_HOW_NOTIFY, "a second name; AT_EMPTY_PATH: "
-	    "a name for an open file" },
-	{ "rename", SV_RENAME, SV_HOW_NOTIFY, "moves a name" },
-	{ "renameat", SV_RENAMEAT, SV_HOW_NOTIFY, "moves a name" },
-	{ "renameat2", SV_RENAMEAT2, SV_HOW_NOTIFY, "moves or exchanges "
-	    "names (every flag: performed here with the caller's flags)" },
-	{ "truncate", SV_TRUNCATE, SV_HOW_NOTIFY, "changes a file" },
-	{ "truncate64", SV_TRUNCATE64, SV_HOW_NOTIFY, "changes a file" },
-	{ "chmod", SV_CHMOD, SV_HOW_NOTIFY, "changes a mode" },
-	{ "fchmod", SV_FCHMOD, SV_HOW_NOTIFY, "changes an open file's mode" },
-	{ "fchmodat", SV_FCHMODAT, SV_HOW_NOTIFY, "changes a mode" },
-	{ "fchmodat2", SV_FCHMODAT2, SV_HOW_NOTIFY, "changes a mode" },
-	{ "bind", SV_BIND, SV_HOW_NOTIFY, "a Unix socket's path name: "
-	    "creates a name (init-sockets.c)" },
-	{ "connect", SV_CONNECT, SV_HOW_NOTIFY, "a Unix socket's path name: "
-	    "reaches a program (init-sockets.c)" },
-	{ "execve", SV_EXECVE, SV_HOW_EXEC, "runs a program" },
-	{ "execveat", SV_EXECVEAT, SV_HOW_EXEC, "runs a program" },
-	{ "setxattr", -1, SV_HOW_FILTER, "security.capability: EOPNOTSUPP" },
-	{ "lsetxattr", -1, SV_HOW_FILTER, "security.capability: EOPNOTSUPP" },
-	{ "fsetxattr", -1, SV_HOW_FILTER, "security.capability: EOPNOTSUPP" },
-	{ "setxattrat", -1, SV_HOW_FILTER, "security.capability: "
-	    "EOPNOTSUPP" },
-	{ "removexattr", -1, SV_HOW_KERNEL, "removing an attribute grants "
-	    "nothing" },
-	{ "lremovexattr", -1, SV_HOW_KERNEL, "removing an attribute grants "
-	    "nothing" },
-	{ "fremovexattr", -1, SV_HOW_KERNEL, "removing an attribute grants "
-	    "nothing" },
-	{ "removexattrat", -1, SV_HOW_KERNEL, "removing an attribute grants "
-	    "nothing" },
-	{ "unlink", -1, SV_HOW_KERNEL, "removes a name: nothing appears that "
-	    "host tools run, and making the name again is decided" },
-	{ "unlinkat", -1, SV_HOW_KERNEL, "removes a name (as unlink)" },
-	{ "rmdir", -1, SV_HOW_KERNEL, "removes an empty folder (as unlink)" },
-	{ "chown", -1, SV_HOW_KERNEL, "the owner only: the kernel clears "
-	    "S_ISUID and S_ISGID" },
-	{ "fchown", -1, SV_HOW_KERNEL, "the owner only (as chown)" },
-	{ "lchown", -1, SV_HOW_KERNEL, "the owner only (as chown)" },
-	{ "fchownat", -1, SV_HOW_KERNEL, "the owner only (as chown)" },
-	{ "utime", -1, SV_HOW_KERNEL, "times only" },
-	{ "utimes", -1, SV_HOW_KERNEL, "times only" },
-	{ "futimesat", -1, SV_HOW_KERNEL, "times only" },
-	{ "utimensat", -1, SV_HOW_KERNEL, "times only" },
-};
-#define INIT_SV_NCALLS (sizeof init_sv_calls / sizeof init_sv_calls[0])
+/* The table of calls is policy/guard-calls.c (one line per call). */
+static const struct guard_call_line *init_sv_calls;
+static size_t init_sv_ncalls;
 
 /* One listener: the command it was made for. */
 struct init_sv_listener {
@@ -152,7 +71,8 @@ static char init_sv_broken[1200];
 static struct sock_filter *init_sv_prog;
 static unsigned short init_sv_prog_len;
 static uint32_t init_sv_arch[2];
-static int init_sv_nr[2][INIT_SV_NCALLS];
+#define INIT_SV_LINES_MAX 128 /* lines of the table */
+static int init_sv_nr[2][INIT_SV_LINES_MAX];
 static struct init_sv_listener init_sv_l[INIT_SV_MAX];
 static int init_sv_n;
 static struct seccomp_notif *init_sv_req;
@@ -231,6 +151,9 @@ init_sv_build(void)
 	size_t i, a;
 	int fd = -1, nr;
 
+	init_sv_calls = guard_calls(&init_sv_ncalls);
+	if (init_sv_ncalls > INIT_SV_LINES_MAX)
+		return "the table of calls is too long";
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
 		return "seccomp_init failed";
 	init_sv_arch[0] = seccomp_arch_native();
@@ -245,16 +168,16 @@ init_sv_build(void)
 		goto out;
 	}
 	for (a = 0; a < 2; a++)
-		for (i = 0; i < INIT_SV_NCALLS; i++)
+		for (i = 0; i < init_sv_ncalls; i++)
 			init_sv_nr[a][i] = init_sv_arch[a] == 0 ||
-			    init_sv_calls[i].sc < 0 ? -1 :
+			    init_sv_calls[i].call < 0 ? -1 :
 			    seccomp_syscall_resolve_name_arch(init_sv_arch[a],
 			    init_sv_calls[i].name);
-	for (i = 0; i < INIT_SV_NCALLS; i++) {
+	for (i = 0; i < init_sv_ncalls; i++) {
 		nr = seccomp_syscall_resolve_name(init_sv_calls[i].name);
 		if (nr < 0)
 			continue; /* not on this architecture */
-		if (init_sv_calls[i].how == SV_HOW_ENOSYS) {
+		if (init_sv_calls[i].how == GUARD_HOW_ENOSYS) {
 			if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr,
 			    0) < 0) {
 				why = "cannot add a refusal rule";
@@ -262,9 +185,9 @@ init_sv_build(void)
 			}
 			continue;
 		}
-		if (init_sv_calls[i].sc < 0)
+		if (init_sv_calls[i].call < 0)
 			continue; /* the sandbox's filter's or the kernel's */
-		if (init_sv_rule(ctx, nr, init_sv_calls[i].sc) < 0) {
+		if (init_sv_rule(ctx, nr, init_sv_calls[i].call) < 0) {
 			why = "cannot add a notify rule";
 			goto out;
 		}
@@ -630,9 +553,9 @@ init_sv_which(const struct seccomp_data *d)
 	for (a = 0; a < 2; a++) {
 		if (init_sv_arch[a] == 0 || d->arch != init_sv_arch[a])
 			continue;
-		for (i = 0; i < INIT_SV_NCALLS; i++)
+		for (i = 0; i < init_sv_ncalls; i++)
 			if (init_sv_nr[a][i] == d->nr)
-				return init_sv_calls[i].sc;
+				return init_sv_calls[i].call;
 	}
 	return -1;
 }
