@@ -384,6 +384,7 @@ guard_git_allowed(const char *p)
 		"logs",      /* reflogs */
 		"rr-cache",  /* rerere's recorded resolutions (data) */
 		"reftable",  /* the reftable ref backend's tables */
+		"lfs",       /* git-lfs's object store and its temp files */
 		"modules",   /* submodules' git folders: each one is a git */
 		"worktrees", /* folder of its own, decided as such */
 		NULL };
@@ -394,7 +395,8 @@ guard_git_allowed(const char *p)
 		"CHERRY_PICK_HEAD", "REVERT_HEAD", /* a single pick/revert */
 		"BISECT_LOG", "BISECT_START", "BISECT_TERMS", "BISECT_NAMES",
 		"BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_HEAD",
-		"COMMIT_EDITMSG", "SQUASH_MSG", "TAG_EDITMSG", /* messages */
+		"COMMIT_EDITMSG", "SQUASH_MSG", "TAG_EDITMSG", "NOTES_EDITMSG",
+		                /* messages the editor is started on */
 		"index",        /* the staging area */
 		"sharedindex.", /* split index parts (sharedindex.SHA) */
 		"index.stash.", /* git stash's temporary index */

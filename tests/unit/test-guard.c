@@ -195,7 +195,7 @@ START_TEST(test_git_allow_list)
 	    "MERGE_HEAD", "MERGE_MSG", "COMMIT_EDITMSG", "index", "index.lock",
 	    "HEAD.lock", "packed-refs", "packed-refs.lock", "index.stash.42",
 	    "next-index-7.lock", "sharedindex.abc", "shallow", "gc.log",
-	    NULL };
+	    "NOTES_EDITMSG", "lfs", NULL };
 	static const char *const no[] = { "config", "config.lock",
 	    "config.worktree", "description", "commondir", "gitdir",
 	    "hooks", "info", "rebase-merge", "rebase-apply", "sequencer",
