@@ -490,9 +490,11 @@ init_sv_op(int sc)
 	return "create";
 }
 
-/* THE ONE PLACE a decision returns to the kernel. fd >= 0: the opened
- * file to inject. err: 0, an errno the operation itself gave, or one of
- * SV_ANSWERED (a helper answers), SV_CONTINUE (a read-only open only).
+/* THE ONE PLACE a decision returns to the kernel (but for execve, which
+ * init-exclude.c answers). fd >= 0: the opened file to inject. err: 0, an
+ * errno the operation itself gave, or one of SV_ANSWERED (a helper
+ * answers), SV_CONTINUE (a read-only open only: its flags are checked
+ * here again).
  * Anything else -- SV_UNDECIDED, an unknown value, SV_CONTINUE for a call
  * that may write -- is refused with EPERM and reported: no code path
  * before this one can leave a call undecided. */
@@ -524,7 +526,8 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 	if (fd >= 0)
 		close(fd);
 	if (err == SV_CONTINUE && call->reads && (call->sc == SV_OPEN ||
-	    call->sc == SV_OPENAT)) {
+	    call->sc == SV_OPENAT) && !((uint32_t)call->data->args[
+	    call->sc == SV_OPEN ? 1 : 2] & (O_ACCMODE | O_CREAT | O_TRUNC))) {
 		memset(init_sv_resp, 0, sizeof *init_sv_resp);
 		init_sv_resp->id = call->notif_id;
 		init_sv_resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
