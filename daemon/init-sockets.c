@@ -156,8 +156,9 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 {
 	struct init_walk_loc l = { .fd = -1 };
 	struct sockaddr_un sun;
+	char p[40], here[PATH_MAX];
 	struct stat st;
-	int hops = 0, e, cwd = -1;
+	int hops = 0, e, cwd = -1, dfd = -1;
 	mode_t old;
 
 	if ((e = init_walk_resolve(t, AT_FDCWD, path, &l, &hops)) != 0)
@@ -175,31 +176,51 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 		e = ENOENT;
 		goto out;
 	}
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	if (strlen(l.name) >= sizeof sun.sun_path) {
-		e = ENAMETOOLONG;
+	/* The kernel keeps the address bind was given (getsockname, and
+	 * Python's multiprocessing, hand it on): bind with the caller's own
+	 * text, from the caller's working folder. It resolves to where the
+	 * walk did: notifications are handled one at a time and every
+	 * rename, link and symlink of the sandbox is one, so no folder on
+	 * the way can change meanwhile. A /proc path (its "self" would be
+	 * sbox-init) binds the name alone in the held folder. */
+	if ((cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		e = init_supervise_undecided(l.dir, "cannot keep sbox-init's "
+		    "folder");
 		goto out;
 	}
-	memcpy(sun.sun_path, l.name, strlen(l.name));
-	/* bind in the held folder: the name alone, relative to it */
-	if ((cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    fchdir(l.fd) < 0) {
-		e = init_supervise_undecided(l.dir, "cannot enter the folder "
-		    "of a socket");
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(p, sizeof p, "/proc/%d/cwd", (int)t->tid);
+	if (strncmp(path, "/proc", 5) != 0 && strlen(path) <
+	    sizeof sun.sun_path && (path[0] == '/' ||
+	    ((dfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+	    init_walk_fd_path(dfd, here, sizeof here) == 0 &&
+	    strncmp(here, "/proc", 5) != 0 && fchdir(dfd) == 0))) {
+		memcpy(sun.sun_path, path, strlen(path));
+	} else if (strlen(l.name) < sizeof sun.sun_path && fchdir(l.fd) == 0)
+		memcpy(sun.sun_path, l.name, strlen(l.name));
+	else {
+		e = strlen(l.name) < sizeof sun.sun_path ?
+		    init_supervise_undecided(l.dir, "cannot enter the folder "
+		    "of a socket") : ENAMETOOLONG;
 		goto out;
 	}
 	old = umask(t->umask);
 	e = bind(sock, (struct sockaddr *)&sun, (socklen_t)(offsetof(struct
-	    sockaddr_un, sun_path) + strlen(l.name) + 1)) < 0 ? errno : 0;
+	    sockaddr_un, sun_path) + strlen(sun.sun_path) + 1)) < 0 ? errno : 0;
 	umask(old);
-	if (fchdir(cwd) < 0)
-		init_exit(1); /* broken invariant: sbox-init lost its folder */
-	if (e == 0 && fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (e == 0 && fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISSOCK(st.st_mode))
 		init_sockets_remember(&st);
 out:
-	if (cwd >= 0)
+	if (cwd >= 0) {
+		if (fchdir(cwd) < 0)
+			init_exit(1); /* broken invariant: sbox-init lost its
+			                 folder */
 		close(cwd);
+	}
+	if (dfd >= 0)
+		close(dfd);
 	init_walk_loc_close(&l);
 	return e;
 }
