@@ -21,6 +21,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+/* The mode bits the guard ever sets: never S_ISUID or S_ISGID (the
+ * sandbox's filter refuses such a mode before; this is the second layer). */
+#define INIT_OPS_MODE_OK 01777
+
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
@@ -33,7 +37,7 @@ init_ops_lstat(void *arg, const char *rel, struct stat *st)
 }
 
 /* Ask the guard about op on (dir, name) held by fd; report a refusal. */
-static int
+int
 init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
     const char *dir,
     const char *name, char *why, size_t whylen)
@@ -120,33 +124,26 @@ init_ops_fifo_helper(struct init_walk_caller *t, int dirfd, const char *name,
 	_exit(0);
 }
 
-/* Open a procfs link's target for the caller, checking its real path. */
+/* Open a procfs link's target for the caller: a write is decided on the
+ * file's own folder and name (init_walk_loc_of: a path it cannot read
+ * back is SV_UNDECIDED, refused). */
 static int
 init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l,
     int flags, int writing,
     int *out)
 {
-	char real[PATH_MAX], p[40], *slash;
-	int pfd, dfd, e = 0, fd;
+	struct init_walk_loc m = { .fd = -1 };
+	char p[40];
+	int pfd, e = 0, fd;
 
 	if ((pfd = openat(l->fd, l->name, O_PATH | O_CLOEXEC)) < 0)
 		return errno;
-	/* a pipe, a socket, a terminal or a file outside the guarded roots:
-	 * nothing to decide */
-	if (writing && init_walk_fd_path(pfd, real, sizeof real) == 0 &&
-	    init_walk_under_roots(real) && (slash = strrchr(real,
-	    '/')) != NULL &&
-	    slash[1] != '\0') {
-		*slash = '\0';
-		dfd = open(real[0] ? real : "/",
-		    O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			e = init_ops_decide(t, GUARD_OP_WRITE, dfd,
-			    real[0] ? real :
-			    "/", slash + 1, NULL, 0);
-			close(dfd);
-		} else
-			e = EPERM;
+	if (writing || (flags & O_CREAT)) {
+		e = init_walk_loc_of(pfd, &m);
+		if (e == 0 && m.fd >= 0)
+			e = init_ops_decide(t, GUARD_OP_WRITE, m.fd, m.dir,
+			    m.name, NULL, 0);
+		init_walk_loc_close(&m);
 	}
 	if (e == 0 && !init_walk_valid(t))
 		e = ENOENT;
@@ -249,7 +246,8 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 		}
 		old = (flags & O_CREAT) ? umask(t->umask) : 0;
 		fd = openat(l.fd, l.name, flags | O_NOFOLLOW | O_CLOEXEC |
-		    O_NOCTTY | (special ? O_NONBLOCK : 0), mode);
+		    O_NOCTTY | (special ? O_NONBLOCK : 0),
+		    mode & INIT_OPS_MODE_OK);
 		e = fd < 0 ? errno : 0;
 		if (flags & O_CREAT)
 			umask(old);
@@ -294,8 +292,8 @@ init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
 		e = EEXIST;
 		goto out;
 	}
-	if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd, l.dir, l.name, why,
-	    whylen)) != 0)
+	if ((e = init_ops_decide(t, sc == SV_MKDIR ? GUARD_OP_MKDIR :
+	    GUARD_OP_CREATE, l.fd, l.dir, l.name, why, whylen)) != 0)
 		goto out;
 	if (!init_walk_valid(t)) {
 		e = ENOENT;
@@ -305,9 +303,10 @@ init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
 		goto out;
 	old = umask(t->umask);
 	if (sc == SV_MKDIR)
-		rc = mkdirat(l.fd, l.name, mode);
+		rc = mkdirat(l.fd, l.name, mode & INIT_OPS_MODE_OK);
 	else if (sc == SV_MKNOD)
-		rc = mknodat(l.fd, l.name, mode, dev);
+		rc = mknodat(l.fd, l.name, mode & (S_IFMT | INIT_OPS_MODE_OK),
+		    dev);
 	else
 		rc = symlinkat(target, l.fd, l.name);
 	e = rc < 0 ? errno : 0;
@@ -480,12 +479,14 @@ init_ops_change(struct init_walk_caller *t, int sc, int dirfd,
 		if (fd >= 0)
 			close(fd);
 	} else if (pfd >= 0)
-		e = fchmodat(AT_FDCWD, p, mode, 0) < 0 ? errno : 0;
+		e = fchmodat(AT_FDCWD, p, mode & INIT_OPS_MODE_OK, 0) < 0 ?
+		    errno : 0;
 	else if (nofollow && fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) ==
 	    0 && S_ISLNK(st.st_mode))
 		e = EOPNOTSUPP;
 	else
-		e = fchmodat(l.fd, l.name, mode, 0) < 0 ? errno : 0;
+		e = fchmodat(l.fd, l.name, mode & INIT_OPS_MODE_OK, 0) < 0 ?
+		    errno : 0;
 	if (e != 0 && l.fd >= 0)
 		init_ops_kernel_refused(t, sc == SV_TRUNCATE ||
 		    sc == SV_TRUNCATE64 ?
@@ -540,7 +541,7 @@ init_ops_call(struct init_sv_call *call, int *fd)
 		e = init_ops_open(&t,
 		    sc == SV_OPENAT ? init_ops_fdarg(a[0]) : AT_FDCWD, p1,
 		    flags, (mode_t)(sc == SV_OPEN ? a[2] : sc == SV_CREAT ?
-		    a[1] : a[3]) & 07777, fd, NULL, 0);
+		    a[1] : a[3]) & INIT_OPS_MODE_OK, fd, NULL, 0);
 		break;
 	case SV_MKDIR:
 	case SV_MKDIRAT:
@@ -617,12 +618,32 @@ init_ops_call(struct init_sv_call *call, int *fd)
 		    (flags & AT_SYMLINK_NOFOLLOW) != 0,
 		    (mode_t)a[2], 0);
 		break;
+	case SV_BIND:
+	case SV_CONNECT:
+		e = init_sockets_call(call, &t);
+		break;
 	default:
-		e = EPERM;
+		e = init_supervise_undecided(NULL, "a call the file guard does "
+		    "not perform");
 	}
 	if (t.mem >= 0)
 		close(t.mem);
 	return e;
+}
+
+/* sbox-init's own operations fail closed as a command's do: anything but
+ * an errno (SV_UNDECIDED...) is EPERM, with the reason in why. */
+static int
+init_ops_own_err(int e, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	const char *r;
+
+	if (e >= 0 && e < SV_ERRNO_END)
+		return e;
+	r = init_supervise_undecided_why(path, sizeof path);
+	snprintf(why, whylen, "%s%s%s", path, path[0] ? ": " : "", r);
+	return EPERM;
 }
 
 /* sbox-init's own file operations (file.write, file.mkdir): the same
@@ -641,7 +662,7 @@ init_ops_file_open(const char *path, int flags, mode_t mode, char *why,
 		return -EPERM;
 	}
 	e = init_ops_open(&t, AT_FDCWD, path, flags, mode, &fd, why, whylen);
-	return e != 0 ? -e : fd;
+	return e != 0 ? -init_ops_own_err(e, why, whylen) : fd;
 }
 
 /* sbox-init's own mkdir. */
@@ -656,7 +677,6 @@ init_ops_file_mkdir(const char *path, mode_t mode, char *why,
 		snprintf(why, whylen, "the file guard is not set up");
 		return -EPERM;
 	}
-	return -init_ops_create(&t, SV_MKDIR, AT_FDCWD, path, mode, 0, NULL,
-	    why,
-	    whylen);
+	return -init_ops_own_err(init_ops_create(&t, SV_MKDIR, AT_FDCWD, path,
+	    mode, 0, NULL, why, whylen), why, whylen);
 }

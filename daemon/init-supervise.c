@@ -17,6 +17,8 @@
 #include "daemon/ctl.h"
 #include "daemon/init.h"
 #include "daemon/init-supervise.h"
+#include "policy/guard-calls.h"
+#include "policy/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,24 +55,9 @@
 #define INIT_SV_BURST      64     /* refusal reports: bucket size */
 #define INIT_SV_RATE       20     /* refusal reports per second */
 
-/* The syscalls the filter notifies (names, looked up per architecture). */
-static const struct {
-	const char *name;
-	int         sc;
-} init_sv_calls[] = {
-	{ "open", SV_OPEN }, { "openat", SV_OPENAT }, { "creat", SV_CREAT },
-	{ "mkdir", SV_MKDIR }, { "mkdirat", SV_MKDIRAT },
-	{ "mknod", SV_MKNOD }, { "mknodat", SV_MKNODAT },
-	{ "rename", SV_RENAME }, { "renameat", SV_RENAMEAT },
-	{ "renameat2", SV_RENAMEAT2 }, { "link", SV_LINK },
-	{ "linkat", SV_LINKAT }, { "symlink", SV_SYMLINK },
-	{ "symlinkat", SV_SYMLINKAT }, { "truncate", SV_TRUNCATE },
-	{ "truncate64", SV_TRUNCATE64 }, { "chmod", SV_CHMOD },
-	{ "fchmod", SV_FCHMOD }, { "fchmodat", SV_FCHMODAT },
-	{ "fchmodat2", SV_FCHMODAT2 }, { "execve", SV_EXECVE },
-	{ "execveat", SV_EXECVEAT },
-};
-#define INIT_SV_NCALLS (sizeof init_sv_calls / sizeof init_sv_calls[0])
+/* The table of calls is policy/guard-calls.c (one line per call). */
+static const struct guard_call_line *init_sv_calls;
+static size_t init_sv_ncalls;
 
 /* One listener: the command it was made for. */
 struct init_sv_listener {
@@ -84,7 +71,8 @@ static char init_sv_broken[1200];
 static struct sock_filter *init_sv_prog;
 static unsigned short init_sv_prog_len;
 static uint32_t init_sv_arch[2];
-static int init_sv_nr[2][INIT_SV_NCALLS];
+#define INIT_SV_LINES_MAX 128 /* lines of the table */
+static int init_sv_nr[2][INIT_SV_LINES_MAX];
 static struct init_sv_listener init_sv_l[INIT_SV_MAX];
 static int init_sv_n;
 static struct seccomp_notif *init_sv_req;
@@ -138,6 +126,7 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (sc != SV_OPEN && sc != SV_OPENAT)
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* (O_TMPFILE always carries O_WRONLY or O_RDWR: matched below) */
 	/* opens that may write or create; read-only ones as the read
 	 * reporter says (init-reads.c) */
 	for (i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
@@ -162,6 +151,9 @@ init_sv_build(void)
 	size_t i, a;
 	int fd = -1, nr;
 
+	init_sv_calls = guard_calls(&init_sv_ncalls);
+	if (init_sv_ncalls > INIT_SV_LINES_MAX)
+		return "the table of calls is too long";
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
 		return "seccomp_init failed";
 	init_sv_arch[0] = seccomp_arch_native();
@@ -176,24 +168,29 @@ init_sv_build(void)
 		goto out;
 	}
 	for (a = 0; a < 2; a++)
-		for (i = 0; i < INIT_SV_NCALLS; i++)
-			init_sv_nr[a][i] = init_sv_arch[a] == 0 ? -1 :
+		for (i = 0; i < init_sv_ncalls; i++)
+			init_sv_nr[a][i] = init_sv_arch[a] == 0 ||
+			    init_sv_calls[i].call < 0 ? -1 :
 			    seccomp_syscall_resolve_name_arch(init_sv_arch[a],
 			    init_sv_calls[i].name);
-	for (i = 0; i < INIT_SV_NCALLS; i++) {
+	for (i = 0; i < init_sv_ncalls; i++) {
 		nr = seccomp_syscall_resolve_name(init_sv_calls[i].name);
 		if (nr < 0)
 			continue; /* not on this architecture */
-		if (init_sv_rule(ctx, nr, init_sv_calls[i].sc) < 0) {
+		if (init_sv_calls[i].how == GUARD_HOW_ENOSYS) {
+			if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr,
+			    0) < 0) {
+				why = "cannot add a refusal rule";
+				goto out;
+			}
+			continue;
+		}
+		if (init_sv_calls[i].call < 0)
+			continue; /* the sandbox's filter's or the kernel's */
+		if (init_sv_rule(ctx, nr, init_sv_calls[i].call) < 0) {
 			why = "cannot add a notify rule";
 			goto out;
 		}
-	}
-	/* openat2 cannot be read safely (struct open_how): libc falls back */
-	nr = seccomp_syscall_resolve_name("openat2");
-	if (nr >= 0 && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0) {
-		why = "cannot refuse openat2";
-		goto out;
 	}
 	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0 ||
 	    seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
@@ -447,6 +444,109 @@ init_sv_answer(int lfd, int err)
 	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
 }
 
+static char init_sv_undecided_path[PATH_MAX];
+static char init_sv_undecided_why[256];
+
+/* Keep why the guard cannot decide (for the report). */
+int
+init_supervise_undecided(const char *path, const char *why)
+{
+	if (path != NULL || init_sv_undecided_path[0] == '\0')
+		snprintf(init_sv_undecided_path, sizeof init_sv_undecided_path,
+		    "%s", path != NULL ? path : "");
+	snprintf(init_sv_undecided_why, sizeof init_sv_undecided_why, "%s",
+	    why);
+	return SV_UNDECIDED;
+}
+
+/* The last reason kept (and clear it); path gets its path. */
+const char *
+init_supervise_undecided_why(char *path, size_t len)
+{
+	static char why[sizeof init_sv_undecided_why];
+
+	snprintf(path, len, "%s", init_sv_undecided_path);
+	snprintf(why, sizeof why, "%s", init_sv_undecided_why[0] ?
+	    init_sv_undecided_why : "an unknown state");
+	init_sv_undecided_path[0] = init_sv_undecided_why[0] = '\0';
+	return why;
+}
+
+/* The report's name of a call's operation. */
+static const char *
+init_sv_op(int sc)
+{
+	switch (sc) {
+	case SV_OPEN: case SV_OPENAT: case SV_TRUNCATE: case SV_TRUNCATE64:
+	case SV_CONNECT:
+		return "write";
+	case SV_RENAME: case SV_RENAMEAT: case SV_RENAMEAT2:
+		return "rename";
+	case SV_LINK: case SV_LINKAT:
+		return "link";
+	case SV_CHMOD: case SV_FCHMOD: case SV_FCHMODAT: case SV_FCHMODAT2:
+		return "chmod";
+	}
+	return "create";
+}
+
+/* THE ONE PLACE a decision returns to the kernel (but for execve, which
+ * init-exclude.c answers). fd >= 0: the opened file to inject. err: 0, an
+ * errno the operation itself gave, or one of SV_ANSWERED (a helper
+ * answers), SV_CONTINUE (a read-only open only: its flags are checked
+ * here again).
+ * Anything else -- SV_UNDECIDED, an unknown value, SV_CONTINUE for a call
+ * that may write -- is refused with EPERM and reported: no code path
+ * before this one can leave a call undecided. */
+static void
+init_sv_reply(struct init_sv_call *call, int err, int fd)
+{
+	struct seccomp_notif_addfd add;
+	char path[PATH_MAX];
+	const char *why;
+
+	if (err == SV_ANSWERED) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (err == 0 && fd >= 0) {
+		memset(&add, 0, sizeof add);
+		add.id = call->notif_id;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		add.newfd_flags = call->cloexec ? O_CLOEXEC : 0;
+		if (ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno != ENOENT && errno != EINPROGRESS)
+			init_sv_answer(call->lfd, errno == EMFILE ? EMFILE :
+			    EPERM);
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err == SV_CONTINUE && call->reads && (call->sc == SV_OPEN ||
+	    call->sc == SV_OPENAT) && !((uint32_t)call->data->args[
+	    call->sc == SV_OPEN ? 1 : 2] & (O_ACCMODE | O_CREAT | O_TRUNC))) {
+		memset(init_sv_resp, 0, sizeof *init_sv_resp);
+		init_sv_resp->id = call->notif_id;
+		init_sv_resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
+		return;
+	}
+	if (err < 0 || err >= SV_ERRNO_END) {
+		why = init_supervise_undecided_why(path, sizeof path);
+		if (path[0] != '/' && call->where != NULL &&
+		    call->where[0] == '/')
+			snprintf(path, sizeof path, "%s", call->where);
+		init_supervise_report(call->id, call->tid, init_sv_op(call->sc),
+		    path[0] == '/' ? path : "/", EPERM, PLAN_RULE_RUNS_LATER,
+		    why);
+		err = EPERM;
+	}
+	init_sv_answer(call->lfd, err);
+}
+
 /* Which of our calls a notification is (-1 when none). */
 static int
 init_sv_which(const struct seccomp_data *d)
@@ -456,9 +556,9 @@ init_sv_which(const struct seccomp_data *d)
 	for (a = 0; a < 2; a++) {
 		if (init_sv_arch[a] == 0 || d->arch != init_sv_arch[a])
 			continue;
-		for (i = 0; i < INIT_SV_NCALLS; i++)
+		for (i = 0; i < init_sv_ncalls; i++)
 			if (init_sv_nr[a][i] == d->nr)
-				return init_sv_calls[i].sc;
+				return init_sv_calls[i].call;
 	}
 	return -1;
 }
@@ -469,45 +569,37 @@ init_sv_one(int i)
 {
 	struct init_sv_call call;
 	int lfd = init_sv_l[i].fd, sc, fd, err;
+	char where[PATH_MAX + NAME_MAX + 2];
 
 	memset(init_sv_req, 0, sizeof *init_sv_req);
 	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, init_sv_req) < 0)
 		return; /* the caller is gone (ENOENT) or nothing to read */
-	if ((sc = init_sv_which(&init_sv_req->data)) < 0) {
-		init_sv_answer(lfd, EPERM);
-		return;
-	}
 	memset(&call, 0, sizeof call);
+	sc = init_sv_which(&init_sv_req->data);
 	call.sc = sc;
 	call.tid = (pid_t)init_sv_req->pid;
 	call.id = init_sv_l[i].id;
 	call.notif_id = init_sv_req->id;
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
+	if (sc < 0) {
+		init_sv_reply(&call, init_supervise_undecided(NULL,
+		    "a call the file guard does not know"), -1);
+		return;
+	}
 	if (sc == SV_EXECVE || sc == SV_EXECVEAT) {
 		init_exclude_exec(&call);
 		return;
 	}
 	fd = -1;
-	if ((err = init_reads_call(&call, &fd)) < 0)
+	where[0] = '\0';
+	if ((err = init_reads_call(&call, &fd)) < 0) {
+		call.where = where;
+		call.wherelen = sizeof where;
 		err = init_ops_call(&call, &fd);
-	if (err == SV_ANSWERED)
-		return; /* a helper answers once the FIFO opens */
-	if (fd >= 0) {
-		struct seccomp_notif_addfd add;
-
-		memset(&add, 0, sizeof add);
-		add.id = init_sv_req->id;
-		add.flags = SECCOMP_ADDFD_FLAG_SEND;
-		add.srcfd = (uint32_t)fd;
-		add.newfd_flags = call.cloexec ? O_CLOEXEC : 0;
-		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
-		    errno != ENOENT && errno != EINPROGRESS)
-			init_sv_answer(lfd, errno == EMFILE ? EMFILE : EPERM);
-		close(fd);
-		return;
-	}
-	init_sv_answer(lfd, err);
+	} else
+		call.where = NULL; /* init-reads.c's own, gone now */
+	init_sv_reply(&call, err, fd);
 }
 
 /* Handle what poll reported on the listeners. */

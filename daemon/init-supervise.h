@@ -10,13 +10,34 @@
 #include <sys/types.h>
 
 #include "policy/guard.h"
+#include "policy/guard-calls.h"
 
-/* The notified calls. */
+/* The notified calls (the table: policy/guard-calls.c). */
 enum {
-	SV_OPEN, SV_OPENAT, SV_CREAT, SV_MKDIR, SV_MKDIRAT, SV_MKNOD,
-	SV_MKNODAT, SV_RENAME, SV_RENAMEAT, SV_RENAMEAT2, SV_LINK, SV_LINKAT,
-	SV_SYMLINK, SV_SYMLINKAT, SV_TRUNCATE, SV_TRUNCATE64, SV_CHMOD,
-	SV_FCHMOD, SV_FCHMODAT, SV_FCHMODAT2, SV_EXECVE, SV_EXECVEAT,
+	SV_OPEN = GUARD_CALL_OPEN,
+	SV_OPENAT = GUARD_CALL_OPENAT,
+	SV_CREAT = GUARD_CALL_CREAT,
+	SV_MKDIR = GUARD_CALL_MKDIR,
+	SV_MKDIRAT = GUARD_CALL_MKDIRAT,
+	SV_MKNOD = GUARD_CALL_MKNOD,
+	SV_MKNODAT = GUARD_CALL_MKNODAT,
+	SV_RENAME = GUARD_CALL_RENAME,
+	SV_RENAMEAT = GUARD_CALL_RENAMEAT,
+	SV_RENAMEAT2 = GUARD_CALL_RENAMEAT2,
+	SV_LINK = GUARD_CALL_LINK,
+	SV_LINKAT = GUARD_CALL_LINKAT,
+	SV_SYMLINK = GUARD_CALL_SYMLINK,
+	SV_SYMLINKAT = GUARD_CALL_SYMLINKAT,
+	SV_TRUNCATE = GUARD_CALL_TRUNCATE,
+	SV_TRUNCATE64 = GUARD_CALL_TRUNCATE64,
+	SV_CHMOD = GUARD_CALL_CHMOD,
+	SV_FCHMOD = GUARD_CALL_FCHMOD,
+	SV_FCHMODAT = GUARD_CALL_FCHMODAT,
+	SV_FCHMODAT2 = GUARD_CALL_FCHMODAT2,
+	SV_EXECVE = GUARD_CALL_EXECVE,
+	SV_EXECVEAT = GUARD_CALL_EXECVEAT,
+	SV_BIND = GUARD_CALL_BIND,
+	SV_CONNECT = GUARD_CALL_CONNECT,
 };
 
 /* One notification being handled. */
@@ -46,10 +67,23 @@ const struct guard_spec *init_supervise_spec(void);
 void init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason);
 
+/* Every errno is below this; the SV_* answers are at or above it. */
+#define SV_ERRNO_END 1000
 /* init_ops_call's answer when a helper answers the call itself. */
 #define SV_ANSWERED 1001
-/* init_ops_call's answer when the kernel should do the call itself. */
+/* init_ops_call's answer when the kernel should do the call itself (only
+ * for a read-only open: anything else is refused). */
 #define SV_CONTINUE 1002
+/* The guard could not complete its decision (a path it cannot read back,
+ * a descriptor whose path does not lead to it, ...): the one answer
+ * function refuses with EPERM and reports why. Set with
+ * init_supervise_undecided. */
+#define SV_UNDECIDED 1003
+/* Keep why the guard cannot decide on path (NULL: the call's own) for the
+ * report; returns SV_UNDECIDED. */
+int init_supervise_undecided(const char *path, const char *why);
+/* The last reason kept by init_supervise_undecided (and clear it). */
+const char *init_supervise_undecided_why(char *path, size_t len);
 
 /* init-walk.c: the caller. tid 0 = sbox-init itself (its file operations). */
 struct init_walk_caller {
@@ -105,6 +139,17 @@ void init_exclude_exec(struct init_sv_call *call);
 /* init-ops.c: perform one notified call for its caller: 0 or an errno; an
  * opened file is returned in *fd (then the answer is that fd). */
 int init_ops_call(struct init_sv_call *call, int *fd);
+/* Ask the guard about op on (dir, name) held by fd: 0 or the refusal's
+ * errno (reported; why gets the reason when not NULL). */
+int init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
+    const char *dir, const char *name, char *why, size_t whylen);
+
+/* init-sockets.c: bind and connect. A bind to a Unix path name creates a
+ * name (decided like a file's creation, performed here on the caller's
+ * socket); a connect to a Unix path name reaches only a socket the sandbox
+ * bound itself (through the guard). Both are performed with the address as
+ * read once. 0 or an errno, SV_ANSWERED or SV_UNDECIDED. */
+int init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t);
 
 /* init-reads.c: the read reporter. Add to ctx the rule that notifies the
  * read-only opens it observes (arg: the flags argument's index). */

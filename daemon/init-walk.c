@@ -118,10 +118,14 @@ init_walk_valid(struct init_walk_caller *t)
 	return ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-/* The absolute path a descriptor leads to (via /proc/self/fd), or -1. */
+/* The absolute path a descriptor leads to (via /proc/self/fd), or -1.
+ * The text is checked by looking it up again: it must lead to the same
+ * file (a name renamed meanwhile, one that reads "... (deleted)", a path
+ * over PATH_MAX: -1, never a guess). */
 int
 init_walk_fd_path(int fd, char *buf, size_t len)
 {
+	struct stat a, b;
 	char p[40];
 	ssize_t n;
 
@@ -129,7 +133,11 @@ init_walk_fd_path(int fd, char *buf, size_t len)
 	if ((n = readlink(p, buf, len - 1)) <= 0 || (size_t)n >= len - 1)
 		return -1;
 	buf[n] = '\0';
-	return buf[0] == '/' && strstr(buf, " (deleted)") == NULL ? 0 : -1;
+	if (buf[0] != '/' || fstat(fd, &a) < 0 ||
+	    fstatat(AT_FDCWD, buf, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -1;
+	return 0;
 }
 
 /* Append a component to an absolute path ("/" + name). */
@@ -139,7 +147,8 @@ init_walk_dir_push(char *dir, const char *name)
 	size_t n = strlen(dir), m = strlen(name);
 
 	if (n + m + 2 > PATH_MAX)
-		return ENAMETOOLONG;
+		return init_supervise_undecided(NULL, "a resolved path over "
+		    "PATH_MAX");
 	if (n > 1)
 		dir[n++] = '/';
 	memcpy(dir + n, name, m + 1);
@@ -165,7 +174,8 @@ init_walk_prepend(char *rest, const char *head)
 	size_t h = strlen(head), r = strlen(rest);
 
 	if (h + r + 2 > PATH_MAX * 2)
-		return ENAMETOOLONG;
+		return init_supervise_undecided(NULL, "a path with its "
+		    "symlinks over PATH_MAX");
 	memmove(rest + h + (r ? 1 : 0), rest, r + 1);
 	memcpy(rest, head, h);
 	if (r)
@@ -233,7 +243,8 @@ init_walk_step(struct init_walk_caller *t, int *fd, char *dir, char *c,
 				return errno;
 			if (init_walk_fd_path(nfd, link, sizeof link) < 0) {
 				close(nfd);
-				return ENOTDIR;
+				return init_supervise_undecided(NULL, "a /proc "
+				    "link whose path cannot be read back");
 			}
 			close(*fd);
 			*fd = nfd;
@@ -421,7 +432,8 @@ init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path,
 		strcpy(dir, "/");
 	else if (init_walk_fd_path(fd, dir, sizeof dir) < 0) {
 		close(fd);
-		return ENOENT;
+		return init_supervise_undecided(NULL, "the folder a path starts "
+		    "from cannot be read back (renamed, deleted or too long)");
 	}
 	if (init_walk_fast(fd, dir, path, l) == 0) {
 		close(fd);
@@ -477,24 +489,43 @@ init_walk_under_roots(const char *path)
 	return 0;
 }
 
-/* The folder and name of the file an O_PATH descriptor holds, when it is
- * a named file inside a guarded root (l->fd stays -1 otherwise: nothing to
- * decide). */
+/* The folder and name of the file an O_PATH descriptor holds (l->fd stays
+ * -1 when it has no name: a pipe, a socket, an unlinked or O_TMPFILE
+ * file -- a name given to it later is decided then). A named file whose
+ * path cannot be read back (renamed meanwhile, "(deleted)" with another
+ * link left, too long) is SV_UNDECIDED: refused, never passed. */
 int
 init_walk_loc_of(int pfd, struct init_walk_loc *l)
 {
-	char real[PATH_MAX], *slash;
+	char real[PATH_MAX], p[40], *slash;
+	struct stat st;
+	ssize_t n;
 
 	l->fd = -1;
-	if (init_walk_fd_path(pfd, real, sizeof real) < 0 ||
-	    !init_walk_under_roots(real) ||
-	    (slash = strrchr(real, '/')) == NULL || slash[1] == '\0')
-		return 0;
+	snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
+	if (fstat(pfd, &st) < 0)
+		return init_supervise_undecided(NULL, "an open file the guard "
+		    "cannot look at");
+	n = readlink(p, real, sizeof real);
+	if (n > 0 && (size_t)n < sizeof real && real[0] != '/') {
+		real[n] = '\0';
+		return 0; /* pipe:[N], socket:[N], anon_inode:...: no name */
+	}
+	if (st.st_nlink == 0 && !S_ISDIR(st.st_mode))
+		return 0; /* unlinked: no name until linkat gives one */
+	if (init_walk_fd_path(pfd, real, sizeof real) < 0)
+		return init_supervise_undecided(n > 0 && (size_t)n <
+		    sizeof real && (real[n] = '\0', 1) ? real : NULL,
+		    "the path of an open file cannot be read back (renamed, "
+		    "deleted or too long)");
+	if ((slash = strrchr(real, '/')) == NULL || slash[1] == '\0')
+		return 0; /* "/" itself */
 	snprintf(l->name, sizeof l->name, "%s", slash + 1);
 	*slash = '\0';
 	snprintf(l->dir, sizeof l->dir, "%s", real[0] ? real : "/");
 	l->fd = open(l->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return l->fd < 0 ? EPERM : 0;
+	return l->fd < 0 ? init_supervise_undecided(l->dir, "the folder of "
+	    "an open file cannot be opened") : 0;
 }
 
 /* The O_PATH descriptor of a caller's fd, and its folder and name. */

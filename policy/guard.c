@@ -34,7 +34,8 @@ const char *
 guard_op_name(enum guard_op op)
 {
 	switch (op) {
-	case GUARD_OP_CREATE:      return "create";
+	case GUARD_OP_CREATE:
+	case GUARD_OP_MKDIR:       return "create";
 	case GUARD_OP_WRITE:       return "write";
 	case GUARD_OP_RENAME:
 	case GUARD_OP_RENAME_FROM:
@@ -349,39 +350,66 @@ guard_match_entry(const struct guard_entry *e, const char *rel)
 	return 0;
 }
 
-/* Is rest (relative to a git folder) one of its read-only names? */
+/* Is c (one component of a git folder's entry) a lock file of an
+ * allowed name? git writes NAME.lock and renames it onto NAME. */
 static int
-guard_git_readonly(const char *rest, int depth)
+guard_git_name(const char *c, size_t n, const char *const *list)
 {
-	static const char *const files[] = { "config", "config.worktree",
-	    "commondir", NULL };
-	static const char *const wt[] = { "gitdir", "commondir",
-	    "config.worktree", NULL };
-	const char *p, *q;
-	size_t i;
+	size_t i, m;
 
-	for (i = 0; files[i] != NULL; i++)
-		if (strcmp(rest, files[i]) == 0)
+	if (n > 5 && memcmp(c + n - 5, ".lock", 5) == 0)
+		n -= 5;
+	for (i = 0; list[i] != NULL; i++) {
+		m = strlen(list[i]);
+		if (list[i][m - 1] == '.' || list[i][m - 1] == '-' ?
+		    n > m && strncmp(c, list[i], m) == 0 :
+		    n == m && strncmp(c, list[i], m) == 0)
 			return 1;
-	if (strncmp(rest, "hooks", 5) == 0 && (rest[5] == '\0' ||
-	    rest[5] == '/'))
-		return 1;
-	if (strncmp(rest, "info", 4) == 0 && (rest[4] == '\0' ||
-	    rest[4] == '/'))
-		return 1;
-	if (strncmp(rest, "worktrees/", 10) == 0 &&
-	    (p = strchr(rest + 10, '/')) != NULL && p > rest + 10) {
-		for (i = 0; wt[i] != NULL; i++)
-			if (strcmp(p + 1, wt[i]) == 0)
-				return 1;
-	}
-	if (depth < 16 && strncmp(rest, "modules/", 8) == 0) {
-		/* modules/NAME/... where NAME may itself hold slashes */
-		for (q = strchr(rest + 8, '/'); q != NULL; q = strchr(q + 1, '/'))
-			if (q > rest + 8 && guard_git_readonly(q + 1, depth + 1))
-				return 1;
 	}
 	return 0;
+}
+
+/* THE ALLOW LIST inside a git folder (gitrepository-layout(5)): what git's
+ * own work (commit, branch, tag, stash, fetch, merge, gc, bisect) writes.
+ * Every other name -- config, config.worktree, hooks/, info/, description,
+ * branches/, remotes/, commondir, gitdir, rebase-merge/, rebase-apply/,
+ * sequencer/, and any name git adds later -- is read-only and cannot be
+ * created. p is the path below the git folder. */
+static int
+guard_git_allowed(const char *p)
+{
+	static const char *const dirs[] = {
+		"objects",   /* the object store: data that git never runs */
+		"refs",      /* branches, tags, remotes, stash, bisect refs */
+		"logs",      /* reflogs */
+		"rr-cache",  /* rerere's recorded resolutions (data) */
+		"reftable",  /* the reftable ref backend's tables */
+		"lfs",       /* git-lfs's object store and its temp files */
+		"modules",   /* submodules' git folders: each one is a git */
+		"worktrees", /* folder of its own, decided as such */
+		NULL };
+	static const char *const files[] = {
+		"HEAD", "ORIG_HEAD", "FETCH_HEAD", /* refs git writes */
+		"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR",
+		"MERGE_AUTOSTASH", "AUTO_MERGE",   /* git merge's state */
+		"CHERRY_PICK_HEAD", "REVERT_HEAD", /* a single pick/revert */
+		"BISECT_LOG", "BISECT_START", "BISECT_TERMS", "BISECT_NAMES",
+		"BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_HEAD",
+		"COMMIT_EDITMSG", "SQUASH_MSG", "TAG_EDITMSG", "NOTES_EDITMSG",
+		                /* messages the editor is started on */
+		"index",        /* the staging area */
+		"sharedindex.", /* split index parts (sharedindex.SHA) */
+		"index.stash.", /* git stash's temporary index */
+		"next-index-",  /* git commit PATHS' temporary index */
+		"packed-refs",  /* refs packed by gc and fetch */
+		"shallow",      /* fetch --depth's boundary commits */
+		"gc.pid", "gc.log", /* git gc --auto's own state */
+		NULL };
+	size_t n = strcspn(p, "/");
+
+	if (guard_git_name(p, n, dirs))
+		return 1; /* the folder and everything below it */
+	return p[n] == '\0' && guard_git_name(p, n, files);
 }
 
 /* Does name exist in the parent folder? */
@@ -435,12 +463,16 @@ guard_git_first(const char *p)
 	return 0;
 }
 
-/* Rule 4 for one root: rel is the path below it ("" for the root). */
+/* Rule 4 for one root: rel is the path below it ("" for the root). A
+ * folder on the way is a git folder when it is named .git or holds HEAD
+ * and objects+refs or HEAD and commondir (a bare repository, a gitfile's
+ * target, modules/NAME, worktrees/NAME); below it only the allow list is
+ * writable. 1 when refused. */
 static int
 guard_rule_gitdir(const char *rel, const struct guard_fs *fs)
 {
-	const char *p;
-	int comps = 0, idx, below;
+	const char *p, *prev = NULL;
+	int comps = 0, idx, below, named, git, nested = 0;
 
 	for (p = rel; *p != '\0'; p++)
 		if (*p == '/')
@@ -448,17 +480,26 @@ guard_rule_gitdir(const char *rel, const struct guard_fs *fs)
 	comps++; /* components of rel; the name is the last */
 	/* Candidate git folder: the root itself, then each prefix. */
 	for (p = rel, idx = 0; p != NULL && *p != '\0'; idx++) {
-		if (guard_git_first(p) && guard_git_readonly(p, 0)) {
-			/* the folder holding p is idx components below the
-			 * root: comps - 1 - idx levels above the parent */
-			below = comps - 1 - idx;
-			if (guard_is_gitdir(fs, below))
-				return 1;
-		}
+		/* the folder holding p is idx components below the root:
+		 * comps - 1 - idx levels above the parent */
+		below = comps - 1 - idx;
+		named = prev != NULL && strncmp(prev, ".git/", 5) == 0;
+		git = named || guard_is_gitdir(fs, below);
+		if (git && !guard_git_allowed(p))
+			return 1;
+		if (git)
+			nested = 0;
+		/* modules/NAME/... and worktrees/NAME/...: writable only
+		 * inside a git folder of their own (NAME may hold '/') */
+		if (git && (strncmp(p, "modules/", 8) == 0 ||
+		    strncmp(p, "worktrees/", 10) == 0) &&
+		    strchr(strchr(p, '/') + 1, '/') != NULL)
+			nested = 1;
+		prev = p;
 		if ((p = strchr(p, '/')) != NULL)
 			p++;
 	}
-	return 0;
+	return nested;
 }
 
 /* Fill a refusal. */
@@ -611,6 +652,51 @@ guard_rule_move_dir(const struct guard_spec *s, enum guard_op op,
 	return 0;
 }
 
+/* Rule 6: a name that is a leading part of a protected name (.cargo of
+ * .cargo/config.toml, .config of .config/mise/) stays a folder: a symlink
+ * (or any other non-folder) made there would send the protected name
+ * elsewhere, where the guard no longer sees it as protected. 1 when
+ * refused. */
+static int
+guard_rule_leading(const struct guard_spec *s, const char *full,
+    const char *rel, const char *name, const struct guard_fs *fs,
+    struct guard_verdict *v)
+{
+	const struct guard_entry *e;
+	const char *p, *relh = NULL;
+	size_t i;
+	long hl;
+
+	if (s->home != NULL && (hl = guard_under(full, s->home)) >= 0)
+		relh = full + hl + (full[hl] == '/');
+	for (i = 0; i < s->table.n; i++) {
+		e = &s->table.e[i];
+		if (e->scope == GUARD_SCOPE_HOME) {
+			if (relh == NULL || !guard_below(e, relh))
+				continue;
+		} else if (e->scope == GUARD_SCOPE_ROOT) {
+			if (!guard_below(e, rel))
+				continue;
+		} else {
+			for (p = rel; p != NULL; p = strchr(p, '/')) {
+				if (*p == '/')
+					p++;
+				if (guard_below(e, p))
+					break;
+			}
+			if (p == NULL)
+				continue;
+		}
+		guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+		    e->kind == GUARD_KIND_CREDENTIAL ? PLAN_RULE_CREDENTIALS :
+		    PLAN_RULE_RUNS_LATER, "%s: %s (a symlink or file here "
+		    "would move it; only a folder may have this name)", e->name,
+		    e->comment[0] ? e->comment : "a protected name");
+		return 1;
+	}
+	return 0;
+}
+
 /* Decide op on name in the folder parent. */
 void
 guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
@@ -618,7 +704,11 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 {
 	char full[GUARD_PATH_MAX + GUARD_NAME_MAX + 2];
 	int creating = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
-	    op == GUARD_OP_LINK || op == GUARD_OP_RENAME_DIR;
+	    op == GUARD_OP_LINK || op == GUARD_OP_RENAME_DIR ||
+	    op == GUARD_OP_MKDIR;
+	/* a name made that is not a folder: a symlink, a file, a node */
+	int leaf = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
+	    op == GUARD_OP_LINK;
 	const char *rel;
 	long rl;
 	size_t i;
@@ -626,8 +716,13 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 
 	memset(v, 0, sizeof *v);
 	if (s == NULL || s->roots == NULL || parent == NULL || name == NULL ||
-	    parent[0] != '/' || name[0] == '\0' || strchr(name, '/') != NULL)
+	    parent[0] != '/' || name[0] == '\0' || strchr(name, '/') != NULL ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		/* fail closed: nothing is allowed that was not decided */
+		guard_refuse(v, EPERM, PLAN_RULE_RUNS_LATER, "%s%s",
+		    "the file guard cannot decide on this path", "");
 		return;
+	}
 	n = snprintf(full, sizeof full, "%s/%s", strcmp(parent, "/") == 0 ?
 	    "" : parent, name);
 	if (n < 0 || (size_t)n >= sizeof full) {
@@ -639,8 +734,8 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 	 * moved in that would hold one */
 	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++) {
 		if (guard_under(full, s->missing[i]) >= 0 || ((op ==
-		    GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM) &&
-		    guard_under(s->missing[i], full) >= 0)) {
+		    GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM ||
+		    leaf) && guard_under(s->missing[i], full) >= 0)) {
 			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
 			    PLAN_RULE_RUNS_LATER, "%s%s", "a protected path that "
 			    "does not exist stays uncreatable", "");
@@ -656,14 +751,19 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 		rel = full + rl + 1;
 		if (guard_rule_gitdir(rel, fs)) {
 			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
-			    PLAN_RULE_RUNS_LATER, "%s%s", "config, hooks and "
-			    "info of a git folder run programs in host git", "");
+			    PLAN_RULE_RUNS_LATER, "%s%s", "inside a git folder "
+			    "only what git's own work writes (objects, refs, "
+			    "logs, index, HEAD, ...) is writable: config, hooks, "
+			    "info, rebase and sequencer state run programs in "
+			    "host git", "");
 			return;
 		}
 		if (guard_rules_names(s, full, rl, name, fs, v))
 			return;
 		if ((op == GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM)
 		    && guard_rule_move_dir(s, op, full, rel, name, fs, v))
+			return;
+		if (leaf && guard_rule_leading(s, full, rel, name, fs, v))
 			return;
 	}
 }

@@ -14,16 +14,38 @@
  *   2. `commondir`: creating one anywhere is refused.
  *   3. `HEAD`, `objects`, `refs`: creating one in a folder that holds the
  *      other two is refused (a bare git folder host git would discover).
- *   4. inside a git folder (HEAD and objects+refs, or HEAD and commondir, on
- *      disk): config, config.worktree, commondir, hooks/, info/,
- *      worktrees/NAME/{gitdir,commondir,config.worktree}, and the same below
- *      modules/NAME/, are read-only.
+ *   4. inside a git folder (a folder named .git, or HEAD and objects+refs,
+ *      or HEAD and commondir, on disk) only an ALLOW LIST is writable
+ *      (guard_git_allowed: objects/, refs/, logs/, index, HEAD, ...);
+ *      below modules/ and worktrees/ only inside a git folder of their own.
  *   5. the protected names (scope root: relative to a guarded root; any: at
  *      any depth; home: relative to the home folder) and everything below a
  *      protected folder are read-only.
+ *   6. a non-folder (a symlink above all) made at a leading part of a
+ *      protected name or of a missing protected path is refused.
+ * Bad input (a relative parent, an empty name, '.' or '..') is refused.
  * "Read-only" refuses create, write, rename onto or away, link onto or
  * from, and chmod. The errno is EROFS when the name exists (as a read-only
- * mount answers) and EPERM for a refused creation. */
+ * mount answers) and EPERM for a refused creation.
+ *
+ * DESIGN notes. A protected name must be protected whichever way its path
+ * is spelled. sbox-init resolves every path itself (symlinks read and
+ * walked, `..` on held descriptors, /proc/PID/fd links followed by the
+ * kernel and named by a path read back and checked to lead to the same
+ * file), so the guard always decides on the RESOLVED location; a path it
+ * cannot resolve is refused. That alone misses one spelling: a symlink
+ * made at a leading part of a protected name (`ln -s evil .cargo`, then
+ * `evil/config.toml`) -- the write resolves to evil/, unprotected, but host
+ * cargo reads it as .cargo/config.toml. Rule 6 closes it where the name is
+ * made rather than where it is used: only a folder may be made at a
+ * leading part (a symlink, file, node, socket or hard link there is
+ * refused; a folder renamed there is refused when a protected name would
+ * land below it). So the literal path host tools use and the resolved
+ * path the guard decides on cannot differ below a guarded root through
+ * anything the sandbox made. A renamed parent is the rename rule's
+ * (folders moved onto or away from protected places). Git folders are an
+ * allow list (rule 4) rather than a list of what runs: a file git adds
+ * later is read-only until it is named here. */
 #ifndef SBOX_GUARD_H
 #define SBOX_GUARD_H
 
@@ -102,6 +124,8 @@ enum guard_op {
 	GUARD_OP_RENAME_DIR,  /* rename a folder onto the name: nothing
 	                         protected may end up below it either */
 	GUARD_OP_RENAME_DIR_FROM, /* rename the folder name away */
+	GUARD_OP_MKDIR,       /* a new folder (GUARD_OP_CREATE: anything
+	                         else -- a file, node, socket or symlink) */
 };
 
 /* lstat of a path relative to the decided name's parent folder (it may

@@ -84,6 +84,56 @@ plan_net(struct plan *plan, const struct plan_context *ctx,
 	return 0;
 }
 
+/* Is f one of the folders every program on the host shares (or one that
+ * holds one): /tmp, /var/tmp, / -- or /run, /dev/shm or a folder below
+ * them? Returns the shared folder, or NULL. */
+static const char *
+plan_shared_folder(const char *f)
+{
+	static const char *const holds[] = { "/tmp", "/var/tmp", "/run",
+	    "/dev/shm", NULL };
+	static const char *const below[] = { "/run", "/dev/shm", NULL };
+	size_t i;
+
+	for (i = 0; below[i] != NULL; i++)
+		if (path_is_under(f, below[i]))
+			return below[i];
+	for (i = 0; holds[i] != NULL; i++)
+		if (path_is_under(holds[i], f))
+			return strcmp(f, "/") == 0 ? "/" : holds[i];
+	return NULL;
+}
+
+/* Refuse a project or read-write folder where host programs keep their
+ * sockets and files (tmux, X11, ssh-agent, D-Bus): a sandbox there would
+ * reach them. */
+static int
+plan_not_shared(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err)
+{
+	const char *f = NULL, *field = NULL, *shared = NULL;
+	size_t i;
+
+	if (pr->project_access && ctx->project != NULL &&
+	    (shared = plan_shared_folder(ctx->project)) != NULL) {
+		f = ctx->project;
+		field = "project";
+	}
+	for (i = 0; f == NULL && pr->folders_rw && pr->folders_rw[i]; i++)
+		if ((shared = plan_shared_folder(pr->folders_rw[i])) != NULL) {
+			f = pr->folders_rw[i];
+			field = "folders.read_write";
+		}
+	if (f == NULL)
+		return 0;
+	return error_set_field(err, E_INVALID_PARAMS, field, "%s %s %s: a "
+	    "folder every program shares (tmux, X11, ssh-agent and D-Bus keep "
+	    "their sockets there); a sandbox cannot write there: use a "
+	    "project folder of its own, e.g. %s/code/NAME", f,
+	    strcmp(f, shared) == 0 ? "is" : path_is_under(f, shared) ?
+	    "is below" : "holds", shared, ctx->home ? ctx->home : "~");
+}
+
 /* Refuse a project or read-write folder that is the home folder or holds
  * it: its dotfiles, ~/.local/bin and tool settings run programs later. */
 int
@@ -104,7 +154,7 @@ plan_not_home(const struct profile *pr, const struct plan_context *ctx,
 			field = "folders.read_write";
 		}
 	if (f == NULL)
-		return 0;
+		return plan_not_shared(pr, ctx, err);
 	return error_set_field(err, E_INVALID_PARAMS, field, "%s is %s: a "
 	    "sandbox cannot write there (dotfiles, ~/.local/bin and tool "
 	    "settings run programs later); use a project folder below it, "

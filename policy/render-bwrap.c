@@ -333,6 +333,11 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		if (m->src == NULL || m->src[0] != '/')
 			return error_set(err, E_INTERNAL,
 			    "plan: bind to %s has no absolute source", m->dst);
+		/* nosuid: bwrap remounts every bind it makes with MS_NOSUID
+		 * (and MS_NODEV), so the project and the read-write folders
+		 * are nosuid inside -- the second layer under the seccomp
+		 * rules that refuse S_ISUID/S_ISGID (render-seccomp.c); e2e
+		 * test_escape_guard checks /proc/self/mountinfo */
 		render_bwrap_add3(a, m->kind == PLAN_MOUNT_RO_BIND ?
 		    (m->optional ? "--ro-bind-try" : "--ro-bind") :
 		    (m->optional ? "--bind-try" : "--bind"), m->src, m->dst);

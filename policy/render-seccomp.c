@@ -252,6 +252,71 @@ render_seccomp_add_sockets(scmp_filter_ctx ctx, sbox_error *err)
 	return 0;
 }
 
+/* The calls whose mode argument can set S_ISUID or S_ISGID: the name, the
+ * mode's argument index, and the flags' index when the mode counts only
+ * with O_CREAT or O_TMPFILE (-1: always). */
+static const struct {
+	const char *name;
+	unsigned    mode_arg;
+	int         flags_arg;
+} render_seccomp_modes[] = {
+	{ "chmod", 1, -1 }, { "fchmod", 1, -1 }, { "fchmodat", 2, -1 },
+	{ "fchmodat2", 2, -1 }, { "mkdir", 1, -1 }, { "mkdirat", 2, -1 },
+	{ "mknod", 1, -1 }, { "mknodat", 2, -1 }, { "creat", 1, -1 },
+	{ "open", 2, 1 }, { "openat", 3, 2 },
+};
+
+#ifndef __O_TMPFILE
+#define __O_TMPFILE 020000000
+#endif
+
+/* No privilege bits, ever (whatever the plan's flags): a mode with
+ * S_ISUID or S_ISGID is refused with EPERM by the kernel, before the file
+ * guard sees the call; so is every setxattr (security.capability gives a
+ * file capabilities; its name is a pointer the filter cannot read:
+ * EOPNOTSUPP, which tools take as "no extended attributes here").
+ * openat2, whose mode is in a struct, is the file guard's (init-supervise.c:
+ * ENOSYS to commands; sbox-init itself uses it to resolve paths). */
+static int
+render_seccomp_add_privbits(scmp_filter_ctx ctx, sbox_error *err)
+{
+	static const scmp_datum_t bits[] = { S_ISUID, S_ISGID };
+	static const scmp_datum_t creates[] = { O_CREAT, __O_TMPFILE };
+	static const char *const xattr[] = { "setxattr", "lsetxattr",
+	    "fsetxattr", "setxattrat" };
+	struct scmp_arg_cmp cmp[2];
+	size_t i, b, c;
+
+	for (i = 0; i < sizeof render_seccomp_modes /
+	    sizeof render_seccomp_modes[0]; i++)
+		for (b = 0; b < 2; b++) {
+			cmp[0] = (struct scmp_arg_cmp){
+			    render_seccomp_modes[i].mode_arg,
+			    SCMP_CMP_MASKED_EQ, bits[b], bits[b] };
+			if (render_seccomp_modes[i].flags_arg < 0) {
+				if (render_seccomp_add(ctx,
+				    render_seccomp_modes[i].name, EPERM, 1, cmp,
+				    err) < 0)
+					return -1;
+				continue;
+			}
+			for (c = 0; c < 2; c++) {
+				cmp[1] = (struct scmp_arg_cmp){ (unsigned)
+				    render_seccomp_modes[i].flags_arg,
+				    SCMP_CMP_MASKED_EQ, creates[c], creates[c] };
+				if (render_seccomp_add(ctx,
+				    render_seccomp_modes[i].name, EPERM, 2, cmp,
+				    err) < 0)
+					return -1;
+			}
+		}
+	for (i = 0; i < sizeof xattr / sizeof xattr[0]; i++)
+		if (render_seccomp_add(ctx, xattr[i], EOPNOTSUPP, 0, NULL,
+		    err) < 0)
+			return -1;
+	return 0;
+}
+
 /* Add the compat architecture of the native one (as Flatpak does). */
 static int
 render_seccomp_arches(scmp_filter_ctx ctx, sbox_error *err)
@@ -388,6 +453,8 @@ render_seccomp(unsigned plan_syscalls, int *fd_out, sbox_error *err)
 		goto out;
 	if ((plan_syscalls & PLAN_SYS_BLOCK_SOCKETS) &&
 	    render_seccomp_add_sockets(ctx, err) < 0)
+		goto out;
+	if (render_seccomp_add_privbits(ctx, err) < 0)
 		goto out;
 	rc = render_seccomp_export(ctx, fd_out, err);
 	if (rc == 0)

@@ -28,6 +28,7 @@ echo ../evil > .git/commondir && echo WROTE-commondir
 mkdir .git/worktrees/x 2>/dev/null && echo MADE-worktree
 printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > .git/config && echo WROTE-config
 echo ok > .git/description && echo WROTE-description
+echo 0000000000000000000000000000000000000000 > .git/ORIG_HEAD && echo WROTE-orig
 """
     r = c.call("command.exec", {"session": sid, "argv": ["sh", "-c", script]})
     out = base64.b64decode(r["stdout"]).decode()
@@ -46,8 +47,10 @@ echo ok > .git/description && echo WROTE-description
         r2["blocked"]
     n = c.wait_notification("events.event", lambda p: p["topic"] == "file.refused")
     assert n["data"]["path"].endswith(".git/commondir")
-    # the rest of the git folder stays writable (objects, refs, ...)
-    assert "WROTE-description" in out, out
+    # what git's own work writes stays writable (objects, refs, ORIG_HEAD,
+    # ...); the rest is read-only (an allow list: description is not on it)
+    assert "WROTE-orig" in out, out
+    assert "WROTE-description" not in out, out
     c.call("session.close", {"session": sid})
     # nothing is left for host git to follow (placeholders go once the
     # container has ended)

@@ -569,7 +569,7 @@ BLOCKED_WAYS = [
     ("cp", "cp README .vscode/settings.json", ".vscode/settings.json"),
     ("mv", "mv README .claude/README", ".claude/README"),
     ("touch", "touch .husky/new", ".husky/new"),
-    ("git config", "git config --local x.y z", ".git/config"),
+    ("git config", "git config --local x.y z", ".git/config.lock"),
     ("python open", "python3 -c \"open('.mcp.json', 'w').write('x')\"",
      ".mcp.json"),
 ]

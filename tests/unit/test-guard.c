@@ -20,6 +20,8 @@ static const char *const fake[] = {
 	"/p/vendor/lib/.git", "/p/vendor/lib/.git/HEAD",
 	"/p/vendor/lib/.git/objects", "/p/vendor/lib/.git/refs",
 	"/p/half", "/p/half/HEAD", "/p/half/objects",
+	"/p/bare.git", "/p/bare.git/HEAD", "/p/bare.git/objects",
+	"/p/bare.git/refs", "/p/nohead/.git",
 	"/p/.envrc", "/p/sub/.git",
 	"/h", "/h/.config",
 	NULL
@@ -187,6 +189,64 @@ START_TEST(test_rule_git_folder)
 }
 END_TEST
 
+START_TEST(test_git_allow_list)
+{
+	static const char *const ok[] = { "HEAD", "ORIG_HEAD", "FETCH_HEAD",
+	    "MERGE_HEAD", "MERGE_MSG", "COMMIT_EDITMSG", "index", "index.lock",
+	    "HEAD.lock", "packed-refs", "packed-refs.lock", "index.stash.42",
+	    "next-index-7.lock", "sharedindex.abc", "shallow", "gc.log",
+	    "NOTES_EDITMSG", "lfs", NULL };
+	static const char *const no[] = { "config", "config.lock",
+	    "config.worktree", "description", "commondir", "gitdir",
+	    "hooks", "info", "rebase-merge", "rebase-apply", "sequencer",
+	    "branches", "remotes", "fsmonitor--daemon.ipc", "NEW_THING",
+	    "index.stash.", "lock", ".lock", NULL };
+	size_t i;
+
+	for (i = 0; ok[i] != NULL; i++) {
+		ck_assert_msg(decide(GUARD_OP_CREATE, "/p/.git", ok[i], NULL) ==
+		    0, "%s", ok[i]);
+		ck_assert_msg(decide(GUARD_OP_CREATE, "/p/bare.git", ok[i],
+		    NULL) == 0, "bare %s", ok[i]);
+	}
+	for (i = 0; no[i] != NULL; i++) {
+		ck_assert_msg(decide(GUARD_OP_CREATE, "/p/.git", no[i], NULL) !=
+		    0, "%s", no[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/bare.git", no[i],
+		    NULL) == EPERM, "bare %s", no[i]);
+		ck_assert_msg(decide(GUARD_OP_CREATE,
+		    "/p/.git/modules/sub", no[i], NULL) == EPERM, "sub %s",
+		    no[i]);
+	}
+	/* below an allowed folder: anything; below another: nothing */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/bare.git/refs/heads/a",
+	    "b", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/bare.git/logs/refs",
+	    "x", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE,
+	    "/p/.git/rebase-merge", "git-rebase-todo", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/sequencer", "todo",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/.git",
+	    "rebase-apply", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p/bare.git", "config",
+	    NULL), EPERM);
+	/* a folder named .git is one even without HEAD */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/nohead/.git", "config",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/nohead/.git/hooks",
+	    "pre-commit", NULL), EPERM);
+	/* a worktree's own git folder (HEAD + commondir) */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/worktrees/w",
+	    "index", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/worktrees/w",
+	    "locked", NULL), EPERM);
+	/* a socket (or anything) named refs next to HEAD and objects */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/half", "refs", NULL),
+	    EPERM);
+}
+END_TEST
+
 START_TEST(test_rule_names)
 {
 	const char *rule;
@@ -220,7 +280,20 @@ START_TEST(test_rule_names)
 	    EROFS);
 	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/a", ".cargo", NULL),
 	    EPERM);
-	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/a", ".cargo", NULL), 0);
+	/* a symlink or file at a leading part of a protected name would
+	 * move it: only a folder may be there */
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/p/a", ".cargo", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", ".cargo", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_LINK, "/p/x/y", ".cargo", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h", ".config", NULL),
+	    EROFS);
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/p", ".cargo", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/h/.config", "nvim", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", ".carg", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "cargo", NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/a", "b", NULL), 0);
 }
 END_TEST
@@ -232,10 +305,13 @@ START_TEST(test_hostile_names)
 	memset(longp, 'a', sizeof longp - 1);
 	longp[0] = '/';
 	longp[sizeof longp - 1] = '\0';
-	/* bad input never crashes: a refusal or nothing */
-	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "", NULL), 0);
-	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "a/b", NULL), 0);
-	ck_assert_int_eq(decide(GUARD_OP_CREATE, "relative", ".git", NULL), 0);
+	/* bad input never crashes, and is refused (fail closed) */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "a/b", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p", "..", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p", ".", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "relative", ".git", NULL),
+	    EPERM);
 	ck_assert_int_eq(decide(GUARD_OP_CREATE, longp, ".git", NULL),
 	    ENAMETOOLONG);
 }
@@ -405,6 +481,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_rule_commondir_and_bare);
 	tcase_add_test(tc, test_rule_git_folder);
 	tcase_add_test(tc, test_rule_names);
+	tcase_add_test(tc, test_git_allow_list);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_spec_rules);

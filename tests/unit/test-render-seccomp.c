@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -73,6 +74,45 @@ probe(long rc, int want)
 	return rc == -1 && errno == want;
 }
 
+/* In the filtered child: no call sets S_ISUID/S_ISGID or a capability,
+ * plain modes still work (1 when all hold). */
+static int
+privbits_probes(void)
+{
+	char dir[] = "/tmp/sbox-seccomp-XXXXXX", p[64], q[64];
+	int ok = 1, fd;
+
+	if (mkdtemp(dir) == NULL)
+		return 0;
+	snprintf(p, sizeof p, "%s/f", dir);
+	snprintf(q, sizeof q, "%s/d", dir);
+	ok &= probe(open(p, O_CREAT | O_WRONLY, 04755), EPERM);
+	ok &= probe(syscall(SYS_openat, AT_FDCWD, p, O_CREAT | O_WRONLY,
+	    02755), EPERM);
+	ok &= probe(creat(p, 06755), EPERM);
+	ok &= probe(mknod(p, S_IFREG | 04755, 0), EPERM);
+	ok &= probe(mkdir(q, 02755), EPERM);
+	/* high bits set by the caller do not hide the mode */
+	ok &= probe(syscall(SYS_mkdir, q, (1UL << 40) | 04755), EPERM);
+	fd = open(p, O_CREAT | O_WRONLY, 0755);
+	ok &= fd >= 0;
+	ok &= probe(chmod(p, 04755), EPERM);
+	ok &= probe(fchmod(fd, 02755), EPERM);
+	ok &= probe(fchmodat(AT_FDCWD, p, 06755, 0), EPERM);
+	ok &= probe(syscall(SYS_setxattr, p, "security.capability", "x", 1,
+	    0), EOPNOTSUPP);
+	ok &= probe(syscall(SYS_fsetxattr, fd, "user.x", "x", 1, 0),
+	    EOPNOTSUPP);
+	ok &= chmod(p, 0700) == 0 && fchmod(fd, 01755) == 0;
+	/* open without O_CREAT ignores the mode: not refused */
+	ok &= open(p, O_RDONLY, 04755) >= 0;
+	ok &= mkdir(q, 0755) == 0;
+	unlink(p);
+	rmdir(q);
+	rmdir(dir);
+	return ok;
+}
+
 START_TEST(test_program_behaviour)
 {
 	static char buf[1 << 16];
@@ -130,6 +170,7 @@ START_TEST(test_program_behaviour)
 		s = socket(AF_UNIX, SOCK_STREAM, 0);
 		ok &= s >= 0;
 		ok &= socket(AF_INET, SOCK_STREAM, 0) >= 0;
+		ok &= privbits_probes();
 		/* Plain fork still works (clone without namespace flags). */
 		pid = fork();
 		if (pid == 0)

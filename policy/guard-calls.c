@@ -1,0 +1,149 @@
+/* guard-calls.c: THE TABLE of the file guard (see guard-calls.h). */
+#include "policy/guard-calls.h"
+
+#include <string.h>
+
+/* Every call that makes, changes or reaches a name, one line each. A
+ * notification of a call that is not here (or of another architecture's
+ * number: i386's socketcall, say) is refused. */
+static const struct guard_call_line guard_call_table[] = {
+	{ "open", GUARD_CALL_OPEN, GUARD_HOW_WRITES,
+	    "opens, creates, truncates" },
+	{ "openat", GUARD_CALL_OPENAT, GUARD_HOW_WRITES,
+	    "opens, creates, truncates; /proc/PID/fd/N reopened as the file it "
+	    "leads to" },
+	{ "creat", GUARD_CALL_CREAT, GUARD_HOW_NOTIFY,
+	    "creates or truncates" },
+	{ "openat2", GUARD_CALL_NONE, GUARD_HOW_ENOSYS,
+	    "struct open_how: libc falls back to openat" },
+	{ "mkdir", GUARD_CALL_MKDIR, GUARD_HOW_NOTIFY,
+	    "creates a folder" },
+	{ "mkdirat", GUARD_CALL_MKDIRAT, GUARD_HOW_NOTIFY,
+	    "creates a folder" },
+	{ "mknod", GUARD_CALL_MKNOD, GUARD_HOW_NOTIFY,
+	    "creates a file, FIFO or socket" },
+	{ "mknodat", GUARD_CALL_MKNODAT, GUARD_HOW_NOTIFY,
+	    "creates a file, FIFO, socket" },
+	{ "symlink", GUARD_CALL_SYMLINK, GUARD_HOW_NOTIFY,
+	    "creates a symlink" },
+	{ "symlinkat", GUARD_CALL_SYMLINKAT, GUARD_HOW_NOTIFY,
+	    "creates a symlink" },
+	{ "link", GUARD_CALL_LINK, GUARD_HOW_NOTIFY,
+	    "a second name for a file" },
+	{ "linkat", GUARD_CALL_LINKAT, GUARD_HOW_NOTIFY,
+	    "a second name; AT_EMPTY_PATH: a name for an open file" },
+	{ "rename", GUARD_CALL_RENAME, GUARD_HOW_NOTIFY,
+	    "moves a name" },
+	{ "renameat", GUARD_CALL_RENAMEAT, GUARD_HOW_NOTIFY,
+	    "moves a name" },
+	{ "renameat2", GUARD_CALL_RENAMEAT2, GUARD_HOW_NOTIFY,
+	    "moves or exchanges names (every flag: performed here with the "
+	    "caller's flags)" },
+	{ "truncate", GUARD_CALL_TRUNCATE, GUARD_HOW_NOTIFY,
+	    "changes a file" },
+	{ "truncate64", GUARD_CALL_TRUNCATE64, GUARD_HOW_NOTIFY,
+	    "changes a file" },
+	{ "chmod", GUARD_CALL_CHMOD, GUARD_HOW_NOTIFY,
+	    "changes a mode" },
+	{ "fchmod", GUARD_CALL_FCHMOD, GUARD_HOW_NOTIFY,
+	    "changes an open file's mode" },
+	{ "fchmodat", GUARD_CALL_FCHMODAT, GUARD_HOW_NOTIFY,
+	    "changes a mode" },
+	{ "fchmodat2", GUARD_CALL_FCHMODAT2, GUARD_HOW_NOTIFY,
+	    "changes a mode" },
+	{ "bind", GUARD_CALL_BIND, GUARD_HOW_NOTIFY,
+	    "a Unix socket's path name: creates a name (init-sockets.c)" },
+	{ "connect", GUARD_CALL_CONNECT, GUARD_HOW_NOTIFY,
+	    "a Unix socket's path name: reaches a program (init-sockets.c)" },
+	{ "execve", GUARD_CALL_EXECVE, GUARD_HOW_EXEC,
+	    "runs a program" },
+	{ "execveat", GUARD_CALL_EXECVEAT, GUARD_HOW_EXEC,
+	    "runs a program" },
+	{ "setxattr", GUARD_CALL_NONE, GUARD_HOW_FILTER,
+	    "security.capability: EOPNOTSUPP" },
+	{ "lsetxattr", GUARD_CALL_NONE, GUARD_HOW_FILTER,
+	    "security.capability: EOPNOTSUPP" },
+	{ "fsetxattr", GUARD_CALL_NONE, GUARD_HOW_FILTER,
+	    "security.capability: EOPNOTSUPP" },
+	{ "setxattrat", GUARD_CALL_NONE, GUARD_HOW_FILTER,
+	    "security.capability: EOPNOTSUPP" },
+	{ "removexattr", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removing an attribute grants nothing" },
+	{ "lremovexattr", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removing an attribute grants nothing" },
+	{ "fremovexattr", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removing an attribute grants nothing" },
+	{ "removexattrat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removing an attribute grants nothing" },
+	{ "unlink", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removes a name: nothing appears that host tools run, and making "
+	    "the name again is decided" },
+	{ "unlinkat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removes a name (as unlink)" },
+	{ "rmdir", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "removes an empty folder (as unlink)" },
+	{ "chown", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only: the kernel clears S_ISUID and S_ISGID" },
+	{ "fchown", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only (as chown)" },
+	{ "lchown", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only (as chown)" },
+	{ "fchownat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only (as chown)" },
+	{ "utime", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "times only" },
+	{ "utimes", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "times only" },
+	{ "futimesat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "times only" },
+	{ "utimensat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "times only" },
+	{ "utimensat_time64", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "times only" },
+	{ "chown32", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only (as chown)" },
+	{ "lchown32", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only (as chown)" },
+	{ "fchown32", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "the owner only (as chown)" },
+	{ "ftruncate", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "through a file opened for writing: decided when it was opened" },
+	{ "ftruncate64", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "through a file opened for writing: decided when it was opened" },
+	{ "name_to_handle_at", GUARD_CALL_NONE, GUARD_HOW_FILTER,
+	    "refused (the sandbox's kernel rules)" },
+	{ "open_by_handle_at", GUARD_CALL_NONE, GUARD_HOW_FILTER,
+	    "refused (the sandbox's kernel rules)" },
+	{ "readlink", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "reads a name: changes nothing" },
+	{ "readlinkat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "reads a name: changes nothing" },
+	{ "sendto", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "a datagram to a Unix path name: NOT decided yet (streams need "
+	    "connect, which is)" },
+	{ "sendmsg", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "as sendto" },
+	{ "sendmmsg", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "as sendto" },
+};
+
+/* The table and its length. */
+const struct guard_call_line *
+guard_calls(size_t *n)
+{
+	*n = sizeof guard_call_table / sizeof guard_call_table[0];
+	return guard_call_table;
+}
+
+/* The line of a call by name, or NULL. */
+const struct guard_call_line *
+guard_calls_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof guard_call_table / sizeof guard_call_table[0];
+	    i++)
+		if (strcmp(guard_call_table[i].name, name) == 0)
+			return &guard_call_table[i];
+	return NULL;
+}

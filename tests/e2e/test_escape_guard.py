@@ -1,0 +1,590 @@
+"""The escape suite, the file guard decides on what the kernel will do
+(issue 20): privilege bits, magic links whose path cannot be read, symlinks
+at a leading part of a protected name, git folders' state that runs
+commands, Unix sockets (bind and connect), shared folders as projects.
+Each attempt runs inside a real session; then the host runs the tool that
+would act on it (stat and the file itself, git status / commit / rebase
+--continue, cargo, a host socket server)."""
+import os
+import platform
+import shutil
+import socket
+import stat
+import subprocess
+
+from sboxtest import is_root
+from sandboxlib import RUNS_LATER, create, has_rule, run
+
+ENV = {"PATH": "/usr/bin:/bin"}
+
+
+def _git(*args, cwd, home):
+    return subprocess.run(["git"] + list(args), cwd=cwd, capture_output=True,
+                          text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "HOME": home,
+                               "GIT_CONFIG_NOSYSTEM": "1",
+                               "GIT_EDITOR": "true",
+                               "GIT_CEILING_DIRECTORIES": os.path.dirname(
+                                   cwd)})
+
+
+def _repo(path, home):
+    os.makedirs(path, exist_ok=True)
+    assert _git("init", "-q", cwd=path, home=home).returncode == 0
+    _git("config", "user.email", "t@example.test", cwd=path, home=home)
+    _git("config", "user.name", "t", cwd=path, home=home)
+    with open(os.path.join(path, "README"), "w") as f:
+        f.write("hi\n")
+    _git("add", "README", cwd=path, home=home)
+    r = _git("commit", "-qm", "one", cwd=path, home=home)
+    assert r.returncode == 0, r.stderr
+
+
+class Setup:
+    """A daemon, a host home, a project repo and a marker path."""
+
+    def __init__(self, ctx):
+        self.d = ctx.daemon()
+        self.c = self.d.client()
+        self.home = os.path.join(ctx.tmp, "hosthome")
+        os.makedirs(self.home, exist_ok=True)
+        self.proj = os.path.join(ctx.tmp, "proj")
+        self.marker = os.path.join(ctx.tmp, "MARKER")
+        _repo(self.proj, self.home)
+        os.chmod(self.proj, 0o755)
+
+    def session(self):
+        return create(self.c, self.proj)
+
+    def host_git(self, *dirs):
+        """What an editor and a person run in each folder."""
+        for rel in dirs:
+            cwd = os.path.join(self.proj, rel)
+            if not os.path.isdir(cwd):
+                continue
+            _git("status", cwd=cwd, home=self.home)
+            _git("commit", "-qam", "host", "--allow-empty", cwd=cwd,
+                 home=self.home)
+            _git("rebase", "--continue", cwd=cwd, home=self.home)
+            _git("cherry-pick", "--continue", cwd=cwd, home=self.home)
+            _git("am", "--continue", cwd=cwd, home=self.home)
+        assert not os.path.exists(self.marker), "host git ran the sandbox's code"
+
+    def close(self, sid):
+        self.c.call("session.close", {"session": sid})
+
+
+def _said(out, *tags):
+    """The tags a script printed (each on its own line)."""
+    lines = out.split("\n")
+    return [t for t in tags if t in lines]
+
+
+# -- privilege bits ---------------------------------------------------------
+
+SETUID_PY = r"""
+import ctypes, os, platform
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError:
+        pass
+t("P1", lambda: os.close(os.open("p1", os.O_CREAT | os.O_WRONLY, 0o4755)))
+t("P2", lambda: os.mknod("p2", 0o104755))
+t("P3", lambda: os.mkdir("p3", 0o2755))
+fd = os.open("p4", os.O_CREAT | os.O_WRONLY, 0o755)
+t("P4", lambda: os.fchmod(fd, 0o4755))
+t("P5", lambda: os.chmod("/proc/self/fd/%d" % fd, 0o6755))
+t("P6", lambda: os.setxattr("p4", "security.capability",
+  bytes.fromhex("010000020020000000000000000000000000000000")))
+t("P7", lambda: os.close(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o4755)))
+t("P8", lambda: os.chmod("p4", 0o2755))
+t("P9", lambda: os.close(os.open("p9", os.O_CREAT | os.O_WRONLY | os.O_EXCL,
+  0o6777)))
+if platform.machine() == "x86_64":
+    libc = ctypes.CDLL(None, use_errno=True)
+    # fchmodat (268) and mkdir (83) with high bits set above the mode
+    if libc.syscall(268, -100, b"p4", ctypes.c_ulong((1 << 40) | 0o4755),
+                    0) == 0:
+        print("P10")
+    if libc.syscall(83, b"p11", ctypes.c_ulong((1 << 33) | 0o2755)) == 0 \
+            and os.stat("p11").st_mode & 0o6000:
+        print("P11")
+t("P12", lambda: os.chmod("p4", 0o755))
+"""
+
+
+def _no_privilege_bits(root):
+    bad = []
+    for dirpath, dirs, files in os.walk(root):
+        for n in dirs + files:
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            if st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                bad.append((p, oct(st.st_mode)))
+            try:
+                os.getxattr(p, "security.capability", follow_symlinks=False)
+                bad.append((p, "security.capability"))
+            except OSError:
+                pass
+    return bad
+
+
+def test_escape_setuid_bits(ctx):
+    """chmod 4755/6755/g+s, a setgid folder, open(O_CREAT, 04755), mknod of
+    a setuid file, fchmod, chmod through /proc/self/fd, file capabilities:
+    none leaves a privilege bit on the host; the mount is nosuid inside."""
+    S = Setup(ctx)
+    sid = S.session()
+    r = run(S.c, sid, """
+cp /bin/sh suid1; chmod 4755 suid1 && echo C1
+cp /bin/sh suid2; chmod 6755 suid2 && echo C2
+cp /bin/sh sgid3; chmod g+s sgid3 && echo C3
+chmod u+s suid1 && echo C4
+mkdir sgdir; chmod 2775 sgdir && echo C5
+mkdir -m 2755 sgdir2 && echo C6
+install -m 4755 /bin/sh suid7 && echo C7
+cp -p suid1 suid8 && echo C8
+true
+""")
+    assert _said(r.out, "C1", "C2", "C3", "C4", "C5", "C6", "C7") == [], r
+    r2 = run(S.c, sid, None, argv=["python3", "-c", SETUID_PY])
+    assert _said(r2.out, *("P%d" % i for i in range(1, 12))) == [], r2
+    assert "P12" in r2.out.split("\n"), r2  # a plain mode still works
+    # a second layer inside: the project is mounted nosuid
+    m = run(S.c, sid, "awk -v p=%s '$5 == p {print $6}' /proc/self/mountinfo"
+            % S.proj)
+    assert m.out.strip() and all("nosuid" in line for line in
+                                 m.out.strip().split("\n")), m
+    S.close(sid)
+    assert _no_privilege_bits(S.proj) == []
+    assert os.path.exists(os.path.join(S.proj, "suid1"))
+    if is_root():
+        # run what was made as another user: it runs as that user
+        for n in ("suid1", "suid2", "sgid3", "suid7"):
+            p = os.path.join(S.proj, n)
+            if not os.path.exists(p) or not os.stat(p).st_mode & 0o001:
+                continue  # (install leaves 0600 when its chmod fails)
+            out = subprocess.run(
+                ["setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups", p, "-c", "id -u; id -g"],
+                capture_output=True, text=True, timeout=30)
+            assert out.stdout.split() == ["65534", "65534"], (n, out)
+
+
+# -- magic links --------------------------------------------------------------
+
+MAGIC_PY = r"""
+import ctypes, os
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError as e:
+        print("no", tag, e.errno, flush=True)
+EVIL = open("/tmp/evil", "rb").read()
+libc = ctypes.CDLL(None, use_errno=True)
+AT_EMPTY_PATH = 0x1000
+cfg = os.open("vendor/lib/.git/config", os.O_PATH)
+hook = os.open("vendor/lib/.git/hooks/pre-commit.sample", os.O_RDONLY)
+t("RENAMED", lambda: os.rename("vendor/lib", "vendor/lib (deleted)"))
+t("M1", lambda: open("/proc/self/fd/%d" % cfg, "ab").write(EVIL))
+t("M2", lambda: os.chmod("/proc/self/fd/%d" % cfg, 0o666))
+t("M3", lambda: os.truncate("/proc/self/fd/%d" % cfg, 0))
+t("M4", lambda: os.fchmod(hook, 0o777))
+t("M5", lambda: open("/proc/%d/fd/%d" % (os.getpid(), cfg), "wb").write(EVIL))
+def link_from_fd(fd, new):
+    if libc.linkat(fd, b"", -100, new.encode(), AT_EMPTY_PATH) != 0:
+        raise OSError(ctypes.get_errno(), "linkat")
+t("M6", lambda: link_from_fd(cfg, "stolen-config"))
+src = os.open("payload", os.O_CREAT | os.O_WRONLY, 0o755)
+os.write(src, b"#!/bin/sh\ntouch " + MARKER.encode() + b"\n")
+t("M7", lambda: link_from_fd(src, "vendor/lib (deleted)/.git/hooks/pre-commit"))
+t("M8", lambda: os.link("/proc/self/fd/%d" % cfg, "stolen2"))
+# a path over PATH_MAX: the repository moved into a deep chain of short
+# folders, whose names then grow (deepest first: each rename's own path
+# stays short)
+os.makedirs("/".join(["d"] * 20))
+t("MOVED", lambda: os.rename("vendor/lib (deleted)", "/".join(["d"] * 20) +
+  "/lib"))
+for k in range(20, 0, -1):
+    t("GREW%d" % k, lambda: os.rename("/".join(["d"] * k),
+      "/".join(["d"] * (k - 1) + ["d" * 240])))
+t("M9", lambda: open("/proc/self/fd/%d" % cfg, "ab").write(EVIL))
+t("M10", lambda: os.fchmod(hook, 0o700))
+print("END", flush=True)
+"""
+
+
+def test_escape_magic_links(ctx):
+    """An O_PATH fd to a nested repository's config, its parent renamed to
+    "... (deleted)" or moved past PATH_MAX, then reopened, chmod'ed,
+    truncated, fchmod'ed or linked through /proc/self/fd: refused."""
+    S = Setup(ctx)
+    lib = os.path.join(S.proj, "vendor", "lib")
+    _repo(lib, S.home)
+    with open(os.path.join(lib, ".git", "config"), "rb") as f:
+        before = f.read()
+    sid = S.session()
+    evil = "[core]\n\tfsmonitor = touch %s; false\n" % S.marker
+    run(S.c, sid, "printf '%s' > /tmp/evil" % evil.replace("\n", "\\n")
+        .replace("\t", "\\t"))
+    r = run(S.c, sid, None, argv=["python3", "-c", "MARKER = %r\n" %
+                                  S.marker + MAGIC_PY])
+    tags = ["M%d" % i for i in range(1, 11)]
+    assert _said(r.out, *tags) == [], r
+    lines = r.out.split("\n")
+    assert "RENAMED" in lines and "MOVED" in lines, r  # the attack's steps
+    assert "END" in lines, r
+    # the names grew (the renames' own paths stay short): the repository
+    # is past PATH_MAX, and the writes through the old fd were refused
+    assert "GREW1" in lines and "GREW20" in lines, r
+    # the repository is now past PATH_MAX (when the names could grow):
+    # look at it the way the host's tools would, one folder at a time
+    d = os.open(S.proj, os.O_PATH | os.O_DIRECTORY)
+    for k in range(1, 21):
+        name = "d" * 240 if "GREW%d" % k in lines else "d"
+        d = os.open(name, os.O_PATH | os.O_DIRECTORY, dir_fd=d)
+    g = os.open("lib/.git", os.O_PATH | os.O_DIRECTORY, dir_fd=d)
+    with open(os.open("config", os.O_RDONLY, dir_fd=g), "rb") as f:
+        assert f.read() == before
+    assert not os.path.exists("/proc/self/fd/%d/hooks/pre-commit" % g)
+    mode = os.stat("pre-commit.sample", dir_fd=os.open("hooks", os.O_PATH,
+                                                        dir_fd=g)).st_mode
+    assert mode & 0o777 != 0o777 and mode & 0o777 != 0o700, oct(mode)
+    for n in ("stolen-config", "stolen2"):
+        assert not os.path.exists(os.path.join(S.proj, n)), n
+    # host git in the repository (from its folder, whatever its path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.fchdir(os.open("lib", os.O_RDONLY | os.O_DIRECTORY,
+                              dir_fd=d))
+            for args in (["status"], ["commit", "-qam", "h",
+                                      "--allow-empty"]):
+                subprocess.run(["git"] + args, capture_output=True,
+                               env={"PATH": "/usr/bin:/bin",
+                                    "HOME": S.home}, timeout=60)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    S.host_git(".")
+    S.close(sid)
+    S.host_git(".")
+
+
+# -- a symlink at a leading part of a protected name -------------------------
+
+def test_escape_leading_symlink(ctx):
+    """mkdir evil; ln -s evil .cargo; a config written through evil/: the
+    symlink (and every spelling of it) is refused, so host cargo, yarn,
+    gradle and mise never read what the sandbox wrote."""
+    S = Setup(ctx)
+    os.makedirs(os.path.join(S.proj, "sub"))
+    sid = S.session()
+    wrapper = os.path.join(S.proj, "evil", "wrap.sh")
+    r = run(S.c, sid, """
+mkdir -p evil x sub
+printf '#!/bin/sh\\ntouch %s\\nexec "$@"\\n' > evil/wrap.sh; chmod 755 evil/wrap.sh
+printf '[build]\\nrustc-wrapper = "%s"\\n' > evil/config.toml
+ln -s evil .cargo && echo L1
+ln -s ../evil sub/.cargo && echo L2
+python3 -c "import os; os.symlink('evil', '.yarn')" && echo L3
+ln -s evil gradle && echo L4
+ln -s evil .config && echo L5
+ln -s evil tmpl; mv tmpl .cargo && echo L6
+ln -s evil tmp2; ln -P tmp2 .cargo && echo L7
+ln -s evil x/../.cargo && echo L8
+ln -s "$PWD/evil" "$PWD/sub/../.cargo" && echo L9
+ln -s evil /proc/self/cwd/.cargo && echo L10
+touch .cargo && echo L11
+mkfifo .yarn && echo L12
+mkdir .cargo && echo MKDIR-OK
+printf '[build]\\n' > .cargo/config.toml && echo L13
+true
+""" % (S.marker, wrapper))
+    assert _said(r.out, *("L%d" % i for i in range(1, 14))) == [], r
+    assert "MKDIR-OK" in r.out.split("\n"), r  # a folder is fine there
+    assert has_rule(r.blocked, ".cargo", RUNS_LATER), r.blocked
+    S.close(sid)
+    for n in (".cargo", "sub/.cargo", ".yarn", "gradle", ".config"):
+        p = os.path.join(S.proj, n)
+        assert not os.path.islink(p), n
+    assert not os.path.exists(os.path.join(S.proj, ".cargo", "config.toml"))
+    assert not os.path.exists(os.path.join(S.proj, "sub", ".cargo",
+                                           "config.toml"))
+    cargo = shutil.which("cargo")
+    if cargo is not None and os.access(cargo, os.X_OK):
+        # the real tool: a crate in the project, built on the host
+        with open(os.path.join(S.proj, "Cargo.toml"), "w") as f:
+            f.write('[package]\nname = "p"\nversion = "0.1.0"\n'
+                    'edition = "2021"\n')
+        os.makedirs(os.path.join(S.proj, "src"), exist_ok=True)
+        with open(os.path.join(S.proj, "src", "main.rs"), "w") as f:
+            f.write("fn main() {}\n")
+        env = dict(os.environ)
+        env["CARGO_TARGET_DIR"] = os.path.join(S.home, "target")
+        subprocess.run([cargo, "build", "--offline", "-q"], cwd=S.proj,
+                       env=env, capture_output=True, timeout=300)
+    assert not os.path.exists(S.marker), "host cargo ran the sandbox's wrapper"
+
+
+# -- git folders: the allow list ---------------------------------------------
+
+def test_escape_git_state(ctx):
+    """A planted rebase-merge/ (an exec line), sequencer/, rebase-apply/,
+    info/, a new name, in the top repository and in a nested bare one:
+    refused; host git status, rebase --continue, cherry-pick --continue
+    run nothing."""
+    S = Setup(ctx)
+    bare = os.path.join(S.proj, "vendor", "lib.git")
+    assert subprocess.run(["git", "clone", "-q", "--bare", S.proj, bare],
+                          capture_output=True).returncode == 0
+    os.makedirs(os.path.join(S.proj, "prep", "x"))
+    sid = S.session()
+    r = run(S.c, sid, """
+todo='exec touch %s'
+mkdir -p .git/rebase-merge && echo G1
+printf '%%s\\n' "$todo" > .git/rebase-merge/git-rebase-todo && echo G2
+mkdir -p .git/sequencer && echo G3
+printf '%%s\\n' "$todo" > .git/sequencer/todo && echo G4
+mkdir -p .git/rebase-apply && echo G5
+echo '* filter=x' > .git/info/attributes && echo G6
+echo x > .git/NEW_STATE && echo G7
+ln -s ../prep .git/rebase-merge && echo G8
+mv prep .git/sequencer && echo G9
+echo x > .git/description && echo G10
+printf '#!/bin/sh\\n%%s\\n' "$todo" > vendor/lib.git/hooks/pre-commit && echo G11
+printf '[core]\\n\\tfsmonitor = touch %s\\n' >> vendor/lib.git/config && echo G12
+mkdir vendor/lib.git/rebase-merge && echo G13
+echo x > .git/config.lock && echo G14
+true
+""" % (S.marker, S.marker))
+    assert _said(r.out, *("G%d" % i for i in range(1, 15))) == [], r
+    for n in ("rebase-merge", "rebase-apply", "sequencer", "NEW_STATE",
+              "config.lock"):
+        assert not os.path.lexists(os.path.join(S.proj, ".git", n)), n
+    assert not os.path.exists(os.path.join(bare, "hooks", "pre-commit"))
+    S.host_git(".")
+    S.close(sid)
+    S.host_git(".")
+    r = _git("--git-dir", bare, "status", cwd=S.proj, home=S.home)
+    assert not os.path.exists(S.marker)
+
+
+def test_git_work_still_works(ctx):
+    """commit, branch, tag, stash, fetch from a local remote and merge
+    inside a session: git's own work is on the allow list."""
+    S = Setup(ctx)
+    other = os.path.join(S.proj, "other")
+    assert subprocess.run(["git", "clone", "-q", S.proj, other],
+                          capture_output=True).returncode == 0
+    _git("config", "user.email", "t@example.test", cwd=other, home=S.home)
+    _git("config", "user.name", "t", cwd=other, home=S.home)
+    with open(os.path.join(other, "OTHER"), "w") as f:
+        f.write("from the remote\n")
+    _git("add", "OTHER", cwd=other, home=S.home)
+    assert _git("commit", "-qm", "remote", cwd=other,
+                home=S.home).returncode == 0
+    with open(os.path.join(S.proj, ".git", "info", "exclude"), "a") as f:
+        f.write("other/\n")
+    sid = S.session()
+    r = run(S.c, sid, """
+set -e
+export GIT_EDITOR=true
+echo a >> README; git add README; git commit -qm inside
+git branch topic
+git tag v1
+echo b >> README; git stash -q; git stash pop -q
+git commit -qam two
+git fetch -q ./other HEAD
+git merge -q --no-edit FETCH_HEAD
+git checkout -q topic; git checkout -q -
+git gc -q --auto
+echo DONE
+""")
+    assert r.code == 0 and "DONE" in r.out, r
+    S.close(sid)
+    log = _git("log", "--oneline", cwd=S.proj, home=S.home).stdout
+    for msg in ("inside", "two", "remote"):
+        assert msg in log, log
+    assert _git("rev-parse", "topic", "v1", cwd=S.proj,
+                home=S.home).returncode == 0
+    fsck = _git("fsck", "--no-dangling", cwd=S.proj, home=S.home)
+    assert fsck.returncode == 0, fsck
+    assert os.path.exists(os.path.join(S.proj, "OTHER"))
+
+
+# -- Unix sockets --------------------------------------------------------------
+
+SOCK_PY = r"""
+import os, socket
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError as e:
+        print("no", tag, e.errno, flush=True)
+def conn(path, nonblock=False):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(not nonblock)
+    s.connect(path)
+    s.close()
+t("S1", lambda: conn("host.sock"))
+t("S2", lambda: conn(os.path.abspath("host.sock")))
+t("S3", lambda: conn("link.sock"))
+t("S4", lambda: conn("/proc/self/cwd/host.sock"))
+t("S5", lambda: conn("./sub/../host.sock", True))
+def dgram():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.connect("host.sock")
+t("S6", dgram)
+# bind: a socket named refs next to HEAD and objects
+def bind(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+t("B1", lambda: bind("src/refs"))
+t("B2", lambda: bind(".git/hooks/pre-commit"))
+t("B3", lambda: bind(".cargo"))
+# the sandbox's own sockets work, blocking and not
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind("own.sock")
+srv.listen(4)
+t("OWN1", lambda: conn("own.sock"))
+t("OWN2", lambda: conn(os.path.abspath("own.sock"), True))
+os.symlink("own.sock", "own-link.sock")
+t("OWN3", lambda: conn("own-link.sock"))
+srv3 = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+t("OWN4", lambda: (srv3.bind("/tmp/private.sock"), srv3.listen(1)))
+t("OWN5", lambda: conn("/tmp/private.sock"))
+srv2 = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv2.bind("\0abstract-%d" % os.getpid())
+srv2.listen(1)
+t("OWN6", lambda: conn("\0abstract-%d" % os.getpid()))
+# the address bind was given is the one the socket keeps (getsockname)
+if srv.getsockname() == "own.sock" and \
+        srv3.getsockname() == "/tmp/private.sock":
+    print("OWN7", flush=True)
+# Python's multiprocessing hands getsockname's address on
+import multiprocessing
+if __name__ == "__main__":
+    with multiprocessing.Manager() as m:
+        d = m.dict()
+        d["a"] = 1
+        if d["a"] == 1:
+            print("OWN8", flush=True)
+print("END", flush=True)
+"""
+
+
+def test_escape_unix_sockets(ctx):
+    """connect() to a host program's socket in the project (directly,
+    through a symlink, /proc/self/cwd, a dot-dot path) is refused and
+    reported; bind() names go through the guard (a socket named refs makes
+    no repository); the sandbox's own sockets still work."""
+    S = Setup(ctx)
+    os.makedirs(os.path.join(S.proj, "src", "objects"))
+    os.makedirs(os.path.join(S.proj, "sub"))
+    with open(os.path.join(S.proj, "src", "HEAD"), "w") as f:
+        f.write("ref: refs/heads/main\n")
+    with open(os.path.join(S.proj, "src", "config"), "w") as f:
+        f.write("[core]\n\tfsmonitor = touch %s; false\n" % S.marker)
+    hostsock = os.path.join(S.proj, "host.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(hostsock)
+    os.chmod(hostsock, 0o777)
+    srv.listen(8)
+    os.symlink("host.sock", os.path.join(S.proj, "link.sock"))
+    try:
+        sid = S.session()
+        r = run(S.c, sid, None, argv=["python3", "-c", SOCK_PY])
+        lines = r.out.split("\n")
+        assert "END" in lines, r
+        assert _said(r.out, "S1", "S2", "S3", "S4", "S5", "S6", "B1", "B2",
+                     "B3") == [], r
+        own = ["OWN%d" % i for i in range(1, 9)]
+        assert _said(r.out, *own) == own, r
+        assert any(b["path"].endswith("/host.sock") for b in r.blocked), \
+            r.blocked
+        # the host server never saw a connection
+        srv.setblocking(False)
+        try:
+            srv.accept()
+            raise AssertionError("the sandbox reached the host's socket")
+        except BlockingIOError:
+            pass
+        assert not os.path.exists(os.path.join(S.proj, "src", "refs"))
+        S.host_git("src")
+        S.close(sid)
+        S.host_git("src")
+    finally:
+        srv.close()
+
+
+def test_shared_folders_refused(ctx):
+    """/tmp, /var/tmp, /run, /dev/shm and / are no projects: a clear error,
+    like the home folder's."""
+    d = ctx.daemon()
+    c = d.client()
+    for p in ("/tmp", "/var/tmp", "/run", "/dev/shm", "/"):
+        if not os.path.isdir(p):
+            continue
+        e = c.error("session.create", {"project": p, "sandbox": "workspace",
+                                        "env": ENV})
+        assert e.name == "sbox.InvalidParams", (p, e.name, e.message)
+        # (the tests' home folder is below /tmp: that error may come first)
+        assert "every program shares" in e.message or \
+            "holds your home folder" in e.message, (p, e.message)
+        assert e.message.startswith(p + " "), (p, e.message)
+    for p in ("/run/user", "/dev/shm/x"):
+        if os.path.isdir(p):
+            e = c.error("session.create", {"project": p,
+                                            "sandbox": "workspace",
+                                            "env": ENV})
+            assert e.name == "sbox.InvalidParams", (p, e.message)
+    # a project below /tmp is still fine (a folder of its own)
+    proj = os.path.join(ctx.tmp, "ok")
+    os.makedirs(proj)
+    sid = create(c, proj)
+    c.call("session.close", {"session": sid})
+
+
+# -- forms the guard does not read ---------------------------------------------
+
+FORMS_PY = r"""
+import ctypes, errno, os, platform
+libc = ctypes.CDLL(None, use_errno=True)
+if platform.machine() == "x86_64":
+    how = (ctypes.c_uint64 * 3)(os.O_CREAT | os.O_WRONLY, 0o755, 0)
+    r = libc.syscall(437, -100, b".git/hooks/pre-push", how, 24)
+    print("OPENAT2", r, ctypes.get_errno(), flush=True)
+    # renameat2 RENAME_WHITEOUT (4) onto a hook, RENAME_EXCHANGE (2)
+    open("w1", "w").write("#!/bin/sh\n")
+    r = libc.syscall(316, -100, b"w1", -100, b".git/hooks/pre-commit", 4)
+    print("WHITEOUT", r, flush=True)
+    os.makedirs("xh", exist_ok=True)
+    r = libc.syscall(316, -100, b"xh", -100, b".git/hooks", 2)
+    print("EXCHANGE", r, flush=True)
+print("END", flush=True)
+"""
+
+
+def test_escape_unknown_forms(ctx):
+    """openat2 (a struct the guard does not read) is refused with ENOSYS;
+    renameat2 with RENAME_WHITEOUT or RENAME_EXCHANGE onto hooks is
+    decided like any rename."""
+    if platform.machine() != "x86_64":
+        return
+    S = Setup(ctx)
+    sid = S.session()
+    r = run(S.c, sid, None, argv=["python3", "-c", FORMS_PY])
+    lines = r.out.split("\n")
+    assert "END" in lines, r
+    assert "OPENAT2 -1 %d" % 38 in lines, r  # ENOSYS
+    assert "WHITEOUT -1" in lines and "EXCHANGE -1" in lines, r
+    S.close(sid)
+    assert not os.path.exists(os.path.join(S.proj, ".git/hooks/pre-push"))
+    assert not os.path.exists(os.path.join(S.proj, ".git/hooks/pre-commit"))
+    assert os.path.isdir(os.path.join(S.proj, ".git/hooks"))
+    S.host_git(".")
