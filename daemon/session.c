@@ -186,6 +186,7 @@ session_free(struct session *s)
 		plan_free(s->plan);
 	strv_free(s->env);
 	json_decref(s->refused);
+	session_gitcfg_free(s);
 	free(s);
 }
 
@@ -580,6 +581,10 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.protected = &prot;
 	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
+	if (s->plan != NULL && session_gitcfg_start(s, err) < 0) {
+		plan_free(s->plan);
+		s->plan = NULL;
+	}
 	guard_table_free(&prot);
 	free(cache_root);
 	free(phome);
