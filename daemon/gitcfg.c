@@ -81,7 +81,7 @@ gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
 	long long left = GITCFG_TIMEOUT_MS;
 	struct timespec t0, t1;
 	char *buf;
-	int p[2], nul, status, timed_out = 0;
+	int p[2], nul, status, timed_out = 0, pr;
 	ssize_t r;
 	pid_t pid;
 
@@ -118,9 +118,9 @@ gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	for (;;) {
-		if (poll(&pfd, 1, (int)left) <= 0) {
-			if (errno == EINTR)
-				continue;
+		if ((pr = poll(&pfd, 1, (int)left)) < 0 && errno == EINTR)
+			goto clock;
+		if (pr <= 0) {
 			timed_out = 1;
 			break;
 		}
@@ -135,10 +135,11 @@ gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
 			cap *= 2;
 		}
 		if ((r = read(p[0], buf + n, cap - n)) < 0 && errno == EINTR)
-			continue;
+			goto clock;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
+clock:
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		left = GITCFG_TIMEOUT_MS - ((t1.tv_sec - t0.tv_sec) * 1000LL +
 		    (t1.tv_nsec - t0.tv_nsec) / 1000000);
