@@ -291,3 +291,29 @@ def test_child_in_bare_repo_refused(ctx):
     for t, code, out, err in answers:
         assert code == 7, (t, code, out, err)
         assert "git" in err, (t, err)
+
+
+def test_global_config_names_project_paths(ctx):
+    """The person's ~/.gitconfig (and a file it includes) names paths in the
+    project: a hook folder, a fsmonitor program. Host git with that HOME
+    runs nothing the sandbox wrote."""
+    S = Setup(ctx)
+    os.makedirs(os.path.join(S.proj, "ghooks"))
+    _write(os.path.join(S.proj, "shared.cfg"), "[user]\n\tname = t\n")
+    _write(os.path.join(S.d.home, ".gitconfig"),
+           "[core]\n\thooksPath = %s/ghooks\n[include]\n\tpath = %s/shared.cfg\n"
+           "[alias]\n\tz = !%s/tools/z.sh\n" % (S.proj, S.proj, S.proj))
+    sid = S.session()
+    r = run(S.c, sid, """
+printf '%s' > ghooks/pre-commit && chmod 755 ghooks/pre-commit && echo PLANTED
+printf '[core]\\n\\tfsmonitor = touch %s.fsm; false\\n' >> shared.cfg && echo APPENDED
+mkdir -p tools && printf '%s' > tools/z.sh && chmod 755 tools/z.sh && echo ALIAS
+true
+""" % (S.evil(), S.marker, S.evil("alias")))
+    _git("commit", "-q", "--allow-empty", "-m", "host", cwd=S.proj,
+         home=S.d.home)
+    _git("status", cwd=S.proj, home=S.d.home)
+    _git("z", cwd=S.proj, home=S.d.home)
+    S.no_marker()
+    for word in ("PLANTED", "APPENDED", "ALIAS"):
+        assert word not in r.out, r

@@ -7,6 +7,7 @@
 
 #include "policy/gitconfig.h"
 #include "policy/guard.h"
+#include "policy/plan.h"
 #include "policy/strv.h"
 
 static const struct gitconfig_where W = {
@@ -251,6 +252,95 @@ START_TEST(test_guard_missing_proof)
 }
 END_TEST
 
+/* guard_protect's paths join the spec's: all or none. */
+START_TEST(test_spec_add_missing)
+{
+	struct guard_spec s = { 0 };
+	sbox_error err = { 0 };
+	json_t *ok = json_pack("[s,s]", "/p/a", "/p/b/c");
+	json_t *bad = json_pack("[s,s]", "/p/d", "p/relative");
+	json_t *dots = json_pack("[s]", "/p/../etc");
+
+	ck_assert_int_eq(guard_spec_add_missing(&s, ok, &err), 0);
+	ck_assert_int_eq(guard_spec_add_missing(&s, ok, &err), 0);
+	ck_assert_int_eq(strv_len(s.missing), 4);
+	ck_assert_int_eq(guard_spec_add_missing(&s, bad, &err), -1);
+	ck_assert_int_eq(guard_spec_add_missing(&s, dots, &err), -1);
+	ck_assert_int_eq(guard_spec_add_missing(&s, NULL, &err), -1);
+	ck_assert_int_eq(strv_len(s.missing), 4);
+	ck_assert(!strv_contains(s.missing, "/p/d"));
+	strv_free(s.missing);
+	json_decref(ok);
+	json_decref(bad);
+	json_decref(dots);
+}
+END_TEST
+
+/* A sandboxed plan: /p bound read-write onto itself, a guard rooted there;
+ * with hide, a hidden file below /p/tools/hooks. */
+static struct plan *
+small_plan(int hide)
+{
+	struct plan *p = calloc(1, sizeof *p);
+
+	p->sandboxed = 1;
+	p->mounts = calloc(2, sizeof *p->mounts);
+	p->mounts[0].kind = PLAN_MOUNT_RW_BIND;
+	p->mounts[0].src = strdup("/p");
+	p->mounts[0].dst = strdup("/p");
+	p->n_mounts = 1;
+	if (hide) {
+		p->mounts[1].kind = PLAN_MOUNT_HIDE_FILE;
+		p->mounts[1].dst = strdup("/p/tools/hooks/secret");
+		p->n_mounts = 2;
+	}
+	p->guard = calloc(1, sizeof *p->guard);
+	strv_append(&p->guard->roots, "/p");
+	p->guard->home = strdup("/h");
+	return p;
+}
+
+/* The plan keeps what git's config names inside a root, read-only
+ * (bound when it exists and nothing below is mounted) and missing-proof;
+ * not a root itself, nor outside. */
+START_TEST(test_plan_named)
+{
+	char *paths[] = { "/p/tools/hooks", "/p/tools/hooks/pre-commit", "/p",
+	    "/", "/q/x", "/p/missing/x", "relative", NULL };
+	unsigned char kinds[] = { 2, 1, 2, 2, 0, 0, 0 };
+	sbox_error err = { 0 };
+	struct plan *p = small_plan(0);
+	char **added = NULL;
+	const struct plan_path_rule *r;
+
+	ck_assert_int_eq(plan_git_named(p, paths, kinds, 1, &added, &err), 0);
+	ck_assert_int_eq(strv_len(p->guard->missing), 2);
+	ck_assert(strv_contains(p->guard->missing, "/p/tools/hooks"));
+	ck_assert(strv_contains(p->guard->missing, "/p/missing/x"));
+	ck_assert_int_eq(strv_len(added), 2);
+	ck_assert_int_eq(p->n_mounts, 2);
+	ck_assert_int_eq(p->mounts[1].kind, PLAN_MOUNT_RO_BIND);
+	ck_assert_str_eq(p->mounts[1].dst, "/p/tools/hooks");
+	ck_assert_int_eq(p->mounts[1].is_dir, 1);
+	r = plan_explain(p, "/p/missing/x");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->access, PLAN_ACCESS_RO);
+	/* again (a refresh): nothing new */
+	strv_free(added);
+	added = NULL;
+	ck_assert_int_eq(plan_git_named(p, paths, NULL, 0, &added, &err), 0);
+	ck_assert_int_eq(strv_len(added), 0);
+	plan_free(p);
+	/* a hidden file below: the folder is not bound (it would uncover
+	 * it), the guard keeps it all the same */
+	p = small_plan(1);
+	ck_assert_int_eq(plan_git_named(p, paths, kinds, 1, NULL, &err), 0);
+	ck_assert_int_eq(p->n_mounts, 2);
+	ck_assert(strv_contains(p->guard->missing, "/p/tools/hooks"));
+	plan_free(p);
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 gitconfig_suite(void)
@@ -265,6 +355,8 @@ gitconfig_suite(void)
 	tcase_add_test(tc, test_keys);
 	tcase_add_test(tc, test_listing);
 	tcase_add_test(tc, test_guard_missing_proof);
+	tcase_add_test(tc, test_plan_named);
+	tcase_add_test(tc, test_spec_add_missing);
 	suite_add_tcase(s, tc);
 	return s;
 }
