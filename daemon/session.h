@@ -16,7 +16,7 @@ struct plan;
 struct container;
 struct proxy;
 struct command;
-struct gitcfg;
+struct session_gitcfg;
 
 enum session_state {
 	SESSION_STARTING,
@@ -50,7 +50,7 @@ struct session {
 	json_t              *refused;     /* hosts refused: [{host, port, count, ...}] */
 	long long            created_ms;
 	uid_t                creator_uid;
-	struct gitcfg       *gitcfg;      /* what its repositories' git config
+	struct session_gitcfg *gitcfg;     /* what its repositories' git config
 	                                     names, and the files watched */
 };
 

@@ -235,11 +235,20 @@ chmod 755 shared-hooks/pre-commit 2>/dev/null; true
 
 def test_config_changed_during_session(ctx):
     """The person sets core.hooksPath on the host while the session runs:
-    the next command already finds the new hook folder read-only."""
+    the next command (and the agent's own file.write) already finds the
+    new hook folder read-only."""
     S = Setup(ctx)
-    os.makedirs(os.path.join(S.proj, "late"))
+    os.makedirs(os.path.join(S.proj, "late", "tool"))
     sid = S.session()
     assert "OK" in run(S.c, sid, "mkdir late/probe && echo OK").out
+    S.git("config", "core.fsmonitor", "late/tool/fsmon.sh")
+    evil = base64.b64encode(S.evil("fsm").encode()).decode()
+    e = S.c.error("file.write", {"session": sid, "data": evil, "mode": 0o755,
+                                 "path": os.path.join(S.proj, "late", "tool",
+                                                      "fsmon.sh")})
+    S.git("status")
+    S.no_marker()
+    assert e.name in ("sbox.Blocked", "sbox.PermissionDenied"), e
     S.git("config", "core.hooksPath", "late/hooks")
     r = run(S.c, sid, """
 mkdir late/hooks && echo MKDIR
