@@ -228,14 +228,25 @@ gitconfig_candidate(const struct gitconfig_where *w, const char *c,
 	    err);
 }
 
+/* Programs whose first argument that is not an option is a script they
+ * run, a file of any name (`!sh run.sh`: run.sh holds no '/'). */
+static const char *const gitconfig_interpreters[] = {
+	"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh",
+	"busybox", "python", "python2", "python3", "perl", "ruby", "node",
+	"nodejs", "deno", "bun", "php", "lua", "tclsh", "Rscript", "pwsh",
+	"awk", "gawk", "source", ".", "exec", NULL
+};
+
 /* Split v into shell-like words in buf (NUL-separated): blanks and
- * ; | & ( ) < > ` separate, quotes group, a backslash escapes. */
+ * ; | & ( ) < > ` separate, quotes group, a backslash escapes. cmd[i] is
+ * set when word i starts a command (first, or after ; | & ( ` or a
+ * newline). */
 static size_t
 gitconfig_words(const char *v, char *buf, size_t cap, const char **words,
-    size_t max)
+    unsigned char *cmd, size_t max)
 {
 	size_t n = 0, o = 0;
-	int inword = 0;
+	int inword = 0, next_cmd = 1;
 	char q = 0;
 
 	for (; *v != '\0' && o + 2 < cap; v++) {
@@ -244,11 +255,15 @@ gitconfig_words(const char *v, char *buf, size_t cap, const char **words,
 				buf[o++] = '\0';
 				inword = 0;
 			}
+			if (strchr("\n;|&(`", *v) != NULL)
+				next_cmd = 1;
 			continue;
 		}
 		if (!inword) {
 			if (n == max)
 				break;
+			cmd[n] = (unsigned char)next_cmd;
+			next_cmd = 0;
 			words[n++] = buf + o;
 			inword = 1;
 		}
@@ -265,6 +280,20 @@ gitconfig_words(const char *v, char *buf, size_t cap, const char **words,
 	return n;
 }
 
+/* Is word (a command word) an interpreter (by its last component)? */
+static int
+gitconfig_interpreter(const char *word)
+{
+	const char *base = strrchr(word, '/');
+	size_t i;
+
+	base = base != NULL ? base + 1 : word;
+	for (i = 0; gitconfig_interpreters[i] != NULL; i++)
+		if (strcmp(base, gitconfig_interpreters[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Decide on the words of a value. */
 static int
 gitconfig_value_words(const struct gitconfig_where *w, const char *v,
@@ -272,10 +301,15 @@ gitconfig_value_words(const struct gitconfig_where *w, const char *v,
 {
 	char buf[GITCONFIG_VALUE_MAX + 2];
 	const char *words[GITCONFIG_WORDS_MAX], *eq;
+	unsigned char cmd[GITCONFIG_WORDS_MAX];
 	size_t n, i;
+	int script = 0;
 
-	n = gitconfig_words(v, buf, sizeof buf, words, GITCONFIG_WORDS_MAX);
+	n = gitconfig_words(v, buf, sizeof buf, words, cmd,
+	    GITCONFIG_WORDS_MAX);
 	for (i = 0; i < n; i++) {
+		if (cmd[i])
+			script = 0;
 		if (gitconfig_candidate(w, words[i], out, err) < 0)
 			return -1;
 		/* NAME=path, --flag=path */
@@ -283,6 +317,28 @@ gitconfig_value_words(const struct gitconfig_where *w, const char *v,
 		    eq = strchr(eq + 1, '='))
 			if (gitconfig_candidate(w, eq + 1, out, err) < 0)
 				return -1;
+		if (cmd[i] && (strcmp(words[i], "env") == 0 ||
+		    strchr(words[i], '=') != NULL)) {
+			/* env, NAME=value: the command comes next */
+			if (i + 1 < n)
+				cmd[i + 1] = 1;
+			continue;
+		}
+		if (cmd[i]) {
+			script = gitconfig_interpreter(words[i]);
+			continue;
+		}
+		if (script && words[i][0] != '-') {
+			/* the script an interpreter runs, whatever its name */
+			script = 0;
+			if (strchr(words[i], '/') == NULL && words[i][0] != '$' &&
+			    words[i][0] != '~' && gitconfig_add_at(out,
+			    w->top != NULL ? w->top : w->gitdir, words[i],
+			    err) < 0)
+				return -1;
+		} else if (script && (strcmp(words[i], "-c") == 0 ||
+		    strcmp(words[i], "-e") == 0 || strcmp(words[i], "-m") == 0))
+			script = 0;	/* code or a module follows, not a file */
 	}
 	return 0;
 }

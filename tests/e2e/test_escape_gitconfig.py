@@ -155,7 +155,8 @@ true
 
 
 def test_named_commands(ctx):
-    """core.fsmonitor, alias.x = !sh scripts/x.sh, diff.external,
+    """core.fsmonitor, alias.x = !sh scripts/x.sh, alias.r = !sh run.sh,
+    diff.external,
     filter.*.clean, credential.helper (absolute), core.pager: the programs
     and scripts they name cannot be written."""
     S = Setup(ctx)
@@ -166,12 +167,13 @@ def test_named_commands(ctx):
     S.git("config", "credential.helper",
           os.path.join(S.proj, "bin", "cred.sh"))
     S.git("config", "core.pager", "pagers/p.sh")
+    S.git("config", "alias.r", "!sh run.sh")
     _write(os.path.join(S.proj, "tools", "diff.sh"), "#!/bin/sh\nexit 0\n",
            0o755)
     sid = S.session()
     script = "printf '%s' > /tmp/evil; chmod 755 /tmp/evil\n" % S.evil()
     for rel in ("tools/fsmon.sh", "scripts/x.sh", "tools/diff.sh",
-                "tools/clean.sh", "bin/cred.sh", "pagers/p.sh"):
+                "tools/clean.sh", "bin/cred.sh", "pagers/p.sh", "run.sh"):
         script += ("mkdir -p %s 2>/dev/null; cp /tmp/evil %s && "
                    "echo PLANTED %s\n" % (os.path.dirname(rel), rel, rel))
     script += "printf '* filter=f\\n' > .gitattributes; true\n"
@@ -179,6 +181,7 @@ def test_named_commands(ctx):
     _write(os.path.join(S.proj, "README"), "changed\n")
     S.git("status")
     S.git("x")
+    S.git("r")
     S.git("diff")
     S.git("add", "-A")
     S.git("credential", "fill", inp="protocol=https\nhost=example.test\n\n")

@@ -118,6 +118,14 @@ START_TEST(test_commands)
 	    "/p/other.git", 1);
 	expect(&BARE, "core.fsmonitor", "fsm/run", "/p/vendor/lib.git/fsm/run",
 	    1);
+	/* the script an interpreter runs, whatever its name */
+	expect(&W, "alias.r", "!sh run.sh", "/p/run.sh", 1);
+	expect(&W, "alias.r", "!bash -x -- run.sh arg", "/p/run.sh", 1);
+	expect(&W, "alias.r", "!cd x && FOO=1 python3 -u tool.py", "/p/tool.py",
+	    1);
+	expect(&W, "alias.r", "!env A=b node hook.js", "/p/hook.js", 1);
+	expect(&W, "core.fsmonitor", "/usr/bin/perl fsm.pl", "/p/fsm.pl", 0);
+	expect(&BARE, "alias.r", "!sh h.sh", "/p/vendor/lib.git/h.sh", 1);
 	/* a key git will add later is decided on its value alone */
 	expect(&W, "newtool.somecommand", "bin/run", "/p/bin/run", 1);
 }
@@ -136,6 +144,10 @@ START_TEST(test_not_paths)
 	expect_none("core.editor", "~other/ed");
 	expect_none("core.editor", "$EDITOR_DIR/ed");
 	expect_none("include.path", "");
+	expect_none("alias.t", "!make test");
+	expect_none("alias.t", "!npm test");
+	expect_none("alias.c", "!sh -c 'git status'");
+	expect_none("alias.p", "!python3 -m pytest");
 }
 END_TEST
 
