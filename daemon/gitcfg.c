@@ -420,6 +420,64 @@ gitcfg_read(struct gitcfg_scan *st, const struct gitconfig_where *w,
 	return rc;
 }
 
+/* The git folder's own config files that git did not read (a repository
+ * git will not open: an extension it does not know, a broken HEAD, a test
+ * fixture; another git may), each read as a file (the global and system
+ * ones are read per root). 0, or -1 when one cannot be read either. */
+static int
+gitcfg_repo_files(struct gitcfg_scan *st, const struct gitconfig_where *w,
+    char ***seen)
+{
+	static const char *const own[] = { "config", "config.worktree", NULL };
+	char *fargv[] = { NULL, "config", "--list", "-z", "--show-origin",
+	    "--includes", "--file", NULL, NULL };
+	sbox_error first = *st->err;
+	char *p, *common;
+	size_t i, b;
+	int fd, rc = 0;
+
+	error_clear(st->err);
+	if ((fd = open(w->gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;	/* gone: nothing of it is read */
+	common = NULL;
+	{	/* commondir holds a path, relative to the git folder */
+		char buf[PATH_MAX];
+		ssize_t n;
+		int cfd = openat(fd, "commondir", O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC | O_NONBLOCK);
+		if (cfd >= 0 && (n = read(cfd, buf, sizeof buf - 1)) > 0) {
+			buf[n] = '\0';
+			buf[strcspn(buf, "\r\n")] = '\0';
+			common = buf[0] != '\0' ? path_resolve(w->gitdir, buf) :
+			    NULL;
+		}
+		if (cfd >= 0)
+			close(cfd);
+	}
+	close(fd);
+	for (b = 0; rc == 0 && b < 2; b++) {
+		for (i = 0; rc == 0 && own[i] != NULL; i++) {
+			if ((p = path_join(b == 0 ? w->gitdir : common, own[i])) ==
+			    NULL) {
+				rc = error_nomem(st->err);
+				break;
+			}
+			if (access(p, F_OK) == 0 && !strv_contains(*seen, p) &&
+			    strv_add_unique(seen, p) == 0) {
+				fargv[7] = p;
+				rc = gitcfg_read(st, w, fargv, seen);
+			}
+			free(p);
+		}
+		if (common == NULL)
+			break;
+	}
+	free(common);
+	if (rc < 0 && first.message[0] != '\0')
+		error_context(st->err, "%s", first.message);
+	return rc;
+}
+
 /* Read a repository's effective config. */
 static int
 gitcfg_repo(struct gitcfg_scan *st, const struct gitcfg_repo *r)
@@ -448,6 +506,9 @@ gitcfg_repo(struct gitcfg_scan *st, const struct gitcfg_repo *r)
 		free(p);
 	}
 	rc = gitcfg_read(st, &w, argv, &seen);
+	if (rc == 0)
+		error_clear(st->err);
+	rc = gitcfg_repo_files(st, &w, &seen);
 	strv_free(seen);
 	return rc;
 }

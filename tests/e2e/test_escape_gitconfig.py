@@ -329,3 +329,26 @@ true
     S.no_marker()
     for word in ("PLANTED", "APPENDED", "ALIAS"):
         assert word not in r.out, r
+
+
+def test_repository_git_refuses(ctx):
+    """A nested git folder the host's git will not open as a repository (an
+    extension it does not know, as a test fixture may have): the session
+    starts, and what its config names is still kept read-only."""
+    S = Setup(ctx)
+    fix = os.path.join(S.proj, "fixtures", "odd.git")
+    os.makedirs(os.path.dirname(fix))
+    _git("init", "-q", "--bare", fix, cwd=S.proj, home=S.home, check=True)
+    with open(os.path.join(fix, "config"), "a") as f:
+        f.write("[core]\n\trepositoryformatversion = 1\n"
+                "\tfsmonitor = tools/odd-fsmon.sh\n"
+                "[extensions]\n\tnosuchextension = yes\n")
+    assert _git("--git-dir", fix, "status", cwd=S.proj,
+                home=S.home).returncode != 0
+    sid = S.session()
+    r = run(S.c, sid, "mkdir -p fixtures/odd.git/tools && "
+            "echo x > fixtures/odd.git/tools/odd-fsmon.sh && echo PLANTED; "
+            "echo ok > fine.txt && echo FINE")
+    assert "FINE" in r.out, r
+    assert "PLANTED" not in r.out, r
+    assert not os.path.exists(os.path.join(fix, "tools", "odd-fsmon.sh"))
