@@ -485,8 +485,9 @@ gitcfg_repo(struct gitcfg_scan *st, const struct gitcfg_repo *r)
 	char gd[PATH_MAX + 16], wt[PATH_MAX + 16], **seen = NULL;
 	char *argv[] = { NULL, gd, wt, "config", "--list", "-z",
 	    "--show-origin", "--includes", NULL };
+	/* (worktrees/ and modules/: a worktree or submodule added later) */
 	static const char *const own[] = { "config", "config.worktree",
-	    "commondir", NULL };
+	    "commondir", "worktrees", "modules", NULL };
 	struct gitconfig_where w = { r->top, r->gitdir, st->home, r->gitdir };
 	size_t i;
 	char *p;
@@ -522,10 +523,21 @@ gitcfg_global(struct gitcfg_scan *st, const char *root)
 	    "--includes", NULL };
 	char *gd = path_join(root, ".git"), **seen = NULL;
 	struct gitconfig_where w = { root, gd, st->home, "/" };
+	char *cfg = path_join(gd, "config");
+	struct stat s;
 	int rc;
 
-	if (gd == NULL)
+	/* a repository made at the root later (git init, git clone; a
+	 * gitfile): its config, and .git itself unless a folder (whose
+	 * times change with every commit) */
+	if (gd == NULL || cfg == NULL || ((lstat(gd, &s) < 0 ||
+	    !S_ISDIR(s.st_mode)) && strv_add_unique(&st->watch, gd) < 0) ||
+	    strv_add_unique(&st->watch, cfg) < 0) {
+		free(gd);
+		free(cfg);
 		return error_nomem(st->err);
+	}
+	free(cfg);
 	rc = gitcfg_read(st, &w, argv, &seen);
 	strv_free(seen);
 	free(gd);

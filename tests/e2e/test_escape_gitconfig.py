@@ -352,3 +352,26 @@ def test_repository_git_refuses(ctx):
     assert "FINE" in r.out, r
     assert "PLANTED" not in r.out, r
     assert not os.path.exists(os.path.join(fix, "tools", "odd-fsmon.sh"))
+
+
+def test_repository_made_during_session(ctx):
+    """The project is not a repository when the session starts; the person
+    runs `git init` and sets core.hooksPath on the host: the next command
+    already finds the hook folder read-only."""
+    d = ctx.daemon()
+    c = d.client()
+    home = os.path.join(ctx.tmp, "hosthome")
+    os.makedirs(home)
+    proj = os.path.join(ctx.tmp, "plain")
+    os.makedirs(os.path.join(proj, "h"))
+    marker = os.path.join(ctx.tmp, "MARKER")
+    sid = create(c, proj)
+    assert "OK" in run(c, sid, "echo x > h/probe && echo OK").out
+    _git("init", "-q", cwd=proj, home=home, check=True)
+    _git("config", "core.hooksPath", "h", cwd=proj, home=home, check=True)
+    r = run(c, sid, "printf '#!/bin/sh\\ntouch %s\\n' > h/pre-commit && "
+            "chmod 755 h/pre-commit && echo PLANTED; true" % marker)
+    _git("-c", "user.email=t@example.test", "-c", "user.name=t", "commit",
+         "-q", "--allow-empty", "-m", "host", cwd=proj, home=home)
+    assert not os.path.exists(marker), "host git ran the sandbox's hook"
+    assert "PLANTED" not in r.out, r
