@@ -197,10 +197,11 @@ gitconfig_expand(const struct gitconfig_where *w, const char *v, char *buf,
 }
 
 /* One candidate word: a path when it is absolute, `~/...`, `$VAR/...` or
- * holds a '/'; URLs other than file:// are not. */
+ * holds a '/'; URLs other than file:// are not. A relative one is taken
+ * from the top, and from cwd too (a `cd` before it) when not NULL. */
 static int
 gitconfig_candidate(const struct gitconfig_where *w, const char *c,
-    char ***out, sbox_error *err)
+    const char *cwd, char ***out, sbox_error *err)
 {
 	char buf[GITCONFIG_VALUE_MAX + 4096];
 	const char *p;
@@ -224,6 +225,8 @@ gitconfig_candidate(const struct gitconfig_where *w, const char *c,
 		return gitconfig_add(out, c, err);
 	/* relative: git runs commands from the worktree's top (a bare
 	 * repository's: its git folder) */
+	if (cwd != NULL && gitconfig_add_at(out, cwd, c, err) < 0)
+		return -1;
 	return gitconfig_add_at(out, w->top != NULL ? w->top : w->gitdir, c,
 	    err);
 }
@@ -294,29 +297,41 @@ gitconfig_interpreter(const char *word)
 	return 0;
 }
 
-/* Decide on the words of a value. */
+/* Decide on the words of a value (a command line): each word, each part
+ * after a '=', the script an interpreter runs; a quoted word holding a
+ * command line (`sh -c '...'`) is decided the same way (depth: how deep
+ * in quotes); after `cd DIR`, relative words are taken from DIR too. */
 static int
 gitconfig_value_words(const struct gitconfig_where *w, const char *v,
-    char ***out, sbox_error *err)
+    const char *cwd0, int depth, char ***out, sbox_error *err)
 {
-	char buf[GITCONFIG_VALUE_MAX + 2];
-	const char *words[GITCONFIG_WORDS_MAX], *eq;
+	char buf[GITCONFIG_VALUE_MAX + 2], exp[GITCONFIG_VALUE_MAX + 4096];
+	const char *words[GITCONFIG_WORDS_MAX], *eq, *d;
+	const char *base = w->top != NULL ? w->top : w->gitdir;
 	unsigned char cmd[GITCONFIG_WORDS_MAX];
+	char *cwd = cwd0 != NULL ? strdup(cwd0) : NULL, *nc;
 	size_t n, i;
-	int script = 0;
+	int script = 0, cd = 0, rc = -1;
 
+	if (cwd0 != NULL && cwd == NULL)
+		return error_nomem(err);
 	n = gitconfig_words(v, buf, sizeof buf, words, cmd,
 	    GITCONFIG_WORDS_MAX);
 	for (i = 0; i < n; i++) {
 		if (cmd[i])
-			script = 0;
-		if (gitconfig_candidate(w, words[i], out, err) < 0)
-			return -1;
+			script = cd = 0;
+		if (gitconfig_candidate(w, words[i], cwd, out, err) < 0)
+			goto out;
 		/* NAME=path, --flag=path */
 		for (eq = strchr(words[i], '='); eq != NULL;
 		    eq = strchr(eq + 1, '='))
-			if (gitconfig_candidate(w, eq + 1, out, err) < 0)
-				return -1;
+			if (gitconfig_candidate(w, eq + 1, cwd, out, err) < 0)
+				goto out;
+		/* a command line in quotes */
+		if (depth < 3 && strpbrk(words[i], " \t\n;|&") != NULL &&
+		    gitconfig_value_words(w, words[i], cwd, depth + 1, out,
+		    err) < 0)
+			goto out;
 		if (cmd[i] && (strcmp(words[i], "env") == 0 ||
 		    strchr(words[i], '=') != NULL)) {
 			/* env, NAME=value: the command comes next */
@@ -326,21 +341,42 @@ gitconfig_value_words(const struct gitconfig_where *w, const char *v,
 		}
 		if (cmd[i]) {
 			script = gitconfig_interpreter(words[i]);
+			cd = strcmp(words[i], "cd") == 0 ||
+			    strcmp(words[i], "pushd") == 0;
 			continue;
 		}
-		if (script && words[i][0] != '-') {
+		if (cd && words[i][0] != '-') {
+			cd = 0;
+			if ((d = gitconfig_expand(w, words[i], exp, sizeof exp)) ==
+			    NULL)
+				continue;	/* a folder this cannot know */
+			nc = path_resolve(d[0] == '/' ? "/" : cwd != NULL ? cwd :
+			    base, d);
+			if (nc == NULL && base != NULL && base[0] == '/')
+				goto nomem;
+			free(cwd);
+			cwd = nc;
+		} else if (script && words[i][0] != '-') {
 			/* the script an interpreter runs, whatever its name */
 			script = 0;
-			if (strchr(words[i], '/') == NULL && words[i][0] != '$' &&
-			    words[i][0] != '~' && gitconfig_add_at(out,
-			    w->top != NULL ? w->top : w->gitdir, words[i],
+			if (strchr(words[i], '/') != NULL || words[i][0] == '$' ||
+			    words[i][0] == '~')
+				continue;
+			if ((cwd != NULL && gitconfig_add_at(out, cwd, words[i],
+			    err) < 0) || gitconfig_add_at(out, base, words[i],
 			    err) < 0)
-				return -1;
+				goto out;
 		} else if (script && (strcmp(words[i], "-c") == 0 ||
 		    strcmp(words[i], "-e") == 0 || strcmp(words[i], "-m") == 0))
 			script = 0;	/* code or a module follows, not a file */
 	}
-	return 0;
+	rc = 0;
+out:
+	free(cwd);
+	return rc;
+nomem:
+	free(cwd);
+	return error_nomem(err);
 }
 
 /* Add a folder (or file) value read from top (a bare repository's: its
@@ -424,9 +460,10 @@ gitconfig_value_paths(const struct gitconfig_where *w, const char *key,
 	}
 	/* the whole value (a path with blanks), then each word */
 	if (v[0] != '!' && strpbrk(v, " \t") != NULL &&
-	    gitconfig_candidate(w, v, out, err) < 0)
+	    gitconfig_candidate(w, v, NULL, out, err) < 0)
 		return -1;
-	return gitconfig_value_words(w, v[0] == '!' ? v + 1 : v, out, err);
+	return gitconfig_value_words(w, v[0] == '!' ? v + 1 : v, NULL, 0, out,
+	    err);
 }
 
 /* Every path a listing names. */

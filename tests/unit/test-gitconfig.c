@@ -122,7 +122,15 @@ START_TEST(test_commands)
 	expect(&W, "alias.r", "!sh run.sh", "/p/run.sh", 1);
 	expect(&W, "alias.r", "!bash -x -- run.sh arg", "/p/run.sh", 1);
 	expect(&W, "alias.r", "!cd x && FOO=1 python3 -u tool.py", "/p/tool.py",
-	    1);
+	    0);
+	/* after cd, from that folder too; a command line in quotes */
+	expect(&W, "alias.r", "!cd x && FOO=1 python3 -u tool.py",
+	    "/p/x/tool.py", 0);
+	expect(&W, "alias.c", "!cd tools && ./x.sh", "/p/tools/x.sh", 0);
+	expect(&W, "alias.c", "!sh -c 'tools/y.sh --go'", "/p/tools/y.sh", 0);
+	expect(&W, "alias.c", "!sh -c \"cd sub; sh run.sh\"", "/p/sub/run.sh",
+	    0);
+	expect(&W, "alias.c", "!cd ../up && ./z", "/up/z", 0);
 	expect(&W, "alias.r", "!env A=b node hook.js", "/p/hook.js", 1);
 	expect(&W, "core.fsmonitor", "/usr/bin/perl fsm.pl", "/p/fsm.pl", 0);
 	expect(&BARE, "alias.r", "!sh h.sh", "/p/vendor/lib.git/h.sh", 1);
