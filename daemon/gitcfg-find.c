@@ -17,7 +17,7 @@
 
 /* Remember a repository (once per git folder). */
 static int
-gitcfg_repo_add(struct gitcfg_scan *st, const char *gitdir, const char *top)
+gitcfg_find_add(struct gitcfg_scan *st, const char *gitdir, const char *top)
 {
 	size_t i;
 
@@ -40,7 +40,7 @@ gitcfg_repo_add(struct gitcfg_scan *st, const char *gitdir, const char *top)
 /* Is (dir, "") a git folder: HEAD with objects and refs, or with
  * commondir? */
 static int
-gitcfg_is_gitdir(int dir)
+gitcfg_find_is_gitdir(int dir)
 {
 	struct stat s;
 
@@ -55,7 +55,7 @@ gitcfg_is_gitdir(int dir)
 /* The folder a gitfile (".git" holding "gitdir: X") names, resolved
  * against base; NULL when it names none. */
 static char *
-gitcfg_gitfile(int dir, const char *name, const char *base)
+gitcfg_find_gitfile(int dir, const char *name, const char *base)
 {
 	char buf[PATH_MAX + 16], *s, *e;
 	ssize_t n;
@@ -78,7 +78,7 @@ gitcfg_gitfile(int dir, const char *name, const char *base)
 /* The repository a folder holds: a .git folder (or a link to one), a
  * gitfile; 1 when it is one, 0 not, -1 on error. */
 static int
-gitcfg_dot_git(struct gitcfg_scan *st, int dir, const char *path)
+gitcfg_find_dot_git(struct gitcfg_scan *st, int dir, const char *path)
 {
 	struct stat s;
 	char *git, *real, *gd;
@@ -92,11 +92,11 @@ gitcfg_dot_git(struct gitcfg_scan *st, int dir, const char *path)
 		return error_nomem(st->err);
 	if (S_ISDIR(s.st_mode)) {
 		real = realpath(git, NULL);
-		rc = gitcfg_repo_add(st, real != NULL ? real : git, path);
+		rc = gitcfg_find_add(st, real != NULL ? real : git, path);
 		free(real);
 	} else if (S_ISREG(s.st_mode) &&
-	    (gd = gitcfg_gitfile(dir, ".git", path)) != NULL) {
-		rc = gitcfg_repo_add(st, gd, path);
+	    (gd = gitcfg_find_gitfile(dir, ".git", path)) != NULL) {
+		rc = gitcfg_find_add(st, gd, path);
 		free(gd);
 	}
 	free(git);
@@ -121,11 +121,11 @@ gitcfg_find_walk(struct gitcfg_scan *st, int dir, const char *path, int depth)
 		    "look for git repositories in", GITCFG_DIRS_MAX,
 		    GITCFG_DEPTH_MAX);
 	}
-	if (gitcfg_is_gitdir(dir)) {
+	if (gitcfg_find_is_gitdir(dir)) {
 		close(dir);
-		return gitcfg_repo_add(st, path, NULL);
+		return gitcfg_find_add(st, path, NULL);
 	}
-	if (gitcfg_dot_git(st, dir, path) < 0) {
+	if (gitcfg_find_dot_git(st, dir, path) < 0) {
 		close(dir);
 		return -1;
 	}
@@ -169,10 +169,10 @@ gitcfg_find_up(struct gitcfg_scan *st, const char *root)
 		*(slash == p ? slash + 1 : slash) = '\0';
 		if ((fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			break;
-		if (gitcfg_is_gitdir(fd))
-			rc = gitcfg_repo_add(st, p, NULL) < 0 ? -1 : 1;
+		if (gitcfg_find_is_gitdir(fd))
+			rc = gitcfg_find_add(st, p, NULL) < 0 ? -1 : 1;
 		else
-			rc = gitcfg_dot_git(st, fd, p);
+			rc = gitcfg_find_dot_git(st, fd, p);
 		close(fd);
 		if (rc != 0)
 			break;
@@ -204,11 +204,11 @@ gitcfg_find_inner(struct gitcfg_scan *st, const char *gitdir, const char *sub,
 			continue;
 		fd = open(child, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
-		if (fd >= 0 && gitcfg_is_gitdir(fd)) {
-			top = wt ? gitcfg_gitfile(fd, "gitdir", child) : NULL;
+		if (fd >= 0 && gitcfg_find_is_gitdir(fd)) {
+			top = wt ? gitcfg_find_gitfile(fd, "gitdir", child) : NULL;
 			if (top != NULL && (slash = strrchr(top, '/')) != NULL)
 				*(slash == top ? slash + 1 : slash) = '\0';
-			rc = gitcfg_repo_add(st, child, top);
+			rc = gitcfg_find_add(st, child, top);
 			free(top);
 			if (rc == 0 && !wt)
 				rc = gitcfg_find_inner(st, child, "modules", depth + 1);
