@@ -435,7 +435,7 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
     sbox_error *err)
 {
 	struct gitcfg_scan st;
-	size_t i;
+	size_t i, k;
 	int rc = 0, fd, ok = 1;
 
 	memset(out, 0, sizeof *out);
@@ -467,8 +467,15 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 	for (i = 0; rc == 0 && st.git != NULL && i < st.n_repos; i++)
 		rc = gitcfg_repo(&st, &st.repos[i]);
 	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
-	    roots[i] != NULL; i++)
-		rc = gitcfg_global(&st, roots[i]);
+	    roots[i] != NULL; i++) {
+		/* (a repository at the root read all of it already) */
+		for (k = 0; k < st.n_repos; k++)
+			if (st.repos[k].top != NULL &&
+			    strcmp(st.repos[k].top, roots[i]) == 0)
+				break;
+		if (k == st.n_repos)
+			rc = gitcfg_global(&st, roots[i]);
+	}
 	if (rc == 0)
 		rc = gitcfg_finish(&st, out);
 	for (i = 0; i < st.n_repos; i++) {
