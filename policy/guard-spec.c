@@ -266,8 +266,8 @@ guard_spec_add_missing(struct guard_spec *s, json_t *a, sbox_error *err)
 
 	while (s->missing != NULL && s->missing[have] != NULL)
 		have++;
-	if (!json_is_array(a) || (n = json_array_size(a)) > GUARD_MISSING_MAX
-	    - have)
+	if (!json_is_array(a) || have > GUARD_MISSING_MAX ||
+	    (n = json_array_size(a)) > GUARD_MISSING_MAX - have)
 		return error_set(err, E_INVALID_PARAMS, "guard: missing (at most "
 		    "%d absolute paths)", GUARD_MISSING_MAX);
 	json_array_foreach(a, i, v)
