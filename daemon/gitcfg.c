@@ -19,10 +19,26 @@
 #include "policy/path.h"
 #include "policy/strv.h"
 
+/* Is path (or what it leads to) inside one of the roots? */
+static int
+gitcfg_in_roots(const char *path, char *const *roots)
+{
+	char *real = realpath(path, NULL);
+	size_t i;
+	int in = 0;
+
+	for (i = 0; !in && roots != NULL && roots[i] != NULL; i++)
+		in = path_is_under(path, roots[i]) || (real != NULL &&
+		    path_is_under(real, roots[i]));
+	free(real);
+	return in;
+}
+
 /* The host's git: the first executable `git` on sboxd's PATH or in the
- * usual folders; NULL when there is none. */
+ * usual folders, never one a sandbox could have written (inside a guarded
+ * root); NULL when there is none. */
 static char *
-gitcfg_find_git(void)
+gitcfg_find_git(char *const *roots)
 {
 	const char *env = getenv("PATH");
 	char *list, *dir, *save = NULL, *p;
@@ -37,7 +53,7 @@ gitcfg_find_git(void)
 	    dir = strtok_r(NULL, ":", &save)) {
 		if (dir[0] != '/' || (p = path_join(dir, "git")) == NULL)
 			continue;
-		if (access(p, X_OK) == 0) {
+		if (access(p, X_OK) == 0 && !gitcfg_in_roots(p, roots)) {
 			free(list);
 			return p;
 		}
@@ -442,7 +458,7 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 	memset(&st, 0, sizeof st);
 	st.home = home;
 	st.err = err;
-	st.git = gitcfg_find_git();
+	st.git = gitcfg_find_git(roots);
 	if ((out->roots = strv_copy(roots, &ok)) == NULL && roots != NULL &&
 	    roots[0] != NULL)
 		return error_nomem(err);

@@ -128,6 +128,30 @@ START_TEST(test_scan_up_and_plain)
 }
 END_TEST
 
+/* A `git` inside a guarded root on sboxd's PATH is never the one run. */
+START_TEST(test_scan_no_planted_git)
+{
+	char *roots[] = { strdup(at("p")), NULL };
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	char path[1024];
+	struct gitcfg g;
+	sbox_error err = { 0 };
+
+	sh("mkdir -p p/bin && printf \"#!/bin/sh\ntouch %s/PLANTED\nexit 1\n\""
+	    " > p/bin/git && chmod 755 p/bin/git", tmp);
+	snprintf(path, sizeof path, "%s:/usr/bin:/bin", at("p/bin"));
+	setenv("PATH", path, 1);
+	ck_assert_int_eq(gitcfg_scan(roots, at("home"), &g, &err), 0);
+	if (old != NULL)
+		setenv("PATH", old, 1);
+	ck_assert(access(at("PLANTED"), F_OK) != 0);
+	ck_assert(strv_contains(g.paths, at("p/tools/hooks")));
+	gitcfg_free(&g);
+	free(roots[0]);
+	free(old);
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 gitcfg_suite(void)
@@ -139,6 +163,7 @@ gitcfg_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_scan_finds);
 	tcase_add_test(tc, test_scan_up_and_plain);
+	tcase_add_test(tc, test_scan_no_planted_git);
 	suite_add_tcase(s, tc);
 	return s;
 }
