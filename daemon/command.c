@@ -492,6 +492,9 @@ command_spawn(struct command *c, char **env, int fds[3], int channel_fd,
 		.tty_cols = c->tty ? c->tty_size.cols : 0,
 		.on_tty = command_ct_tty,
 	};
+	/* what git's config names may have changed since the last command */
+	if (session_gitcfg_refresh(c->s, err) < 0)
+		return -1;
 	return container_spawn(c->s->ct, &cc, &c->ct_id, err);
 }
 

@@ -8,6 +8,7 @@
 #include "daemon/ctl.h"
 #include "policy/guard.h"
 #include "policy/plan.h"
+#include "policy/strv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -206,4 +207,31 @@ container_exclude_done(struct container *c, long long xid, int code,
 	if (m != NULL)
 		ctl_send(c->ctl, m, NULL, 0, NULL);
 	json_decref(m);
+}
+
+/* Send more protected paths to the running guard. */
+int
+container_guard_protect(struct container *c, char *const *paths,
+    sbox_error *err)
+{
+	json_t *m, *a = strv_json(paths);
+	int rc;
+
+	if (c == NULL || c->state != CS_READY || c->guard == NULL) {
+		json_decref(a);
+		return error_set(err, E_SANDBOX_SETUP, "the sandbox's file guard "
+		    "is not running: the paths git's config names cannot be "
+		    "protected");
+	}
+	if (a == NULL || (m = ctl_msg("guard_protect", "{s:o}", "missing",
+	    a)) == NULL)
+		return error_nomem(err);
+	if (json_dumpb(m, NULL, 0, JSON_COMPACT) > CTL_MSG_MAX) {
+		json_decref(m);
+		return error_set(err, E_LIMIT, "the git config names too many "
+		    "paths to send to the sandbox's file guard");
+	}
+	rc = ctl_send(c->ctl, m, NULL, 0, err);
+	json_decref(m);
+	return rc < 0 ? -1 : 0;
 }

@@ -193,6 +193,13 @@ int container_spawn(struct container *c, const struct container_cmd *cmd,
 /* Signal a command's whole process group. */
 int container_kill(struct container *c, uint64_t id, int sig,
     sbox_error *err);
+/* Send paths the file guard keeps read-only and missing-proof from now on
+ * (the git config named them since the container started): sbox-init adds
+ * them to its spec's protected paths before it reads the next message.
+ * 0, or -1 with err when the container is not guarded or the list cannot
+ * be sent. */
+int container_guard_protect(struct container *c, char *const *paths,
+    sbox_error *err);
 /* Forget a command's callbacks (e.g. its owner went away); it keeps running. */
 void container_forget(struct container *c, uint64_t id);
 /* Tell sbox-init how an exclusion ended: the exit status the program's

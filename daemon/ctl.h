@@ -30,6 +30,10 @@
  *          supervise, exclude[]?}       sent once, right after ready: the
  *          file guard's spec (policy/guard.h). Reply: guarded {supervise}
  *          or error {req: null}. Until it is set up, spawn is refused.
+ *   guard_protect {missing[]}          more protected paths (what git's
+ *          config names changed since): added to the spec's missing ones
+ *          before the next message is read. No reply; one that cannot be
+ *          applied breaks the guard (every command refused after it).
  *   exclude_done {xid, code, message?}  how a program sent outside ended:
  *          the status its process inside exits with, a line for its
  *          stderr.

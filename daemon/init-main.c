@@ -226,6 +226,8 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_files_listen(msg);
 	else if (strcmp(t, "guard") == 0)
 		init_supervise_guard(msg);
+	else if (strcmp(t, "guard_protect") == 0)
+		init_supervise_protect(msg);
 	else if (strcmp(t, "exclude_done") == 0)
 		init_exclude_done(msg);
 	else if (strcmp(t, "shutdown") == 0)

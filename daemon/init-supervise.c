@@ -263,6 +263,24 @@ init_supervise_guard(json_t *msg)
 	    init_sv_spec.supervise), NULL, 0);
 }
 
+/* Handle guard_protect: more protected paths; a message that cannot be
+ * applied breaks the guard, so no command runs without them. */
+void
+init_supervise_protect(json_t *msg)
+{
+	sbox_error err = { 0 };
+
+	if (init_sv_state != 1)
+		return;	/* no guard, or already broken: commands are refused */
+	if (guard_spec_add_missing(&init_sv_spec, json_object_get(msg,
+	    "missing"), &err) < 0) {
+		init_sv_state = -1;
+		snprintf(init_sv_broken, sizeof init_sv_broken, "the file guard "
+		    "cannot protect what git's config names: %s", err.message);
+		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+	}
+}
+
 /* In the child: install the notify filter and send its listener through
  * sock; 0 or an errno. */
 int

@@ -57,6 +57,9 @@ int init_files_listeners(int port, int *fds, const char **families);
 /* Handle guard {roots, home, protected, missing, rules, supervise};
  * replies guarded. */
 void init_supervise_guard(json_t *msg);
+/* Handle guard_protect {missing}: more protected paths (git's config
+ * named them since); a bad message breaks the guard (commands refused). */
+void init_supervise_protect(json_t *msg);
 /* Why commands cannot run now (no guard yet, or it broke), or NULL. */
 const char *init_supervise_unready(void);
 /* In a forked child: install the notify filter, send its listener through

@@ -270,6 +270,10 @@ file_start(struct file_req *r, unsigned flags, mode_t mode, sbox_error *err)
 	int oflags = 0, fd;
 
 	if (r->s->ct != NULL) {
+		/* a write decides on what git's config names now */
+		if ((flags & CONTAINER_O_WRITE) &&
+		    session_gitcfg_refresh(r->s, err) == -1)
+			return -1;
 		if (container_open(r->s->ct, r->path, flags, mode, file_opened, r,
 		    err) == -1)
 			return -1;

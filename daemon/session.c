@@ -200,6 +200,7 @@ session_free(struct session *s)
 	strv_free(s->env);
 	json_decref(s->refused);
 	json_decref(s->env_dropped);
+	session_gitcfg_free(s);
 	free(s);
 }
 
@@ -662,6 +663,10 @@ session_make_plan(struct session *s, const struct session_params *p,
 	ctx.protected = &prot;
 	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
+	if (s->plan != NULL && session_gitcfg_start(s, err) < 0) {
+		plan_free(s->plan);
+		s->plan = NULL;
+	}
 	guard_table_free(&prot);
 	free(cache_root);
 	free(phome);

@@ -16,6 +16,7 @@ struct plan;
 struct container;
 struct proxy;
 struct command;
+struct session_gitcfg;
 
 enum session_state {
 	SESSION_STARTING,
@@ -50,6 +51,8 @@ struct session {
 	json_t              *env_dropped; /* client env names not passed in (sorted) */
 	long long            created_ms;
 	uid_t                creator_uid;
+	struct session_gitcfg *gitcfg;     /* what its repositories' git config
+	                                     names, and the files watched */
 };
 
 /* What session.create was asked for. */
@@ -64,6 +67,17 @@ struct session_params {
 	const char *parent;       /* the session the client runs inside, or NULL */
 	uid_t       uid;          /* the client's uid */
 };
+
+/* session-gitcfg.c: read what the repositories of the session's writable
+ * folders name in their git config and keep it read-only in its plan
+ * (before the container starts); 0 or -1. */
+int session_gitcfg_start(struct session *s, sbox_error *err);
+/* Before a command starts: when a watched git config file changed, read
+ * again and send the new protected paths to the running guard; 0 or -1
+ * (then the command must not start). */
+int session_gitcfg_refresh(struct session *s, sbox_error *err);
+/* Release the session's git config state. */
+void session_gitcfg_free(struct session *s);
 
 /* Number of live sessions. */
 int session_count(void);

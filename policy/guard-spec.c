@@ -254,3 +254,35 @@ guard_spec_free(struct guard_spec *s)
 	guard_table_free(&s->table);
 	memset(s, 0, sizeof *s);
 }
+
+/* Append the protected paths of a JSON array to the spec's missing ones
+ * (all checked first: none is added when one is invalid). */
+int
+guard_spec_add_missing(struct guard_spec *s, json_t *a, sbox_error *err)
+{
+	size_t i, n, have = 0;
+	json_t *v;
+	char **m;
+
+	while (s->missing != NULL && s->missing[have] != NULL)
+		have++;
+	if (!json_is_array(a) || have > GUARD_MISSING_MAX ||
+	    (n = json_array_size(a)) > GUARD_MISSING_MAX - have)
+		return error_set(err, E_INVALID_PARAMS, "guard: missing (at most "
+		    "%d absolute paths)", GUARD_MISSING_MAX);
+	json_array_foreach(a, i, v)
+		if (!json_is_string(v) || !guard_abs_ok(json_string_value(v),
+		    json_string_length(v)))
+			return error_set(err, E_INVALID_PARAMS, "guard: missing[%zu] "
+			    "is not an absolute normalised path", i);
+	if ((m = realloc(s->missing, (have + n + 1) * sizeof *m)) == NULL)
+		return error_nomem(err);
+	s->missing = m;
+	m[have] = NULL;
+	json_array_foreach(a, i, v) {
+		if ((m[have] = strdup(json_string_value(v))) == NULL)
+			return error_nomem(err);
+		m[++have] = NULL;
+	}
+	return 0;
+}

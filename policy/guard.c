@@ -733,6 +733,8 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 	/* protected paths that do not exist: never created, nor a folder
 	 * moved in that would hold one */
 	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++) {
+		/* (nor a new name on its way: a symlink there would lead
+		 * the host's spelling of the path elsewhere) */
 		if (guard_under(full, s->missing[i]) >= 0 || ((op ==
 		    GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM ||
 		    leaf) && guard_under(s->missing[i], full) >= 0)) {

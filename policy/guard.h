@@ -177,6 +177,11 @@ json_t *guard_table_to_json(const struct guard_table *t);
  * receives; "missing" and "rules" may be absent). */
 json_t *guard_spec_to_json(const struct guard_spec *s);
 int guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err);
+/* Append the absolute, normalised paths of the JSON array a to the
+ * spec's missing (protected) paths: git's config named them after the
+ * spec was made. All are checked before any is added. 0, or -1 with err
+ * (not such paths, past GUARD_MISSING_MAX, out of memory). */
+int guard_spec_add_missing(struct guard_spec *s, json_t *a, sbox_error *err);
 /* Release what the spec owns (not the struct). */
 void guard_spec_free(struct guard_spec *s);
 /* Append a path rule to the spec; one whose path is not absolute and

@@ -1,11 +1,13 @@
 /* plan-git.c: a project that is a linked worktree (or whose git folder
  * lies elsewhere): the git folders it needs, and what in them stays
- * read-only. */
+ * read-only; and the paths the repositories' git config names (found by
+ * sboxd, daemon/gitcfg.c), kept read-only and missing-proof. */
 #include "policy/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/guard.h"
 #include "policy/path.h"
 #include "policy/plan-internal.h"
 #include "policy/strv.h"
@@ -102,4 +104,112 @@ plan_rebind_worktree(struct plan_builder *b)
 		plan_add_rule(b, path, PLAN_ACCESS_RO, PLAN_RULE_RUNS_LATER);
 		free(path);
 	}
+}
+
+/* Is path strictly inside a guarded root, and above none? */
+static int
+plan_git_in_root(const struct plan *p, const char *path)
+{
+	char *const *roots = p->guard->roots;
+	size_t i;
+	int in = 0;
+
+	for (i = 0; roots != NULL && roots[i] != NULL; i++) {
+		if (path_is_under(roots[i], path))
+			return 0;	/* the root itself, or above it */
+		if (path_is_under(path, roots[i]))
+			in = 1;
+	}
+	return in;
+}
+
+/* May path be bound read-only at the end of the mounts: the last mount
+ * covering it is a host folder bound read-write onto itself, and no
+ * mount lies below it (a bind would uncover it)? */
+static int
+plan_git_bindable(const struct plan *p, const char *path)
+{
+	const struct plan_mount *m;
+	size_t i = p->n_mounts;
+	int eff = -1;
+
+	while (i-- > 0) {
+		m = &p->mounts[i];
+		if (strcmp(m->dst, path) != 0 && path_is_under(m->dst, path))
+			return 0;
+		if (eff < 0 && path_is_under(path, m->dst))
+			eff = (int)i;
+	}
+	if (eff < 0)
+		return 0;
+	m = &p->mounts[eff];
+	return m->kind == PLAN_MOUNT_RW_BIND && m->src != NULL &&
+	    strcmp(m->src, m->dst) == 0;
+}
+
+/* Append a read-only rule (and, with bind, a read-only bind) for path. */
+static int
+plan_git_rule(struct plan *p, const char *path, int bind, int is_dir)
+{
+	struct plan_path_rule *r;
+	struct plan_mount *m;
+
+	if ((r = realloc(p->rules, (p->n_rules + 1) * sizeof *r)) == NULL)
+		return -1;
+	p->rules = r;
+	if ((r[p->n_rules].path = strdup(path)) == NULL)
+		return -1;
+	r[p->n_rules].access = PLAN_ACCESS_RO;
+	r[p->n_rules++].rule = PLAN_RULE_RUNS_LATER;
+	if (!bind)
+		return 0;
+	if ((m = realloc(p->mounts, (p->n_mounts + 1) * sizeof *m)) == NULL)
+		return -1;
+	p->mounts = m;
+	m += p->n_mounts;
+	memset(m, 0, sizeof *m);
+	m->kind = PLAN_MOUNT_RO_BIND;
+	m->rule = PLAN_RULE_RUNS_LATER;
+	m->is_dir = is_dir;
+	if ((m->src = strdup(path)) == NULL || (m->dst = strdup(path)) ==
+	    NULL) {
+		free(m->src);
+		return -1;
+	}
+	p->n_mounts++;
+	return 0;
+}
+
+/* Keep the paths git's config names read-only and missing-proof. */
+int
+plan_git_named(struct plan *p, char *const *paths, const unsigned char *kinds,
+    int mounts, char ***added, sbox_error *err)
+{
+	char ***missing;
+	size_t i, k, n;
+
+	if (p == NULL || p->guard == NULL || !p->sandboxed)
+		return 0;
+	missing = &p->guard->missing;
+	for (i = 0; paths != NULL && paths[i] != NULL; i++) {
+		if (paths[i][0] != '/' || !plan_git_in_root(p, paths[i]))
+			continue;
+		n = strv_len(*missing);
+		for (k = 0; k < n; k++)
+			if (path_is_under(paths[i], (*missing)[k]))
+				break;
+		if (k < n)
+			continue;	/* already kept */
+		if (n >= GUARD_MISSING_MAX)
+			return error_set(err, E_LIMIT, "the git config names more "
+			    "than %d paths to keep read-only", GUARD_MISSING_MAX);
+		if (strv_append(missing, paths[i]) < 0 || (added != NULL &&
+		    strv_append(added, paths[i]) < 0) ||
+		    plan_git_rule(p, paths[i], mounts && kinds != NULL &&
+		    (kinds[i] == 1 || kinds[i] == 2) &&
+		    plan_git_bindable(p, paths[i]), kinds != NULL &&
+		    kinds[i] == 2) < 0)
+			return error_nomem(err);
+	}
+	return 0;
 }
