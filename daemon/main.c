@@ -31,6 +31,7 @@
 #include "daemon/session.h"
 #include "daemon/toolconf.h"
 #include "policy/config.h"
+#include "policy/providers.h"
 #include "protocol/paths.h"
 #include "store/store.h"
 
@@ -412,6 +413,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;
 	}
+	providers_set_fallback(toolconf_providers_file());
 	if ((sboxd.config = config_load(sboxd.config_path, &err)) == NULL) {
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;

@@ -304,6 +304,18 @@ toolconf_protected_file(void)
 	return toolconf_beside_sboxd(tails, &found);
 }
 
+/* The shipped built-in providers file beside sboxd (installed, or in a
+ * build tree), or NULL. */
+const char *
+toolconf_providers_file(void)
+{
+	static const char *const tails[] = { "../share/sbox/providers",
+	    "../policy/providers.default", NULL };
+	static char *found;
+
+	return toolconf_beside_sboxd(tails, &found);
+}
+
 /* Every registry host for a client. */
 int
 toolconf_registries(const char *home, char *const *env, char ***out,

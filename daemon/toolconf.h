@@ -22,6 +22,10 @@ const char *toolconf_defaults_file(void);
  * the installed sboxd, or policy/protected.default in a build tree), for
  * guard_table_file's last choice; NULL when there is none. */
 const char *toolconf_protected_file(void);
+/* The shipped built-in providers file (PREFIX/share/sbox/providers beside
+ * the installed sboxd, or policy/providers.default in a build tree), for
+ * providers_set_fallback; NULL when there is none. */
+const char *toolconf_providers_file(void);
 /* Every registry host for a client (home and env as registries_collect):
  * a new NULL-terminated list, or -1 with err. */
 int toolconf_registries(const char *home, char *const *env, char ***out,

@@ -49,6 +49,10 @@ struct config_binding {
 	int    home_persistent;/* providers: "home": "persistent" */
 	char **account_folders;/* providers: folders of home, read-write */
 	int    no_sandbox;     /* providers: "sandbox_capable": false */
+	char **runs_later;     /* providers: paths in its account folders that
+	                          run programs later ('/' ends a folder) */
+	char **key_env;        /* providers: env names of its keys (passed) */
+	int    builtin;        /* providers: known from the providers file */
 };
 
 struct config {
@@ -93,6 +97,12 @@ int config_provider_key(const struct config *cfg, struct config_binding *b,
     const char *key, const json_t *v, const char *f, sbox_error *err);
 /* Free what the provider keys of b own. */
 void config_provider_free(struct config_binding *b);
+/* The provider parts of a resolved profile p that depend on every
+ * provider of cfg (b: the session's provider, NULL when none): its key env
+ * names, the run-later files of account folders, the other agents'
+ * account folders (hidden; in its own home: state folders it may make). */
+int config_provider_resolve(const struct config *cfg,
+    const struct config_binding *b, struct profile *p, sbox_error *err);
 /* True when a provider's name can name its home folder. */
 int config_provider_name_safe(const char *name);
 

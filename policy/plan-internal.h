@@ -77,5 +77,12 @@ int plan_net(struct plan *plan, const struct plan_context *ctx,
  * built plan (plan-provider.c). */
 int plan_provider(struct plan *p, const struct profile *pr,
     const struct plan_context *ctx, sbox_error *err);
+/* The protected names of a session of pr (its own account folders taken
+ * out, their run-later files and the other agents' folders added); *out
+ * NULL when ctx's apply as they are (plan-provider.c). */
+struct guard_table;
+int plan_provider_table(const struct profile *pr,
+    const struct plan_context *ctx, struct guard_table **out,
+    sbox_error *err);
 
 #endif

@@ -676,9 +676,9 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 	plan_inherit(b);
 }
 
-/* Build the plan for a resolved profile. */
-struct plan *
-policy_plan(const struct profile *pr, const struct plan_context *ctx,
+/* Build the plan for a resolved profile with its protected names. */
+static struct plan *
+plan_build(const struct profile *pr, const struct plan_context *ctx,
     sbox_error *err)
 {
 	struct plan_builder b;
@@ -769,5 +769,27 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		error_nomem(err);
 		return NULL;
 	}
+	return p;
+}
+
+/* Build the plan for a resolved profile: the protected names are the
+ * session's (its provider's account folders are its own: plan-provider.c). */
+struct plan *
+policy_plan(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err)
+{
+	struct guard_table *table = NULL;
+	struct plan_context own;
+	struct plan *p;
+
+	if (plan_provider_table(pr, ctx, &table, err) == -1)
+		return NULL;
+	if (table == NULL)
+		return plan_build(pr, ctx, err);
+	own = *ctx;
+	own.protected = table;
+	p = plan_build(pr, &own, err);
+	guard_table_free(table);
+	free(table);
 	return p;
 }

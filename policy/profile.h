@@ -59,6 +59,12 @@ struct profile {
 	int    provider_home;      /* "home": "persistent" */
 	char **provider_hosts;     /* reachable in every network mode */
 	char **account_folders;    /* its folders of home, read-write */
+	char **account_protect;    /* in them (and, in its own home, in every
+	                              agent's state folder): what runs programs
+	                              later, read-only ('/' ends a folder) */
+	char **hidden_accounts;    /* every other agent's account folders */
+	char **state_folders;      /* its own home: the agents' state folders
+	                              it may create (run-later files not) */
 };
 
 /* Names of the built-in profiles, NULL-terminated: workspace, strict, lab, none. */
