@@ -101,3 +101,38 @@ fail:
 	*out = NULL;
 	return -1;
 }
+
+/* Warnings for names of a session the config does not know (they choose
+ * nothing, silently otherwise). */
+json_t *
+session_provider_warnings(const char *provider, const char *model,
+    const char *space)
+{
+	const struct config *cfg = sboxd.config;
+	json_t *w = json_array();
+	struct { const char *what, *name; const struct config_binding *b;
+	    size_t n; } k[3] = {
+		{ "provider", provider, cfg ? cfg->providers : NULL,
+		  cfg ? cfg->n_providers : 0 },
+		{ "model", model, cfg ? cfg->models : NULL,
+		  cfg ? cfg->n_models : 0 },
+		{ "space", space, cfg ? cfg->spaces : NULL,
+		  cfg ? cfg->n_spaces : 0 },
+	};
+	char *msg;
+	size_t i;
+
+	for (i = 0; w != NULL && i < 3; i++) {
+		if (k[i].name == NULL || config_find_binding(k[i].b, k[i].n,
+		    k[i].name) != NULL)
+			continue;
+		if (asprintf(&msg, "no %s \"%s\" in the config%s: it chooses "
+		    "nothing%s", k[i].what, k[i].name, i == 0 ?
+		    " or the built-in providers" : "", i == 0 ? " (no hosts, "
+		    "account folders or keys of its own)" : "") == -1)
+			continue;
+		json_array_append_new(w, json_string(msg));
+		free(msg);
+	}
+	return w;
+}

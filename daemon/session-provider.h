@@ -15,4 +15,10 @@ struct profile;
 int session_provider_home(const struct profile *p, char **out,
     sbox_error *err);
 
+/* Warnings for the provider, model and space names of a session that the
+ * config (with the built-in providers) does not know: a JSON array. */
+#include <jansson.h>
+json_t *session_provider_warnings(const char *provider, const char *model,
+    const char *space);
+
 #endif

@@ -199,8 +199,15 @@ session_answer(struct session *s, const sbox_error *err)
 		s->waiters = w->next;
 		if (err != NULL)
 			rpc_call_fail(w->call, err);
-		else
-			rpc_call_reply(w->call, session_to_json(s));
+		else {
+			json_t *j = session_to_json(s);
+
+			if (j != NULL)	/* names the config does not know */
+				json_object_set_new(j, "warnings",
+				    session_provider_warnings(s->provider,
+				    s->model, s->space));
+			rpc_call_reply(w->call, j);
+		}
 		free(w);
 	}
 }
@@ -730,6 +737,10 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		events_publish("session.ready", s->id, json_pack("{s:s, s:s}",
 		    "profile", s->profile->name, "project", s->project));
 		*result = session_to_json(s);
+		if (*result != NULL)
+			json_object_set_new(*result, "warnings",
+			    session_provider_warnings(s->provider, s->model,
+			    s->space));
 		return 0;
 	}
 	if (session_start_container(s, err) == -1) {

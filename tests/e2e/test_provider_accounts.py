@@ -121,7 +121,8 @@ def test_builtin_providers_shown_and_extended(ctx):
         assert r["warnings"] == [], (name, r)
         assert r["resolved"]["provider_hosts"], (name, r)
     # sandbox show --provider
-    out = d.cli("sandbox", "show", "--provider", "claude").stdout.decode()
+    r = d.cli("sandbox", "show", "--provider", "claude")
+    out = r.stdout.decode() + r.stderr.decode()
     assert ".claude" in out and "read-write" in out, out
     assert "hooks/" in out and ".codex" in out, out
 
