@@ -113,7 +113,9 @@ static const char *
 cmd_sandbox_network_text(const char *net)
 {
 	if (strcmp(net, "none") == 0)
-		return "none: no host at all";
+		return "none: no host at all (the hosts below have no effect)";
+	if (strcmp(net, "hosts") == 0)
+		return "hosts: the hosts below only";
 	if (strcmp(net, "registries") == 0)
 		return "registries: the package registries and code hosts, and "
 		    "the hosts below";
@@ -273,6 +275,8 @@ cmd_sandbox_print_show(const json_t *r)
 		    json_object_get(v, "sandbox_capable")) ? "; cannot run in a "
 		    "sandbox" : "");
 	cmd_sandbox_print_protected(r);
+	json_array_foreach(json_object_get(r, "notes"), n, v)
+		cmd_sandbox_line("note", json_string_value(v));
 }
 
 /* Print one list of a provider's part of a resolved profile. */

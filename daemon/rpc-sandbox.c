@@ -247,6 +247,7 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	rpc_sandbox_folders_summary(p, summary, sizeof summary);
 	json_object_set_new(o, "builtin", json_boolean(profile_is_builtin(p->name)));
 	json_object_set_new(o, "folders_summary", json_string(summary));
+	json_object_set_new(o, "notes", config_check_profile_notes(p));
 	json_object_set_new(o, "chosen_by", rpc_sandbox_chosen_by(inside ?
 	    NULL : sboxd.config, p->name));
 	if (p->network == PROFILE_NET_REGISTRIES && p->sandboxed && !inside)

@@ -136,5 +136,11 @@ char **profile_list(const struct config *cfg);
  * returns how many (0: valid), -1 with err when it cannot be read. */
 int config_check(const char *path, const char *home, json_t *errors,
     sbox_error *err);
+/* Notes on a valid config: profile hosts that have no effect in its
+ * network mode ("none", "internet"), a "*.d" pattern without "d"
+ * (subdomains only); appended to notes as strings, how many. */
+int config_check_notes(const char *path, const char *home, json_t *notes);
+/* The notes of one profile, a new array of strings. */
+json_t *config_check_profile_notes(const struct profile *p);
 
 #endif

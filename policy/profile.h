@@ -11,7 +11,8 @@
 #include "protocol/error.h"
 
 enum profile_network {
-	PROFILE_NET_NONE,       /* no host at all */
+	PROFILE_NET_NONE,       /* no host at all (a provider's hosts only) */
+	PROFILE_NET_HOSTS,      /* the profile's hosts only (+ a provider's) */
 	PROFILE_NET_REGISTRIES, /* package registries and code hosts (+ hosts) */
 	PROFILE_NET_INTERNET,   /* any public host */
 };
@@ -81,7 +82,7 @@ struct profile *profile_copy(const struct profile *p, sbox_error *err);
 /* Free p and everything it owns. */
 void profile_free(struct profile *p);
 
-/* "none" / "registries" / "internet"; "ask" / "never". */
+/* "none" / "hosts" / "registries" / "internet"; "ask" / "never". */
 const char *profile_network_name(enum profile_network n);
 const char *profile_run_outside_name(enum profile_run_outside r);
 
