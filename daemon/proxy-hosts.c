@@ -54,10 +54,10 @@ proxy_hosts_line(char *line)
 	char *save = NULL, *tok, *addr;
 
 	line[strcspn(line, "#")] = '\0';
-	if ((addr = strtok_r(line, " \t\r", &save)) == NULL ||
+	if ((addr = strtok_r(line, " \t\r\n", &save)) == NULL ||
 	    proxy_addr_parse(addr, &a) != 1)
 		return;
-	while ((tok = strtok_r(NULL, " \t\r", &save)) != NULL) {
+	while ((tok = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
 		if ((e = realloc(proxy_hosts, (proxy_hosts_n + 1) *
 		    sizeof *e)) == NULL)
 			return;
