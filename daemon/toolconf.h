@@ -44,4 +44,15 @@ char **toolconf_find(const char *tool, const char *home);
 int toolconf_find_npm_default(const char *npm, char *host, size_t len,
     char *source, size_t slen);
 
+/* Yarn's registry (reg) and the host of Yarn's releases (rel, "" when
+ * none) as corepack's bundled configuration names them: 0 with the file
+ * in source, or -1. Read from corepack's files; nothing is run. */
+int toolconf_find_corepack_yarn(const char *corepack, char *reg, size_t rlen,
+    char *rel, size_t relen, char *source, size_t slen);
+/* Yarn's registry as a Yarn installed by corepack (in COREPACK_HOME or
+ * ~/.cache/node/corepack) says in its own files: 0 with host and the file
+ * in source, or -1. */
+int toolconf_find_yarn_cached(const char *home, char *host, size_t len,
+    char *source, size_t slen);
+
 #endif
