@@ -186,6 +186,7 @@ session_free(struct session *s)
 		plan_free(s->plan);
 	strv_free(s->env);
 	json_decref(s->refused);
+	strv_free(s->home_moved);
 	free(s);
 }
 
@@ -203,9 +204,14 @@ session_answer(struct session *s, const sbox_error *err)
 			json_t *j = session_to_json(s);
 
 			if (j != NULL)	/* names the config does not know */
-				json_object_set_new(j, "warnings",
-				    session_provider_warnings(s->provider,
-				    s->model, s->space));
+			{
+				json_t *wa = session_provider_warnings(
+				    s->provider, s->model, s->space);
+
+				session_provider_moved_warnings(wa,
+				    s->provider, s->home_moved);
+				json_object_set_new(j, "warnings", wa);
+			}
 			rpc_call_reply(w->call, j);
 		}
 		free(w);
@@ -585,6 +591,8 @@ session_make_plan(struct session *s, const struct session_params *p,
 		return -1;
 	}
 	ctx.protected = &prot;
+	/* what a sandbox left in its provider's home that cannot be bound */
+	session_provider_aside(s->profile, phome, home, &prot, &s->home_moved);
 	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
 	guard_table_free(&prot);

@@ -47,6 +47,8 @@ struct session {
 	TAILQ_HEAD(, command) commands;
 	int                  ncommands;
 	json_t              *refused;     /* hosts refused: [{host, port, count, ...}] */
+	char               **home_moved;  /* entries of its provider's home
+	                                     moved aside when it was made */
 	long long            created_ms;
 	uid_t                creator_uid;
 };
