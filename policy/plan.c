@@ -737,8 +737,16 @@ plan_build(const struct profile *pr, const struct plan_context *ctx,
 		    PLAN_SYS_BLOCK_SOCKETS | PLAN_SYS_BLOCK_IO_URING |
 		    PLAN_SYS_BLOCK_KERNEL;
 		plan_grants(&b, pr);
+		/* mount points inside a read-only grant: sbox's own tree */
+		if (!b.oom && plan_explode(&b, 0, err) == -1) {
+			plan_free(p);
+			p = NULL;
+			goto out;
+		}
+		b.first_protect = b.plan->n_mounts;
 		if (!b.oom)
 			plan_protections(&b, pr);
+		plan_explode_seal(&b);
 		if ((p->env = envfilter_apply(ctx->env, pr, ctx->home, ctx->user,
 		    err)) == NULL) {
 			plan_free(p);
@@ -748,6 +756,8 @@ plan_build(const struct profile *pr, const struct plan_context *ctx,
 			p = NULL;
 		}
 	}
+out:
+	strv_free(b.exploded);
 	for (i = 0; i < b.n_grants; i++) {
 		free(b.grants[i].path);
 		free(b.grants[i].src);
