@@ -88,7 +88,8 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		mkdir -p "$stage/client" && cp -a systemd launchd "$stage/" && cp client/sbox.1 "$stage/client/"
 		# sboxd finds the protected names beside its bin/ (no sandbox
 		# starts without them)
-		mkdir -p "$stage/policy" && cp policy/protected.default "$stage/policy/"
+		mkdir -p "$stage/policy" && cp policy/protected.default \
+		    policy/providers.default "$stage/policy/"
 		chmod -R a+rX "$stage"
 		echo "== end-to-end as $TEST_USER ($BIN)"
 		user_tmp=$RUN_TMP/user
