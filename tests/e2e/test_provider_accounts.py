@@ -140,3 +140,24 @@ def test_unknown_provider_warned_by_session_create(ctx):
     r = c.call("session.create", {"project": ctx.tmp, "provider": "codex",
                                   "sandbox": "strict"})
     assert not r.get("warnings"), r
+
+
+def test_builtin_provider_hosts_only_for_it(ctx):
+    """Under strict (network none), Claude Code's built-in hosts pass the
+    proxy for a claude session only. The host resolves (config "resolve")
+    to a metadata address the proxy refuses by its address rule: "resolves
+    to a" proves the name passed the allowlist, as root and as a user."""
+    d, c = setup(ctx, {"resolve": {"api.anthropic.com": ["169.254.169.254"]}})
+    sid = c.call("session.create", {"project": ctx.tmp, "provider": "claude",
+                                    "sandbox": "strict"})["session"]
+    r = run(c, sid, "curl -sS -i -m 20 http://api.anthropic.com/ 2>&1; true")
+    assert "403" in r["stdout"] and "resolves to a" in r["stdout"], r
+    assert "network is off" not in r["stdout"], r
+    for other in ("codex", None):
+        p = {"project": ctx.tmp, "sandbox": "strict"}
+        if other:
+            p["provider"] = other
+        sid2 = c.call("session.create", p)["session"]
+        r = run(c, sid2, "curl -sS -i -m 20 http://api.anthropic.com/ 2>&1;"
+                " true")
+        assert "403" in r["stdout"] and "network is off" in r["stdout"], r
