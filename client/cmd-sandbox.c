@@ -304,7 +304,7 @@ cmd_sandbox_print_provider(const char *name, const json_t *res,
 	snprintf(line, sizeof line, "%s (%s)", name, entry == NULL ?
 	    "unknown: neither built in nor in the config" :
 	    json_is_true(json_object_get(entry, "builtin")) ?
-	    "built in, extended by the config's entry of the same name" :
+	    "built in; a config entry of the same name extends it" :
 	    "from the config");
 	printf("\n");
 	cmd_sandbox_line("provider", line);

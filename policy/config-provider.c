@@ -31,6 +31,7 @@ config_provider_free(struct config_binding *b)
 	strv_free(b->account_folders);
 	strv_free(b->runs_later);
 	strv_free(b->key_env);
+	strv_free(b->state_folders);
 }
 
 /* True when a provider's name can name its home folder. */
@@ -213,8 +214,11 @@ config_provider_resolve(const struct config *cfg,
 		return error_nomem(err);
 	for (i = 0; cfg != NULL && i < cfg->n_providers; i++) {
 		o = &cfg->providers[i];
-		for (j = 0; o->account_folders && o->account_folders[j]; j++) {
-			const char *f = o->account_folders[j];
+		for (j = 0; j < strv_len(o->account_folders) +
+		    strv_len(o->state_folders); j++) {
+			const char *f = j < strv_len(o->account_folders) ?
+			    o->account_folders[j] : o->state_folders[j -
+			    strv_len(o->account_folders)];
 
 			own = 0;
 			for (k = 0; b && b->account_folders &&

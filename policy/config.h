@@ -52,6 +52,8 @@ struct config_binding {
 	char **runs_later;     /* providers: paths in its account folders that
 	                          run programs later ('/' ends a folder) */
 	char **key_env;        /* providers: env names of its keys (passed) */
+	char **state_folders;  /* providers (built-in, "home persistent"): its
+	                          folders in its own home, hidden from others */
 	int    builtin;        /* providers: known from the providers file */
 };
 

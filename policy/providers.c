@@ -109,7 +109,15 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 			return snprintf(why, len, "\"%s\" is not a variable name", v), -1;
 		return strv_add_unique(&b->key_env, v);
 	}
-	if (strcmp(key, "account") == 0 || strcmp(key, "runs-later") == 0) {
+	if (strcmp(key, "home") == 0) {
+		if (strcmp(v, "persistent") != 0 && strcmp(v, "empty") != 0)
+			return snprintf(why, len, "home must be persistent or "
+			    "empty"), -1;
+		b->home_persistent = strcmp(v, "persistent") == 0;
+		return 0;
+	}
+	if (strcmp(key, "account") == 0 || strcmp(key, "runs-later") == 0 ||
+	    strcmp(key, "state") == 0) {
 		if (strncmp(v, "~/", 2) != 0 || strlen(v) < 3)
 			return snprintf(why, len, "\"%s\" must start with ~/", v), -1;
 		if (home == NULL)
@@ -126,7 +134,8 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 			p = d;
 		}
 		if (strv_add_unique(strcmp(key, "account") == 0 ?
-		    &b->account_folders : &b->runs_later, p) == -1) {
+		    &b->account_folders : strcmp(key, "state") == 0 ?
+		    &b->state_folders : &b->runs_later, p) == -1) {
 			free(p);
 			return -1;
 		}
@@ -134,7 +143,7 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		return 0;
 	}
 	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
-	    "account, env or runs-later)", key);
+	    "account, state, home, env or runs-later)", key);
 	return -1;
 }
 
@@ -164,6 +173,9 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		strv_free(a->account_folders);
 		strv_free(a->key_env);
 		strv_free(a->runs_later);
+		strv_free(a->state_folders);
+		a->home_persistent = b->home_persistent;
+		a->state_folders = strv_copy(b->state_folders, &ok);
 		a->hosts = strv_copy(b->hosts, &ok);
 		a->account_folders = strv_copy(b->account_folders, &ok);
 		a->key_env = strv_copy(b->key_env, &ok);
@@ -286,6 +298,14 @@ providers_merge(struct config *cfg, sbox_error *err)
 		/* the config's entry extends the built-in one: the built-in
 		 * facts first, then the config's */
 		c->builtin = 1;
+		c->home_persistent |= b->home_persistent;
+		if (c->home_persistent && !config_provider_name_safe(c->key))
+			c->home_persistent = 0;	/* (a file's names are safe) */
+		{	/* the built-in's folders in its own home */
+			char **t = c->state_folders;
+			c->state_folders = b->state_folders;
+			b->state_folders = t;
+		}
 		if (providers_add_all(&b->hosts, c->hosts) == -1 ||
 		    providers_add_all(&b->account_folders, c->account_folders) ==
 		    -1 || providers_add_all(&b->key_env, c->key_env) == -1 ||

@@ -79,3 +79,27 @@ def test_agent_state_folders_in_provider_home(ctx):
     home = os.path.join(d.state, "homes", "agent")
     assert os.path.isfile(os.path.join(home, ".claude", "sub", "t"))
     assert not os.path.exists(os.path.join(home, ".claude", "settings.json"))
+
+
+def test_acp_agent_builtin_home_of_its_own(ctx):
+    """The built-in ACP agents (Copilot CLI, Cursor, Grok) run in a home of
+    their own with no config: not signed in there (the person's ~/.copilot
+    is not theirs to read), their state folder made there."""
+    d = ctx.daemon(None, start=False)
+    os.makedirs(os.path.join(d.home, ".copilot"))
+    with open(os.path.join(d.home, ".copilot", "config.json"), "w") as f:
+        f.write('{"token": "person-copilot-4e1"}\n')
+    d.write_config({})
+    d.start()
+    c = d.client()
+    sid = c.call("session.create", {"project": ctx.tmp, "provider": "copilot",
+                                    "sandbox": "strict"})["session"]
+    r = run(c, sid, 'echo "$HOME"; cat "$HOME/.copilot/config.json" 2>&1; '
+            'mkdir -p "$HOME/.copilot/session-state" && echo made')
+    home = os.path.join(d.state, "homes", "copilot")
+    assert r["stdout"].split("\n")[0] == d.home, r	# the same path inside
+    assert "person-copilot-4e1" not in r["stdout"], r
+    assert "made" in r["stdout"], r
+    assert os.path.isdir(os.path.join(home, ".copilot", "session-state"))
+    assert not os.path.exists(os.path.join(d.home, ".copilot",
+                                           "session-state"))
