@@ -18,9 +18,10 @@
  *      disk): config, config.worktree, commondir, hooks/, info/,
  *      worktrees/NAME/{gitdir,commondir,config.worktree}, and the same below
  *      modules/NAME/, are read-only.
- *   5. the protected names (scope root: relative to a guarded root; any: at
- *      any depth; home: relative to the home folder) and everything below a
- *      protected folder are read-only.
+ *   5. the protected names (scope root: relative to a guarded root other
+ *      than the home folder itself, which only a provider's own home is;
+ *      any: at any depth; home: relative to the home folder) and
+ *      everything below a protected folder are read-only.
  * "Read-only" refuses create, write, rename onto or away, link onto or
  * from, and chmod. The errno is EROFS when the name exists (as a read-only
  * mount answers) and EPERM for a refused creation. */
