@@ -52,6 +52,11 @@ def test_symlink_in_provider_home_still_starts(ctx):
     for p in made:
         assert p in w, (p, r)
         assert not os.path.lexists(os.path.join(home, p)), p
+    # the link itself was moved, never what it leads to
+    assert os.path.isdir(os.path.join(home, "real", "site"))
+    aside = os.path.join(d.state, "homes", ".aside-agent")
+    moved = [n for n in os.listdir(aside) if n.startswith(".local%share%nvim")]
+    assert len(moved) == 1 and os.path.islink(os.path.join(aside, moved[0]))
     out = run(c, sid, "echo ok")
     assert out["stdout"].strip() == "ok", out
     r = d.cli("--json", "sandbox", "check", "--provider", "agent",
