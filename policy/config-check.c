@@ -182,9 +182,12 @@ config_check_notes(const char *path, const char *home, json_t *notes)
 	error_clear(&err);
 	if ((cfg = config_load_home(path, home, &err)) == NULL)
 		return 0;
-	for (i = 0; i < cfg->n_profiles; i++)
-		json_array_extend(notes, config_check_profile_notes(
-		    cfg->profiles[i]));
+	for (i = 0; i < cfg->n_profiles; i++) {
+		json_t *one = config_check_profile_notes(cfg->profiles[i]);
+
+		json_array_extend(notes, one);
+		json_decref(one);
+	}
 	for (i = 0; i < cfg->n_providers; i++) {
 		if (cfg->providers[i].builtin)
 			continue;	/* the shipped file's are not the user's */
