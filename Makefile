@@ -153,6 +153,7 @@ install: all
 	install -m 0644 systemd/sboxd.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
 	install -m 0644 policy/registries.default $(DESTDIR)$(PREFIX)/share/sbox/registries
 	install -m 0644 policy/protected.default $(DESTDIR)$(PREFIX)/share/sbox/protected
+	install -m 0644 policy/providers.default $(DESTDIR)$(PREFIX)/share/sbox/providers
 	sed 's|@PREFIX@|$(PREFIX)|g' launchd/dev.sbox.sboxd.plist.in > $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 client/sbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1
@@ -168,7 +169,8 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/sbox/registries \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
-	  $(DESTDIR)$(PREFIX)/share/sbox/protected
+	  $(DESTDIR)$(PREFIX)/share/sbox/protected \
+	  $(DESTDIR)$(PREFIX)/share/sbox/providers
 	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox $(DESTDIR)$(PREFIX)/share/sbox 2>/dev/null || true
 
 clean:

@@ -34,7 +34,7 @@ cmd_config_daemon_path(const struct client_opts *o)
 int
 cmd_config(const struct client_opts *o, int argc, char **argv)
 {
-	json_t *errors, *e, *out;
+	json_t *errors, *e, *out, *notes;
 	char *path = NULL, *def = NULL;
 	sbox_error err;
 	size_t i;
@@ -55,19 +55,26 @@ cmd_config(const struct client_opts *o, int argc, char **argv)
 		free(def);
 		return client_fail(&err);
 	}
+	notes = json_array();
+	if (n == 0)
+		config_check_notes(path, NULL, notes);
 	if (o->json) {
-		out = json_pack("{s:s?, s:b, s:O}", "path", path, "ok", n == 0,
-		    "errors", errors);
+		out = json_pack("{s:s?, s:b, s:O, s:O}", "path", path, "ok", n == 0,
+		    "errors", errors, "notes", notes);
 		client_print_json(out);
 		json_decref(out);
-	} else if (n == 0)
+	} else if (n == 0) {
 		printf("%s: ok\n", path ? text_show(path) : "config");
+		json_array_foreach(notes, i, e)
+			printf("note: %s\n", text_show(json_string_value(e)));
+	}
 	else {
 		json_array_foreach(errors, i, e)
 			printf("%s\n", text_member(e, "message", "?"));
 		printf("%d error%s\n", n, n == 1 ? "" : "s");
 	}
 	json_decref(errors);
+	json_decref(notes);
 	free(def);
 	return n == 0 ? EXIT_OK : EXIT_FAILED;
 }

@@ -113,7 +113,9 @@ static const char *
 cmd_sandbox_network_text(const char *net)
 {
 	if (strcmp(net, "none") == 0)
-		return "none: no host at all";
+		return "none: no host at all (the hosts below have no effect)";
+	if (strcmp(net, "hosts") == 0)
+		return "hosts: the hosts below only";
 	if (strcmp(net, "registries") == 0)
 		return "registries: the package registries and code hosts, and "
 		    "the hosts below";
@@ -273,34 +275,126 @@ cmd_sandbox_print_show(const json_t *r)
 		    json_object_get(v, "sandbox_capable")) ? "; cannot run in a "
 		    "sandbox" : "");
 	cmd_sandbox_print_protected(r);
+	json_array_foreach(json_object_get(r, "notes"), n, v)
+		cmd_sandbox_line("note", json_string_value(v));
 }
 
-/* sbox sandbox show PROFILE [--json]. */
+/* Print one list of a provider's part of a resolved profile. */
+static void
+cmd_sandbox_provider_line(const char *what, const json_t *a, const char *why)
+{
+	char buf[4096], line[4400];
+
+	if (json_array_size(a) == 0)
+		return;
+	snprintf(line, sizeof line, "%s%s%s", cmd_sandbox_join(a, buf,
+	    sizeof buf), why[0] ? ": " : "", why);
+	cmd_sandbox_line(what, line);
+}
+
+/* Print what a session of provider name gets (res: the resolved profile
+ * of sandbox.resolve, entry: its providers entry of sandbox.show or NULL). */
+static void
+cmd_sandbox_print_provider(const char *name, const json_t *res,
+    const json_t *entry)
+{
+	const json_t *v;
+	char line[512];
+
+	snprintf(line, sizeof line, "%s (%s)", name, entry == NULL ?
+	    "unknown: neither built in nor in the config" :
+	    json_is_true(json_object_get(entry, "builtin")) ?
+	    "built in; a config entry of the same name extends it" :
+	    "from the config");
+	printf("\n");
+	cmd_sandbox_line("provider", line);
+	cmd_sandbox_provider_line("  hosts", json_object_get(res,
+	    "provider_hosts"), "reachable in every network mode");
+	cmd_sandbox_provider_line("  account", json_object_get(res,
+	    "account_folders"), "read-write for its agent (its sign-in "
+	    "readable, its transcripts writable)");
+	cmd_sandbox_provider_line("  read-only", json_object_get(res,
+	    "account_protect"), "files that make the agent run programs "
+	    "later (hooks, settings that name commands), even for it");
+	cmd_sandbox_provider_line("  hidden", json_object_get(res,
+	    "hidden_accounts"), "the other agents' account folders");
+	cmd_sandbox_provider_line("  keys", entry ? json_object_get(entry,
+	    "key_env") : NULL, "pass from your environment into its sessions");
+	v = json_object_get(res, "provider_home");
+	if (json_is_string(v) && strcmp(json_string_value(v), "persistent") == 0)
+		cmd_sandbox_line("  home", entry && json_is_string(json_object_get(
+		    entry, "home_folder")) ? json_string_value(json_object_get(
+		    entry, "home_folder")) : "a home folder of its own");
+	cmd_sandbox_provider_line("  state", json_object_get(res,
+	    "state_folders"), "agents' folders it may create in its own home");
+}
+
+/* The entry called name of show's providers, or NULL. */
+static const json_t *
+cmd_sandbox_provider_entry(const json_t *show, const char *name)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(show, "providers"), i, v)
+		if (strcmp(cmd_sandbox_s(v, "name", ""), name) == 0)
+			return v;
+	return NULL;
+}
+
+/* sbox sandbox show [PROFILE] [--provider P] [--json]: with a provider, the
+ * profile its sessions get (unless PROFILE is given) and its part of it. */
 static int
 cmd_sandbox_show(const struct client_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "provider", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client_opts mo = *o;
-	json_t *r;
+	const char *provider = NULL, *profile;
+	json_t *r, *res = NULL, *params;
 	int ch, rc = EXIT_OK;
 
-	while ((ch = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (ch != 'j')
+	while ((ch = getopt_long(argc, argv, "jP:", opts, NULL)) != -1) {
+		if (ch == 'P')
+			provider = optarg;
+		else if (ch == 'j')
+			mo.json = 1;
+		else
 			return client_usage("wrong arguments");
-		mo.json = 1;
 	}
-	if (optind + 1 != argc)
+	if (optind + 1 != argc && !(provider != NULL && optind == argc))
 		return client_usage("wrong arguments");
+	profile = optind < argc ? argv[optind] : NULL;
+	if (provider != NULL) {
+		params = json_pack("{s:s}", "provider", provider);
+		if (profile != NULL)
+			json_object_set_new(params, "sandbox", json_string(profile));
+		if ((res = client_call_once(&mo, "sandbox.resolve", params,
+		    &rc)) == NULL)
+			return rc;
+		profile = cmd_sandbox_s(res, "profile", "none");
+	}
 	if ((r = client_call_once(&mo, "sandbox.show", json_pack("{s:s}",
-	    "profile", argv[optind]), &rc)) == NULL)
+	    "profile", profile), &rc)) == NULL) {
+		json_decref(res);
 		return rc;
+	}
+	if (res != NULL)
+		json_object_set(r, "provider", json_object_get(res, "resolved"));
 	if (mo.json)
 		client_print_json(r);
-	else
+	else {
 		cmd_sandbox_print_show(r);
+		if (res != NULL)
+			cmd_sandbox_print_provider(provider, json_object_get(res,
+			    "resolved"), cmd_sandbox_provider_entry(r, provider));
+	}
+	if (res != NULL)
+		client_print_warnings(res);
+	json_decref(res);
 	json_decref(r);
 	return EXIT_OK;
 }

@@ -26,11 +26,25 @@ exec_on_signal(int sig)
 /* What a person can do about a refused host, by its rule (host already
  * escaped for the terminal); sid is NULL for a one-shot session. */
 static char *
-exec_host_advice(const char *rule, const char *host, const char *sid)
+exec_host_advice(const char *rule, const char *host, const char *sid,
+    const char *why)
 {
+	/* the kinds of address no setting lets through (proxy-addr.c) */
+	static const char *const never[] = { "metadata address",
+	    "loopback address", "link-local address", "multicast address",
+	    "unspecified address", "broadcast address", "this network address",
+	    NULL };
 	char *s = NULL;
-	int rc;
+	int rc, i;
 
+	for (i = 0; why != NULL && never[i] != NULL; i++)
+		if (strcmp(rule, "non-public addresses") == 0 &&
+		    strstr(why, never[i]) != NULL)
+			return asprintf(&s, "no setting allows it: sbox never "
+			    "connects to a %s (private_hosts does not apply); if "
+			    "\"%s\" should be a public host, check what it "
+			    "resolves to (the config's \"resolve\", /etc/hosts, "
+			    "DNS)", never[i], host) == -1 ? NULL : s;
 	if (strcmp(rule, "network allowlist") == 0 && sid != NULL)
 		rc = asprintf(&s, "a person can allow it: sbox session allow-host "
 		    "%s %s (--save keeps it in a custom profile)", sid, host);
@@ -129,7 +143,8 @@ exec_explain_blocked(json_t *result, const json_t *info, int one_shot)
 		    "%s", host, (long long)json_integer_value(json_object_get(v,
 		    "port")), rule, t2[0] ? ": " : "", t2) == -1)
 			what = NULL;
-		exec_set_explanation(v, what, exec_host_advice(rule, host, sid));
+		exec_set_explanation(v, what, exec_host_advice(rule, host, sid,
+		    why));
 		free(host);
 		free(t2);
 	}

@@ -132,8 +132,10 @@ static const struct client_sub table_subs[] = {
 	{ "sandbox", "list", "sbox sandbox list",
 	  "the profiles, their network and folders, where each is chosen",
 	  "", -1 },
-	{ "sandbox", "show", "sbox sandbox show PROFILE",
-	  "what a profile allows: hosts, folders, ports, variables", "", -1 },
+	{ "sandbox", "show", "sbox sandbox show PROFILE | --provider P [PROFILE]",
+	  "what a profile allows: hosts, folders, ports, variables; with a "
+	  "provider, what its agent gets (account folders, hosts, keys)",
+	  "provider=", -1 },
 	{ "sandbox", "resolve",
 	  "sbox sandbox resolve [--project DIR] [--provider P] [--model M]\n"
 	  "                     [--space S] [--sandbox PROFILE]",

@@ -130,10 +130,23 @@ container_explain(const char *bwrap_stderr, int status, sbox_error *err)
 	    sscanf(line, "Can't mount tmpfs on %599[^:]", path) == 1 ||
 	    sscanf(line, "Can't remount readonly on %599[^:]", path) == 1 ||
 	    sscanf(line, "Can't make symlink at %599[^:]", path) == 1) {
-		error_set(err, E_SANDBOX_SETUP, "a mount of the sandbox failed "
-		    "at %s; check that the path and its parents exist and are "
-		    "folders or files as the profile expects (bwrap: %s)",
-		    path, line);
+		if (strstr(line, "Read-only file system") != NULL)
+			error_set(err, E_SANDBOX_SETUP, "a mount of the sandbox "
+			    "failed at %s: its mount point would have to be made "
+			    "inside a read-only folder of the sandbox (a "
+			    "read_only grant or a protected folder that holds "
+			    "it), and sbox does not write to the host for it "
+			    "(bwrap: %s)", path, line);
+		else if (strstr(line, "Not a directory") != NULL ||
+		    strstr(line, "Too many levels of symbolic links") != NULL)
+			error_set(err, E_SANDBOX_SETUP, "a mount of the sandbox "
+			    "failed at %s: a file or a link stands where a folder "
+			    "is needed on the way to it (bwrap: %s)", path, line);
+		else
+			error_set(err, E_SANDBOX_SETUP, "a mount of the sandbox "
+			    "failed at %s; check that the path and its parents "
+			    "exist and are folders or files as the profile "
+			    "expects (bwrap: %s)", path, line);
 		return;
 	}
 	if (strstr(line, "execvp")) {

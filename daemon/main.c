@@ -26,11 +26,13 @@
 #include "daemon/log.h"
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
+#include "daemon/proxy-hosts.h"
 #include "daemon/proxy-local.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "daemon/toolconf.h"
 #include "policy/config.h"
+#include "policy/providers.h"
 #include "protocol/paths.h"
 #include "store/store.h"
 
@@ -407,6 +409,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;
 	}
+	providers_set_fallback(toolconf_providers_file());
 	if ((sboxd.config = config_load(sboxd.config_path, &err)) == NULL) {
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;
@@ -435,10 +438,12 @@ main(int argc, char **argv)
 		log_error("cannot create the event loop");
 		return 1;
 	}
-	sboxd.dns = evdns_base_new(sboxd.base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-	if (sboxd.dns == NULL)
-		sboxd.dns = evdns_base_new(sboxd.base, 0);
+	/* nameservers from resolv.conf; the hosts file is the proxy's own,
+	 * read again when it changes (proxy-hosts.c) */
+	sboxd.dns = evdns_base_new(sboxd.base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+	if (sboxd.dns != NULL)
+		evdns_base_resolv_conf_parse(sboxd.dns, DNS_OPTIONS_ALL &
+		    ~DNS_OPTION_HOSTSFILE, "/etc/resolv.conf");
 	if (child_init(sboxd.base, &err) == -1) {
 		log_error("%s", err.message);
 		return 1;
@@ -485,6 +490,8 @@ main(int argc, char **argv)
 		event_free(main_exit_timer);
 	if (sboxd.dns)
 		evdns_base_free(sboxd.dns, 0);
+	proxy_hosts_free();
+	providers_set_fallback(NULL);
 	events_close();
 	store_close(sboxd.store);
 	config_free(sboxd.config);

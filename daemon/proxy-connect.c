@@ -5,6 +5,7 @@
  * evdns (non-blocking); every address is classified and one refused address
  * refuses the name; then a connect to exactly a checked address (next
  * checked address on failure), never by name. */
+#include "daemon/proxy-hosts.h"
 #include "daemon/proxy-int.h"
 
 #include <errno.h>
@@ -222,6 +223,16 @@ proxy_conn_resolve_connect(struct proxy_conn *c)
 			    "the resolve table has no usable address for this host");
 			return;
 		}
+		for (i = 0; i < c->n_addrs; i++)
+			if (proxy_conn_check_addr(c, &c->addrs[i]) < 0)
+				return;
+		c->addr_i = 0;
+		proxy_conn_try_connect(c);
+		return;
+	}
+	/* the hosts file, as it is now (read again when it changed) */
+	if ((c->n_addrs = proxy_hosts_lookup(c->host, c->addrs,
+	    PROXY_MAX_ADDRS)) > 0) {
 		for (i = 0; i < c->n_addrs; i++)
 			if (proxy_conn_check_addr(c, &c->addrs[i]) < 0)
 				return;

@@ -60,6 +60,13 @@ rpc_provider_list(const struct config *cfg)
 		    "empty", "home_folder", home, "account_folders",
 		    rpc_provider_strv(b->account_folders),
 		    "sandbox_capable", !b->no_sandbox);
+		if (o != NULL) {
+			json_object_set_new(o, "builtin", json_boolean(b->builtin));
+			json_object_set_new(o, "key_env",
+			    rpc_provider_strv(b->key_env));
+			json_object_set_new(o, "account_read_only",
+			    rpc_provider_strv(b->runs_later));
+		}
 		free(home);
 		if (o != NULL)
 			json_array_append_new(out, o);

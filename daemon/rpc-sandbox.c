@@ -14,6 +14,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sandbox-check.h"
 #include "daemon/sboxd.h"
+#include "daemon/session-provider.h"
 #include "daemon/session.h"
 #include "daemon/toolconf.h"
 #include "policy/config.h"
@@ -246,6 +247,7 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 	rpc_sandbox_folders_summary(p, summary, sizeof summary);
 	json_object_set_new(o, "builtin", json_boolean(profile_is_builtin(p->name)));
 	json_object_set_new(o, "folders_summary", json_string(summary));
+	json_object_set_new(o, "notes", config_check_profile_notes(p));
 	json_object_set_new(o, "chosen_by", rpc_sandbox_chosen_by(inside ?
 	    NULL : sboxd.config, p->name));
 	if (p->network == PROFILE_NET_REGISTRIES && p->sandboxed && !inside)
@@ -283,38 +285,6 @@ rpc_sandbox_chosen_level(const char *prov)
 	return "default";
 }
 
-/* Warnings for names of a resolve request the config does not know (they
- * choose nothing, silently otherwise). */
-static json_t *
-rpc_sandbox_resolve_warnings(const struct resolve_request *req)
-{
-	const struct config *cfg = sboxd.config;
-	json_t *w = json_array();
-	struct { const char *what, *name; const struct config_binding *b;
-	    size_t n; } k[3] = {
-		{ "provider", req->provider, cfg ? cfg->providers : NULL,
-		  cfg ? cfg->n_providers : 0 },
-		{ "model", req->model, cfg ? cfg->models : NULL,
-		  cfg ? cfg->n_models : 0 },
-		{ "space", req->space, cfg ? cfg->spaces : NULL,
-		  cfg ? cfg->n_spaces : 0 },
-	};
-	char *msg;
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		if (k[i].name == NULL || config_find_binding(k[i].b, k[i].n,
-		    k[i].name) != NULL)
-			continue;
-		if (asprintf(&msg, "no %s \"%s\" in the config: it chooses "
-		    "nothing", k[i].what, k[i].name) == -1)
-			continue;
-		json_array_append_new(w, json_string(msg));
-		free(msg);
-	}
-	return w;
-}
-
 /* sandbox.resolve {project?, provider?, model?, space?, sandbox?}: the
  * profile a session created with these would get, and why. */
 static int
@@ -344,7 +314,8 @@ rpc_sandbox_resolve(struct rpc_call *call, json_t *params, json_t **result,
 	    "sandboxed", p->sandboxed, "network",
 	    profile_network_name(p->network), "run_outside",
 	    profile_run_outside_name(p->run_outside), "resolved", pub,
-	    "warnings", rpc_sandbox_resolve_warnings(&req));
+	    "warnings", session_provider_warnings(req.provider, req.model,
+	    req.space));
 	profile_free(p);
 	return *result ? 0 : error_nomem(err);
 }

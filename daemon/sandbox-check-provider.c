@@ -6,10 +6,13 @@
 #include "daemon/sandbox-check.h"
 
 #include <stdio.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/sboxd.h"
+#include "daemon/session-provider.h"
 #include "policy/config.h"
 #include "policy/hostpat.h"
 
@@ -100,4 +103,62 @@ sandbox_check_provider_parse(json_t *steps, const char *out)
 		json_array_append_new(steps, json_pack("{s:s, s:s, s:b, s:s}",
 		    "id", "provider_hosts", "step", "provider's hosts", "ok", 0,
 		    "detail", "no answer from the test script"));
+}
+
+/* The path a name of the aside folder stands for ('%' for '/', without
+ * the ".TIME" it ends with), in buf. */
+static const char *
+sandbox_check_provider_unflat(const char *flat, char *buf, size_t len)
+{
+	char *p;
+
+	snprintf(buf, len, "%s", flat);
+	if ((p = strrchr(buf, '.')) != NULL && p != buf &&
+	    strspn(p + 1, "0123456789") == strlen(p + 1))
+		*p = '\0';
+	for (p = buf; *p != '\0'; p++)
+		if (*p == '%')
+			*p = '/';
+	return buf;
+}
+
+/* Add to the provider_home step of steps what was left out of provider's
+ * home (the entries moved aside because they could not be bound). */
+void
+sandbox_check_provider_aside(json_t *steps, const char *provider)
+{
+	char *dir = session_provider_aside_dir(provider), *d;
+	struct dirent *de;
+	json_t *st, *step = NULL;
+	size_t i, n = 0;
+	char buf[4096], name[300];
+	DIR *dp;
+
+	json_array_foreach(steps, i, st)
+		if (strcmp(json_string_value(json_object_get(st, "id")) ?
+		    json_string_value(json_object_get(st, "id")) : "",
+		    "provider_home") == 0)
+			step = st;
+	if (dir == NULL || step == NULL || (dp = opendir(dir)) == NULL) {
+		free(dir);
+		return;
+	}
+	buf[0] = '\0';
+	while ((de = readdir(dp)) != NULL && n < sizeof buf - 1) {
+		if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+		    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s (as %s)",
+		    n ? ", " : "", sandbox_check_provider_unflat(de->d_name,
+		    name, sizeof name), de->d_name);
+	}
+	closedir(dp);
+	if (buf[0] != '\0' && asprintf(&d, "%s; left out (could not be bound: "
+	    "a link, a device or a file where a folder is needed), moved "
+	    "aside to %s: %s", json_string_value(
+	    json_object_get(step, "detail")), dir, buf) != -1) {
+		json_object_set_new(step, "detail", json_string(d));
+		free(d);
+	}
+	free(dir);
 }

@@ -505,8 +505,10 @@ sandbox_check_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	out = sandbox_check_stdout(c);
 	sandbox_check_parse(chk, out);
-	if (chk->provider != NULL)
+	if (chk->provider != NULL) {
 		sandbox_check_provider_parse(chk->steps, out);
+		sandbox_check_provider_aside(chk->steps, chk->provider);
+	}
 	free(out);
 	sandbox_check_finish(chk);
 }

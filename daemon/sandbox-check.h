@@ -38,5 +38,7 @@ int sandbox_check_start_provider(const char *profile, const char *provider,
  * their "PSTEP" lines into steps. */
 char *sandbox_check_provider_script(const char *script, const char *provider);
 void sandbox_check_provider_parse(json_t *steps, const char *out);
+/* Add what was left out of the provider's home to its provider_home step. */
+void sandbox_check_provider_aside(json_t *steps, const char *provider);
 
 #endif

@@ -201,6 +201,7 @@ session_free(struct session *s)
 	json_decref(s->refused);
 	json_decref(s->env_dropped);
 	session_gitcfg_free(s);
+	strv_free(s->home_moved);
 	free(s);
 }
 
@@ -247,14 +248,15 @@ session_env_dropped(struct session *s, json_t *client_env)
 static json_t *
 session_created_json(const struct session *s)
 {
-	json_t *j = session_to_json(s), *w = json_array(), *v;
+	json_t *j = session_to_json(s), *v, *w;
 	char line[2048];
 	size_t i, n = 0;
 
-	if (j == NULL || w == NULL) {
-		json_decref(w);
+	if (j == NULL)
 		return j;
-	}
+	/* names the config does not know, what its provider's home lost */
+	w = session_provider_warnings(s->provider, s->model, s->space);
+	session_provider_moved_warnings(w, s->provider, s->home_moved);
 	if (json_array_size(s->env_dropped) > 0) {
 		n = (size_t)snprintf(line, sizeof line, "env: not passed into the "
 		    "sandbox (profile %s takes PATH, LANG, LANGUAGE, LC_*, TERM, "
@@ -661,6 +663,8 @@ session_make_plan(struct session *s, const struct session_params *p,
 		return -1;
 	}
 	ctx.protected = &prot;
+	/* what a sandbox left in its provider's home that cannot be bound */
+	session_provider_aside(s->profile, phome, home, &prot, &s->home_moved);
 	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
 	if (s->plan != NULL && session_gitcfg_start(s, err) < 0) {

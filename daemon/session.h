@@ -49,6 +49,8 @@ struct session {
 	int                  ncommands;
 	json_t              *refused;     /* hosts refused: [{host, port, count, ...}] */
 	json_t              *env_dropped; /* client env names not passed in (sorted) */
+	char               **home_moved;  /* entries of its provider's home
+	                                     moved aside when it was made */
 	long long            created_ms;
 	uid_t                creator_uid;
 	struct session_gitcfg *gitcfg;     /* what its repositories' git config

@@ -211,3 +211,138 @@ found:
 	snprintf(source, slen, "%s", file);
 	return 0;
 }
+
+/* The host of the first quoted URL after p (within 200 bytes), or -1. */
+static int
+toolconf_find_quoted(const char *p, char *host, size_t len)
+{
+	const char *q = p + strcspn(p, "\"'"), *e;
+	char url[1024];
+
+	if (*q == '\0' || q - p > 200 || (e = strchr(q + 1, *q)) == NULL ||
+	    (size_t)(e - q - 1) >= sizeof url)
+		return -1;
+	memcpy(url, q + 1, (size_t)(e - q - 1));
+	url[e - q - 1] = '\0';
+	return registries_url_host(url, host, len);
+}
+
+/* The host of the quoted URL of buf that holds tail (the URL runs from the
+ * quote before it); -1 when there is none. */
+static int
+toolconf_find_url_with(const char *buf, const char *tail, char *host,
+    size_t len)
+{
+	const char *t = strstr(buf, tail), *q;
+	char url[1024];
+	size_t n;
+
+	if (t == NULL)
+		return -1;
+	for (q = t; q > buf && q[-1] != '"' && q[-1] != '\'' && t - q < 512; q--)
+		;
+	if (q == buf || (n = (size_t)(t - q)) == 0 || n >= sizeof url)
+		return -1;
+	memcpy(url, q, n);
+	url[n] = '\0';
+	return registries_url_host(url, host, len);
+}
+
+/* A file of at most TOOLCONF_FILE_MAX bytes, or NULL. */
+static char *
+toolconf_find_slurp(const char *file)
+{
+	char *buf;
+	size_t n;
+	FILE *f;
+
+	if ((f = fopen(file, "re")) == NULL)
+		return NULL;
+	if ((buf = malloc(TOOLCONF_FILE_MAX + 1)) != NULL) {
+		n = fread(buf, 1, TOOLCONF_FILE_MAX, f);
+		buf[n] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Yarn's registry and the host its releases come from, as corepack's own
+ * bundled configuration names them (the URL of Yarn 1's package, on Yarn's
+ * registry, and of Yarn 2+'s program): corepack is PREFIX/bin/corepack ->
+ * .../corepack/dist/corepack.js, its configuration is bundled in
+ * dist/lib/corepack.cjs. 0 with reg (and rel, "" when not found) and the
+ * file in source, or -1. Nothing is run. */
+int
+toolconf_find_corepack_yarn(const char *corepack, char *reg, size_t rlen,
+    char *rel, size_t relen, char *source, size_t slen)
+{
+	char rp[PATH_MAX], file[PATH_MAX + 64], *slash, *buf;
+	int rc;
+
+	if (realpath(corepack, rp) == NULL ||
+	    (slash = strrchr(rp, '/')) == NULL)
+		return -1;
+	*slash = '\0';		/* .../corepack/dist */
+	snprintf(file, sizeof file, "%s/lib/corepack.cjs", rp);
+	if ((buf = toolconf_find_slurp(file)) == NULL)
+		return -1;
+	rc = toolconf_find_url_with(buf, "/yarn/-/yarn-{}.tgz", reg, rlen);
+	if (toolconf_find_url_with(buf, "/packages/yarnpkg-cli/bin/yarn.js",
+	    rel, relen) == -1 && relen > 0)
+		rel[0] = '\0';
+	free(buf);
+	if (rc == -1)
+		return -1;
+	snprintf(source, slen, "%s", file);
+	return 0;
+}
+
+/* Yarn's registry as a Yarn that corepack installed says (its default
+ * registry in Yarn 1's lib/cli.js, or npmRegistryServer's default in Yarn
+ * 2+'s yarn.js), in corepack's cache (COREPACK_HOME, else
+ * ~/.cache/node/corepack): 0 with host and the file in source, or -1. */
+int
+toolconf_find_yarn_cached(const char *home, char *host, size_t len,
+    char *source, size_t slen)
+{
+	const char *ch = getenv("COREPACK_HOME");
+	static const char *const sub[] = { "v1/yarn", "yarn", NULL };
+	char base[PATH_MAX], dir[PATH_MAX + 16], file[PATH_MAX + 400], **v, *buf, *p;
+	size_t i, j;
+	int rc = -1;
+
+	if (ch != NULL && ch[0] == '/')
+		snprintf(base, sizeof base, "%s", ch);
+	else if (home != NULL && home[0] == '/')
+		snprintf(base, sizeof base, "%s/.cache/node/corepack", home);
+	else
+		return -1;
+	for (i = 0; rc == -1 && sub[i] != NULL; i++) {
+		snprintf(dir, sizeof dir, "%s/%s", base, sub[i]);
+		v = toolconf_find_versions(dir);
+		for (j = strv_len(v); rc == -1 && j-- > 0; ) {
+			snprintf(file, sizeof file, "%s/%s/lib/cli.js", dir, v[j]);
+			if ((buf = toolconf_find_slurp(file)) != NULL) {
+				p = strstr(buf, "YARN_REGISTRY = ");
+				if (p != NULL)
+					rc = toolconf_find_quoted(p, host, len);
+				free(buf);
+			}
+			if (rc == -1) {
+				snprintf(file, sizeof file, "%s/%s/yarn.js", dir,
+				    v[j]);
+				if ((buf = toolconf_find_slurp(file)) != NULL) {
+					p = strstr(buf, "npmRegistryServer:{");
+					if (p != NULL && (p = strstr(p, "default:")) !=
+					    NULL)
+						rc = toolconf_find_quoted(p, host, len);
+					free(buf);
+				}
+			}
+		}
+		strv_free(v);
+	}
+	if (rc == 0)
+		snprintf(source, slen, "%s", file);
+	return rc;
+}

@@ -217,6 +217,42 @@ toolconf_ask(char *const *args, const char *path)
 	evtimer_add(a->timer, &tv);
 }
 
+/* Yarn through corepack, with no yarn program to ask: its registry as
+ * corepack's own files (and a Yarn in corepack's cache) name it; never a
+ * host written in sbox. */
+static void
+toolconf_yarn_files(const char *home)
+{
+	char reg[512], rel[512], file[PATH_MAX + 64], src[PATH_MAX + 160];
+	char **found;
+	size_t i;
+
+	if (toolconf_find_yarn_cached(home, reg, sizeof reg, file,
+	    sizeof file) == 0) {
+		snprintf(src, sizeof src, "Yarn's own files %s (installed by "
+		    "corepack)", file);
+		toolconf_add(reg, src);
+		log_info("yarn uses the registry %s, from %s", reg, file);
+	}
+	found = toolconf_find("corepack", home);
+	for (i = 0; found != NULL && found[i] != NULL; i++) {
+		if (toolconf_find_corepack_yarn(found[i], reg, sizeof reg, rel,
+		    sizeof rel, file, sizeof file) == -1)
+			continue;
+		snprintf(src, sizeof src, "Yarn's registry, as corepack's "
+		    "configuration %s names it", file);
+		toolconf_add(reg, src);
+		if (rel[0] != '\0') {
+			snprintf(src, sizeof src, "Yarn's releases, which "
+			    "corepack downloads Yarn from (%s)", file);
+			toolconf_add(rel, src);
+		}
+		log_info("corepack (%s): yarn's registry %s%s%s", found[i], reg,
+		    rel[0] ? ", releases from " : "", rel);
+	}
+	strv_free(found);
+}
+
 /* Ask every npm and Yarn installed for the person for their registry,
  * without blocking. */
 void
@@ -240,6 +276,7 @@ toolconf_start(void)
 	for (i = 0; found != NULL && found[i] != NULL; i++)
 		toolconf_ask(yarn, found[i]);
 	strv_free(found);
+	toolconf_yarn_files(home);
 }
 
 /* Stop the questions still open (daemon shutdown) and forget the answers. */
@@ -322,6 +359,18 @@ toolconf_protected_file(void)
 {
 	static const char *const tails[] = { "../share/sbox/protected",
 	    "../policy/protected.default", NULL };
+	static char *found;
+
+	return toolconf_beside_sboxd(tails, &found);
+}
+
+/* The shipped built-in providers file beside sboxd (installed, or in a
+ * build tree), or NULL. */
+const char *
+toolconf_providers_file(void)
+{
+	static const char *const tails[] = { "../share/sbox/providers",
+	    "../policy/providers.default", NULL };
 	static char *found;
 
 	return toolconf_beside_sboxd(tails, &found);

@@ -24,6 +24,10 @@ char *toolconf_beside_path(const char *tail);
  * the installed sboxd, or policy/protected.default in a build tree), for
  * guard_table_file's last choice; NULL when there is none. */
 const char *toolconf_protected_file(void);
+/* The shipped built-in providers file (PREFIX/share/sbox/providers beside
+ * the installed sboxd, or policy/providers.default in a build tree), for
+ * providers_set_fallback; NULL when there is none. */
+const char *toolconf_providers_file(void);
 /* Every registry host for a client (home and env as registries_collect):
  * a new NULL-terminated list, or -1 with err. */
 int toolconf_registries(const char *home, char *const *env, char ***out,
@@ -40,6 +44,17 @@ char **toolconf_find(const char *tool, const char *home);
 /* npm's registry from its own files (PREFIX/etc/npmrc, its built-in npmrc,
  * its built-in default): 0 with host and the file in source, else -1. */
 int toolconf_find_npm_default(const char *npm, char *host, size_t len,
+    char *source, size_t slen);
+
+/* Yarn's registry (reg) and the host of Yarn's releases (rel, "" when
+ * none) as corepack's bundled configuration names them: 0 with the file
+ * in source, or -1. Read from corepack's files; nothing is run. */
+int toolconf_find_corepack_yarn(const char *corepack, char *reg, size_t rlen,
+    char *rel, size_t relen, char *source, size_t slen);
+/* Yarn's registry as a Yarn installed by corepack (in COREPACK_HOME or
+ * ~/.cache/node/corepack) says in its own files: 0 with host and the file
+ * in source, or -1. */
+int toolconf_find_yarn_cached(const char *home, char *host, size_t len,
     char *source, size_t slen);
 
 #endif

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/hostpat.h"
+#include "policy/strv.h"
+
 #define CONFIG_CHECK_MAX 64
 
 /* Remove the member a JSON path ("sandbox.profiles.a.hosts[1]") names;
@@ -109,4 +112,88 @@ config_check(const char *path, const char *home, json_t *errors,
 	json_decref(root);
 	free(def);
 	return n;
+}
+
+/* Append a note "what: text" to notes. */
+static void
+config_check_note(json_t *notes, const char *what, const char *text)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s%s", what ? what : "", what ? ": " : "", text) == -1)
+		return;
+	json_array_append_new(notes, json_string(s));
+	free(s);
+}
+
+/* Notes for a list of host patterns: a "*.d" without "d" (subdomains only). */
+static void
+config_check_wildcards(char *const *hosts, const char *what, json_t *notes)
+{
+	char buf[1500];
+	struct hostpat hp;
+	size_t i;
+
+	for (i = 0; hosts != NULL && hosts[i] != NULL; i++) {
+		if (hostpat_parse(hosts[i], &hp, NULL) == -1 || !hp.wildcard ||
+		    strv_contains(hosts, hp.name))
+			continue;
+		snprintf(buf, sizeof buf, "\"%s\" matches the subdomains of %s "
+		    "only, not %s itself: add \"%s\" too if it is meant",
+		    hosts[i], hp.name, hp.name, hp.name);
+		config_check_note(notes, what, buf);
+	}
+}
+
+/* Notes on a profile: hosts that have no effect in its network mode, and
+ * "*.d" patterns without "d". A new array of strings. */
+json_t *
+config_check_profile_notes(const struct profile *p)
+{
+	json_t *notes = json_array();
+	char what[300];
+
+	if (notes == NULL || p == NULL)
+		return notes;
+	snprintf(what, sizeof what, "profile %s", p->name);
+	if (p->sandboxed && p->hosts != NULL && p->hosts[0] != NULL &&
+	    p->network == PROFILE_NET_NONE)
+		config_check_note(notes, what, "its hosts have no effect: its "
+		    "network is \"none\" (use \"network\": \"hosts\" to reach "
+		    "only these hosts, or \"registries\")");
+	else if (p->sandboxed && p->hosts != NULL && p->hosts[0] != NULL &&
+	    p->network == PROFILE_NET_INTERNET)
+		config_check_note(notes, what, "its hosts have no effect: its "
+		    "network is \"internet\" (every public host)");
+	config_check_wildcards(p->hosts, what, notes);
+	return notes;
+}
+
+/* Notes on a valid config (see config_check_profile_notes; providers'
+ * hosts too): appended to notes, how many. */
+int
+config_check_notes(const char *path, const char *home, json_t *notes)
+{
+	struct config *cfg;
+	sbox_error err;
+	char what[300];
+	size_t i, before = json_array_size(notes);
+
+	error_clear(&err);
+	if ((cfg = config_load_home(path, home, &err)) == NULL)
+		return 0;
+	for (i = 0; i < cfg->n_profiles; i++) {
+		json_t *one = config_check_profile_notes(cfg->profiles[i]);
+
+		json_array_extend(notes, one);
+		json_decref(one);
+	}
+	for (i = 0; i < cfg->n_providers; i++) {
+		if (cfg->providers[i].builtin)
+			continue;	/* the shipped file's are not the user's */
+		snprintf(what, sizeof what, "provider %s", cfg->providers[i].key);
+		config_check_wildcards(cfg->providers[i].hosts, what, notes);
+	}
+	config_free(cfg);
+	return (int)(json_array_size(notes) - before);
 }

@@ -29,6 +29,9 @@ config_provider_free(struct config_binding *b)
 	strv_free(b->hosts);
 	strv_free(b->env_values);
 	strv_free(b->account_folders);
+	strv_free(b->runs_later);
+	strv_free(b->key_env);
+	strv_free(b->state_folders);
 }
 
 /* True when a provider's name can name its home folder. */
@@ -173,4 +176,66 @@ config_provider_key(const struct config *cfg, struct config_binding *b,
 		return 0;
 	}
 	return 1;
+}
+
+/* Add every string of from to *to (unique); -1 on ENOMEM. */
+static int
+config_provider_add_all(char ***to, char *const *from)
+{
+	size_t i;
+
+	for (i = 0; from != NULL && from[i] != NULL; i++)
+		if (strv_add_unique(to, from[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/* True when folder a is b, is inside it or holds it. */
+static int
+config_provider_overlap(const char *a, const char *b)
+{
+	return path_is_under(a, b) || path_is_under(b, a);
+}
+
+/* The account folders of the session's provider b (NULL: none) and of the
+ * others into p: its key env names pass, its run-later files stay
+ * read-only, every other agent's account folder is hidden; with a home of
+ * its own, every agent's state folder may be made there. */
+int
+config_provider_resolve(const struct config *cfg,
+    const struct config_binding *b, struct profile *p, sbox_error *err)
+{
+	const struct config_binding *o;
+	size_t i, j, k;
+	int own;
+
+	if (b != NULL && (config_provider_add_all(&p->env, b->key_env) == -1 ||
+	    config_provider_add_all(&p->account_protect, b->runs_later) == -1))
+		return error_nomem(err);
+	for (i = 0; cfg != NULL && i < cfg->n_providers; i++) {
+		o = &cfg->providers[i];
+		for (j = 0; j < strv_len(o->account_folders) +
+		    strv_len(o->state_folders); j++) {
+			const char *f = j < strv_len(o->account_folders) ?
+			    o->account_folders[j] : o->state_folders[j -
+			    strv_len(o->account_folders)];
+
+			own = 0;
+			for (k = 0; b && b->account_folders &&
+			    b->account_folders[k]; k++)
+				if (config_provider_overlap(f, b->account_folders[k]))
+					own = 1;
+			if (own)
+				continue;
+			if (b != NULL && b->home_persistent) {
+				/* its own home: the agents' folders are its */
+				if (strv_add_unique(&p->state_folders, f) == -1 ||
+				    config_provider_add_all(&p->account_protect,
+				    o->runs_later) == -1)
+					return error_nomem(err);
+			} else if (strv_add_unique(&p->hidden_accounts, f) == -1)
+				return error_nomem(err);
+		}
+	}
+	return 0;
 }

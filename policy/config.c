@@ -15,6 +15,7 @@
 #include "policy/hostpat.h"
 #include "policy/jsonpath.h"
 #include "policy/path.h"
+#include "policy/providers.h"
 #include "policy/strv.h"
 #include "policy/suggest.h"
 
@@ -653,6 +654,11 @@ config_load_home(const char *path, const char *home, sbox_error *err)
 	cfg = root ? config_parse(root, path, home, err) : NULL;
 	if (root == NULL)
 		error_nomem(err);
+	/* the built-in providers (providers.h), extended by the config's */
+	if (cfg != NULL && providers_merge(cfg, err) == -1) {
+		config_free(cfg);
+		cfg = NULL;
+	}
 	json_decref(root);
 	free(def);
 	return cfg;

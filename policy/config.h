@@ -49,6 +49,12 @@ struct config_binding {
 	int    home_persistent;/* providers: "home": "persistent" */
 	char **account_folders;/* providers: folders of home, read-write */
 	int    no_sandbox;     /* providers: "sandbox_capable": false */
+	char **runs_later;     /* providers: paths in its account folders that
+	                          run programs later ('/' ends a folder) */
+	char **key_env;        /* providers: env names of its keys (passed) */
+	char **state_folders;  /* providers (built-in, "home persistent"): its
+	                          folders in its own home, hidden from others */
+	int    builtin;        /* providers: known from the providers file */
 };
 
 struct config {
@@ -95,6 +101,12 @@ int config_provider_key(const struct config *cfg, struct config_binding *b,
     const char *key, const json_t *v, const char *f, sbox_error *err);
 /* Free what the provider keys of b own. */
 void config_provider_free(struct config_binding *b);
+/* The provider parts of a resolved profile p that depend on every
+ * provider of cfg (b: the session's provider, NULL when none): its key env
+ * names, the run-later files of account folders, the other agents'
+ * account folders (hidden; in its own home: state folders it may make). */
+int config_provider_resolve(const struct config *cfg,
+    const struct config_binding *b, struct profile *p, sbox_error *err);
 /* True when a provider's name can name its home folder. */
 int config_provider_name_safe(const char *name);
 
@@ -128,5 +140,11 @@ char **profile_list(const struct config *cfg);
  * returns how many (0: valid), -1 with err when it cannot be read. */
 int config_check(const char *path, const char *home, json_t *errors,
     sbox_error *err);
+/* Notes on a valid config: profile hosts that have no effect in its
+ * network mode ("none", "internet"), a "*.d" pattern without "d"
+ * (subdomains only); appended to notes as strings, how many. */
+int config_check_notes(const char *path, const char *home, json_t *notes);
+/* The notes of one profile, a new array of strings. */
+json_t *config_check_profile_notes(const struct profile *p);
 
 #endif

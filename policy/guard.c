@@ -570,6 +570,10 @@ guard_rules_names(const struct guard_spec *s, const char *full, long rootlen,
 		relh = full + hl + (full[hl] == '/');
 	for (i = 0; i < s->table.n; i++) {
 		e = &s->table.e[i];
+		/* a home folder as a root (a provider's own) is a home: its
+		 * names are the home ones, not a project's */
+		if (e->scope == GUARD_SCOPE_ROOT && relh == rel)
+			continue;
 		if (e->scope == GUARD_SCOPE_HOME ? (relh == NULL ||
 		    !guard_match_entry(e, relh)) : !guard_match_entry(e, rel))
 			continue;
@@ -630,8 +634,8 @@ guard_rule_move_dir(const struct guard_spec *s, enum guard_op op,
 			if (relh == NULL || !guard_below(e, relh))
 				continue;
 		} else if (e->scope == GUARD_SCOPE_ROOT) {
-			if (!guard_below(e, rel))
-				continue;
+			if (relh == rel || !guard_below(e, rel))
+				continue;	/* (the home as a root: see above) */
 		} else {
 			for (p = rel; p != NULL; p = strchr(p, '/')) {
 				if (*p == '/')

@@ -18,9 +18,10 @@
  *      or HEAD and commondir, on disk) only an ALLOW LIST is writable
  *      (guard_git_allowed: objects/, refs/, logs/, index, HEAD, ...);
  *      below modules/ and worktrees/ only inside a git folder of their own.
- *   5. the protected names (scope root: relative to a guarded root; any: at
- *      any depth; home: relative to the home folder) and everything below a
- *      protected folder are read-only.
+ *   5. the protected names (scope root: relative to a guarded root other
+ *      than the home folder itself, which only a provider's own home is;
+ *      any: at any depth; home: relative to the home folder) and
+ *      everything below a protected folder are read-only.
  *   6. a non-folder (a symlink above all) made at a leading part of a
  *      protected name or of a missing protected path is refused.
  * Bad input (a relative parent, an empty name, '.' or '..') is refused.

@@ -80,7 +80,8 @@ plan_dump(const struct plan *p, FILE *f)
 	for (i = 0; p->env != NULL && p->env[i] != NULL; i++)
 		fprintf(f, "env %s\n", p->env[i]);
 	fprintf(f, "net mode %s\n", p->net.mode == PLAN_NET_INTERNET ? "internet" :
-	    p->net.mode == PLAN_NET_REGISTRIES ? "registries" : "none");
+	    p->net.mode == PLAN_NET_REGISTRIES ? "registries" :
+	    p->net.mode == PLAN_NET_HOSTS ? "hosts" : "none");
 	for (i = 0; p->net.hosts != NULL && p->net.hosts[i] != NULL; i++)
 		fprintf(f, "net host %s\n", p->net.hosts[i]);
 	for (i = 0; p->net.private_hosts != NULL && p->net.private_hosts[i] != NULL; i++)

@@ -25,6 +25,8 @@ struct plan_builder {
 	struct plan_grant *grants;
 	size_t n_grants, cap_mounts, cap_rules, first_protect;
 	char *wt_gitdir;	/* a linked worktree's own git folder, or NULL */
+	char **exploded;	/* read-only grants made sbox's own tmpfs
+				   (plan-explode.c): read-only again at the end */
 	int oom;
 };
 
@@ -52,6 +54,12 @@ void plan_grant_worktree(struct plan_builder *b, const char *project);
 void plan_protect_worktrees(struct plan_builder *b, const char *common);
 /* This worktree's own folder, read-write again once protections are sorted. */
 void plan_rebind_worktree(struct plan_builder *b);
+/* Make the mount points of the mounts from first on inside read-only host
+ * binds without writing to the host (plan-explode.c). */
+int plan_explode(struct plan_builder *b, size_t first, sbox_error *err);
+/* Make the tmpfs of each exploded grant read-only, once every mount is in
+ * place inside it (plan-explode.c). */
+void plan_explode_seal(struct plan_builder *b);
 /* Append a mount operation (paths copied) (plan.c). */
 struct plan_mount *plan_add_mount(struct plan_builder *b,
     enum plan_mount_kind kind, const char *src, const char *dst,
@@ -77,5 +85,12 @@ int plan_net(struct plan *plan, const struct plan_context *ctx,
  * built plan (plan-provider.c). */
 int plan_provider(struct plan *p, const struct profile *pr,
     const struct plan_context *ctx, sbox_error *err);
+/* The protected names of a session of pr (its own account folders taken
+ * out, their run-later files and the other agents' folders added); *out
+ * NULL when ctx's apply as they are (plan-provider.c). */
+struct guard_table;
+int plan_provider_table(const struct profile *pr,
+    const struct plan_context *ctx, struct guard_table **out,
+    sbox_error *err);
 
 #endif

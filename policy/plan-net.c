@@ -41,7 +41,8 @@ plan_net(struct plan *plan, const struct plan_context *ctx,
 	int ok = 1;
 
 	n->mode = pr->network == PROFILE_NET_INTERNET ? PLAN_NET_INTERNET :
-	    pr->network == PROFILE_NET_REGISTRIES ? PLAN_NET_REGISTRIES : PLAN_NET_NONE;
+	    pr->network == PROFILE_NET_REGISTRIES ? PLAN_NET_REGISTRIES :
+	    pr->network == PROFILE_NET_HOSTS ? PLAN_NET_HOSTS : PLAN_NET_NONE;
 	n->hosts = strv_copy(pr->hosts, &ok);
 	if (pr->network == PROFILE_NET_REGISTRIES) {
 		if (ctx->registry_hosts != NULL)

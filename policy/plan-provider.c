@@ -27,6 +27,125 @@ static const char *const plan_provider_account_files[] = {
 	"plugins/", "config.toml", "mcp.json", ".mcp.json", "extensions/", NULL
 };
 
+static char *plan_provider_slash(char *path);
+
+/* The name of path relative to home ("" for home itself), or NULL when it
+ * is not inside it. */
+static const char *
+plan_provider_rel(const char *path, const char *home)
+{
+	size_t n = strlen(home);
+
+	if (!path_is_under(path, home) || strcmp(path, home) == 0)
+		return NULL;
+	return path + n + (home[n - 1] == '/' ? 0 : 1);
+}
+
+/* True when the home entry e is one of the folders of v or inside one. */
+static int
+plan_provider_owned(const struct guard_entry *e, char *const *v,
+    const char *home)
+{
+	const char *rel;
+	size_t i, n;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++) {
+		if ((rel = plan_provider_rel(v[i], home)) == NULL)
+			continue;
+		n = strlen(rel);
+		if (strncmp(e->name, rel, n) == 0 &&
+		    (e->name[n] == '\0' || e->name[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Add the home entry "KIND home REL" for an absolute path of home ('/'
+ * ends a folder); one outside home is skipped. */
+static int
+plan_provider_entry(struct guard_table *t, const char *kind,
+    const char *path, const char *home, const char *comment, sbox_error *err)
+{
+	const char *rel = plan_provider_rel(path, home);
+
+	if (rel == NULL || rel[0] == '\0')
+		return 0;
+	return guard_entry_add(t, kind, "home", rel, comment, err);
+}
+
+/* The protected names of a session of pr: ctx's, less the home entries
+ * that are (or lie in) its provider's account folders or, in its own home,
+ * the agents' state folders (it signs in and writes there); plus what runs
+ * programs later inside them, and the other agents' account folders as
+ * credentials (hidden). *out is NULL when nothing changes. */
+int
+plan_provider_table(const struct profile *pr, const struct plan_context *ctx,
+    struct guard_table **out, sbox_error *err)
+{
+	const struct guard_entry *e;
+	struct guard_table *t;
+	char name[GUARD_NAME_MAX + 2], *path;
+	size_t i, j;
+	int rc = 0;
+
+	*out = NULL;
+	if (!pr->sandboxed || ctx->protected == NULL || ctx->home == NULL ||
+	    (pr->account_folders == NULL && pr->hidden_accounts == NULL &&
+	    pr->state_folders == NULL))
+		return 0;
+	if ((t = calloc(1, sizeof *t)) == NULL)
+		return error_nomem(err);
+	for (i = 0; rc == 0 && i < ctx->protected->n; i++) {
+		e = &ctx->protected->e[i];
+		if (e->scope == GUARD_SCOPE_HOME &&
+		    (plan_provider_owned(e, pr->account_folders, ctx->home) ||
+		    plan_provider_owned(e, pr->state_folders, ctx->home)))
+			continue;
+		snprintf(name, sizeof name, "%s%s", e->name, e->is_dir ? "/" : "");
+		rc = guard_entry_add(t, guard_kind_name(e->kind),
+		    guard_scope_name(e->scope), name, e->comment, err);
+	}
+	for (i = 0; rc == 0 && pr->account_protect && pr->account_protect[i]; i++)
+		rc = plan_provider_entry(t, "runs-later", pr->account_protect[i],
+		    ctx->home, "an agent's settings: programs it runs later", err);
+	for (i = 0; rc == 0 && pr->account_folders && pr->account_folders[i]; i++)
+		for (j = 0; rc == 0 && plan_provider_account_files[j]; j++) {
+			if ((path = path_join(pr->account_folders[i],
+			    plan_provider_account_files[j])) == NULL)
+				return error_nomem(err);
+			rc = plan_provider_entry(t, "runs-later", path, ctx->home,
+			    "an agent's settings: programs it runs later", err);
+			free(path);
+		}
+	for (i = 0; rc == 0 && pr->hidden_accounts && pr->hidden_accounts[i]; i++) {
+		if ((path = plan_provider_slash(strdup(pr->hidden_accounts[i]))) ==
+		    NULL)
+			return error_nomem(err);
+		rc = plan_provider_entry(t, "credential", path, ctx->home,
+		    "another agent's account folder (sign-in, transcripts)", err);
+		free(path);
+	}
+	if (rc == -1) {
+		guard_table_free(t);
+		free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+/* path with a '/' appended (path freed), or NULL. */
+static char *
+plan_provider_slash(char *path)
+{
+	char *s = NULL;
+
+	if (path != NULL && asprintf(&s, "%s/", path) == -1)
+		s = NULL;
+	free(path);
+	return s;
+}
+
 /* Append a mount to p (paths copied); NULL on ENOMEM. */
 static struct plan_mount *
 plan_provider_mount(struct plan *p, enum plan_mount_kind kind,
@@ -152,6 +271,36 @@ plan_provider_each(struct plan *p, const struct plan_fs *fs,
 	return rc;
 }
 
+/* Keep read-only what runs programs later in the account folder acct:
+ * the home entries of the protected names inside it (the session's table
+ * holds the provider's run-later files), else the common ones. */
+static int
+plan_provider_accounts(struct plan *p, const struct plan_fs *fs,
+    const struct profile *pr, const struct plan_context *ctx,
+    const char *acct)
+{
+	const struct guard_entry *e;
+	char *path;
+	size_t i;
+	int rc = 0;
+
+	if (ctx->protected == NULL)
+		return plan_provider_each(p, fs, pr, acct,
+		    plan_provider_account_files);
+	for (i = 0; rc == 0 && i < ctx->protected->n; i++) {
+		e = &ctx->protected->e[i];
+		if (e->kind != GUARD_KIND_RUNS_LATER ||
+		    e->scope != GUARD_SCOPE_HOME)
+			continue;
+		if ((path = path_join(ctx->home, e->name)) == NULL)
+			return -1;
+		if (path_is_under(path, acct) && strcmp(path, acct) != 0)
+			rc = plan_provider_protect(p, fs, path, e->is_dir);
+		free(path);
+	}
+	return rc;
+}
+
 /* The protected names that apply in a home folder (scope home, and those
  * of any depth), existing ones bound read-write inside the provider's home
  * read-only; missing ones are the file guard's to refuse (the provider's
@@ -230,8 +379,8 @@ plan_provider(struct plan *p, const struct profile *pr,
 		    "provider %s keeps a home folder of its own, but none was "
 		    "given", pr->provider ? pr->provider : "(unnamed)");
 	for (i = 0; pr->account_folders && pr->account_folders[i]; i++)
-		if (plan_provider_each(p, fs, pr, pr->account_folders[i],
-		    plan_provider_account_files) == -1)
+		if (plan_provider_accounts(p, fs, pr, ctx,
+		    pr->account_folders[i]) == -1)
 			return error_nomem(err);
 	return 0;
 }

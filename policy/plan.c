@@ -676,9 +676,9 @@ plan_protections(struct plan_builder *b, const struct profile *pr)
 	plan_inherit(b);
 }
 
-/* Build the plan for a resolved profile. */
-struct plan *
-policy_plan(const struct profile *pr, const struct plan_context *ctx,
+/* Build the plan for a resolved profile with its protected names. */
+static struct plan *
+plan_build(const struct profile *pr, const struct plan_context *ctx,
     sbox_error *err)
 {
 	struct plan_builder b;
@@ -737,8 +737,16 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		    PLAN_SYS_BLOCK_SOCKETS | PLAN_SYS_BLOCK_IO_URING |
 		    PLAN_SYS_BLOCK_KERNEL;
 		plan_grants(&b, pr);
+		/* mount points inside a read-only grant: sbox's own tree */
+		if (!b.oom && plan_explode(&b, 0, err) == -1) {
+			plan_free(p);
+			p = NULL;
+			goto out;
+		}
+		b.first_protect = b.plan->n_mounts;
 		if (!b.oom)
 			plan_protections(&b, pr);
+		plan_explode_seal(&b);
 		if ((p->env = envfilter_apply(ctx->env, pr, ctx->home, ctx->user,
 		    err)) == NULL) {
 			plan_free(p);
@@ -748,6 +756,8 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 			p = NULL;
 		}
 	}
+out:
+	strv_free(b.exploded);
 	for (i = 0; i < b.n_grants; i++) {
 		free(b.grants[i].path);
 		free(b.grants[i].src);
@@ -769,5 +779,27 @@ policy_plan(const struct profile *pr, const struct plan_context *ctx,
 		error_nomem(err);
 		return NULL;
 	}
+	return p;
+}
+
+/* Build the plan for a resolved profile: the protected names are the
+ * session's (its provider's account folders are its own: plan-provider.c). */
+struct plan *
+policy_plan(const struct profile *pr, const struct plan_context *ctx,
+    sbox_error *err)
+{
+	struct guard_table *table = NULL;
+	struct plan_context own;
+	struct plan *p;
+
+	if (plan_provider_table(pr, ctx, &table, err) == -1)
+		return NULL;
+	if (table == NULL)
+		return plan_build(pr, ctx, err);
+	own = *ctx;
+	own.protected = table;
+	p = plan_build(pr, &own, err);
+	guard_table_free(table);
+	free(table);
 	return p;
 }

@@ -65,7 +65,8 @@ struct plan_path_rule {
 	const char      *rule;  /* PLAN_RULE_* */
 };
 
-enum plan_network { PLAN_NET_NONE, PLAN_NET_REGISTRIES, PLAN_NET_INTERNET };
+enum plan_network { PLAN_NET_NONE, PLAN_NET_REGISTRIES, PLAN_NET_INTERNET,
+    PLAN_NET_HOSTS /* the allowlist is the profile's hosts only */ };
 
 struct plan_resolve {           /* static host table entry (config "resolve") */
 	char  *host;

@@ -129,6 +129,8 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 		return NULL;
 	}
 	if ((provider != NULL && policy_add_provider(p, provider, err) == -1) ||
+	    (p->sandboxed && config_provider_resolve(cfg, provider, p, err) ==
+	    -1) ||
 	    (p->n_resolve == 0 && profile_resolve_copy(cfg->resolve, cfg->n_resolve,
 	    &p->resolve) == -1)) {
 		profile_free(p);

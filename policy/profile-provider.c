@@ -17,6 +17,9 @@ profile_provider_free(struct profile *p)
 	free(p->provider);
 	strv_free(p->provider_hosts);
 	strv_free(p->account_folders);
+	strv_free(p->account_protect);
+	strv_free(p->hidden_accounts);
+	strv_free(p->state_folders);
 }
 
 /* Copy the provider part of p into c (*ok = 0 on ENOMEM). */
@@ -28,6 +31,9 @@ profile_provider_copy(struct profile *c, const struct profile *p, int *ok)
 		*ok = 0;
 	c->provider_hosts = strv_copy(p->provider_hosts, ok);
 	c->account_folders = strv_copy(p->account_folders, ok);
+	c->account_protect = strv_copy(p->account_protect, ok);
+	c->hidden_accounts = strv_copy(p->hidden_accounts, ok);
+	c->state_folders = strv_copy(p->state_folders, ok);
 }
 
 /* A JSON array of the strings of v. */
@@ -54,9 +60,16 @@ profile_provider_to_json(const struct profile *p, json_t *o)
 	    profile_provider_strv(p->provider_hosts));
 	json_object_set_new(o, "account_folders",
 	    profile_provider_strv(p->account_folders));
+	json_object_set_new(o, "account_protect",
+	    profile_provider_strv(p->account_protect));
+	json_object_set_new(o, "hidden_accounts",
+	    profile_provider_strv(p->hidden_accounts));
+	json_object_set_new(o, "state_folders",
+	    profile_provider_strv(p->state_folders));
 }
 
-/* A stored list of strings (folders: absolute, normalised) into *out. */
+/* A stored list of strings (folders 1: absolute, normalised; 2: absolute)
+ * into *out. */
 static int
 profile_provider_list(char ***out, const json_t *v, int folders,
     const char *f, sbox_error *err)
@@ -72,8 +85,13 @@ profile_provider_list(char ***out, const json_t *v, int folders,
 	json_array_foreach(v, i, e) {
 		if (!json_is_string(e))
 			return error_set_field(err, E_CONFIG, f, "must hold strings");
-		s = folders ? path_normalize(json_string_value(e), f, err) :
+		s = folders == 1 ? path_normalize(json_string_value(e), f, err) :
 		    strdup(json_string_value(e));
+		if (s != NULL && folders == 2 && s[0] != '/') {
+			free(s);
+			return error_set_field(err, E_CONFIG, f,
+			    "must hold absolute paths");
+		}
 		if (s == NULL || strv_push(out, s) == -1)
 			return error_isset(err) ? -1 : error_nomem(err);
 	}
@@ -111,5 +129,11 @@ profile_provider_apply_stored(struct profile *p, const char *key,
 		return profile_provider_list(&p->provider_hosts, v, 0, f, err);
 	if (strcmp(key, "account_folders") == 0)
 		return profile_provider_list(&p->account_folders, v, 1, f, err);
+	if (strcmp(key, "account_protect") == 0)	/* may end in '/' */
+		return profile_provider_list(&p->account_protect, v, 2, f, err);
+	if (strcmp(key, "hidden_accounts") == 0)
+		return profile_provider_list(&p->hidden_accounts, v, 1, f, err);
+	if (strcmp(key, "state_folders") == 0)
+		return profile_provider_list(&p->state_folders, v, 1, f, err);
 	return 1;
 }

@@ -234,6 +234,8 @@ const char *
 profile_network_name(enum profile_network n)
 {
 	switch (n) {
+	case PROFILE_NET_HOSTS:
+		return "hosts";
 	case PROFILE_NET_REGISTRIES:
 		return "registries";
 	case PROFILE_NET_INTERNET:
@@ -623,13 +625,16 @@ profile_apply_json(struct profile *p, const json_t *obj, const char *path,
 			s = json_string_value(v);
 			if (s != NULL && strcmp(s, "none") == 0)
 				p->network = PROFILE_NET_NONE;
+			else if (s != NULL && strcmp(s, "hosts") == 0)
+				p->network = PROFILE_NET_HOSTS;
 			else if (s != NULL && strcmp(s, "registries") == 0)
 				p->network = PROFILE_NET_REGISTRIES;
 			else if (s != NULL && strcmp(s, "internet") == 0)
 				p->network = PROFILE_NET_INTERNET;
 			else
 				return error_set_field(err, E_CONFIG, f,
-				    "must be \"none\", \"registries\" or \"internet\"");
+				    "must be \"none\", \"hosts\" (its hosts only), "
+				    "\"registries\" or \"internet\"");
 			rc = 0;
 		} else if (strcmp(key, "run_outside") == 0) {
 			s = json_string_value(v);
@@ -741,7 +746,7 @@ profile_json(const struct profile *p, int redact)
 	json_object_set_new(o, "limits", limits);
 	json_object_set_new(o, "resolve", res);
 	profile_provider_to_json(p, o);
-	if (json_object_size(o) != 21) {	/* some allocation failed */
+	if (json_object_size(o) != 24) {	/* some allocation failed */
 		json_decref(o);
 		return NULL;
 	}

@@ -11,7 +11,8 @@
 #include "protocol/error.h"
 
 enum profile_network {
-	PROFILE_NET_NONE,       /* no host at all */
+	PROFILE_NET_NONE,       /* no host at all (a provider's hosts only) */
+	PROFILE_NET_HOSTS,      /* the profile's hosts only (+ a provider's) */
 	PROFILE_NET_REGISTRIES, /* package registries and code hosts (+ hosts) */
 	PROFILE_NET_INTERNET,   /* any public host */
 };
@@ -59,6 +60,12 @@ struct profile {
 	int    provider_home;      /* "home": "persistent" */
 	char **provider_hosts;     /* reachable in every network mode */
 	char **account_folders;    /* its folders of home, read-write */
+	char **account_protect;    /* in them (and, in its own home, in every
+	                              agent's state folder): what runs programs
+	                              later, read-only ('/' ends a folder) */
+	char **hidden_accounts;    /* every other agent's account folders */
+	char **state_folders;      /* its own home: the agents' state folders
+	                              it may create (run-later files not) */
 };
 
 /* Names of the built-in profiles, NULL-terminated: workspace, strict, lab, none. */
@@ -75,7 +82,7 @@ struct profile *profile_copy(const struct profile *p, sbox_error *err);
 /* Free p and everything it owns. */
 void profile_free(struct profile *p);
 
-/* "none" / "registries" / "internet"; "ask" / "never". */
+/* "none" / "hosts" / "registries" / "internet"; "ask" / "never". */
 const char *profile_network_name(enum profile_network n);
 const char *profile_run_outside_name(enum profile_run_outside r);
 

@@ -280,7 +280,7 @@ registries_collect(const char *home, char *const *env,
 	    "index_url", "extra_index_url", NULL };
 	static const char *const cargo_keys[] = { "registry", "index", NULL };
 	static const char *const env_urls[] = { "NPM_CONFIG_REGISTRY",
-	    "YARN_NPM_REGISTRY_SERVER", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+	    "YARN_NPM_REGISTRY_SERVER", "YARN_REGISTRY", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
 	    "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "GOPROXY", NULL };
 	const char *v, *file;
 	char **list = NULL;

@@ -113,7 +113,8 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		mkdir -p "$stage/client" && cp -a systemd launchd "$stage/" && cp client/sbox.1 "$stage/client/"
 		# sboxd finds the protected names beside its bin/ (no sandbox
 		# starts without them)
-		mkdir -p "$stage/policy" && cp policy/protected.default policy/registries.default "$stage/policy/"
+		mkdir -p "$stage/policy" && cp policy/protected.default \
+		    policy/registries.default policy/providers.default "$stage/policy/"
 		# test_install runs `make install` of the staged binaries
 		cp Makefile "$stage/"
 		chmod -R a+rX "$stage"

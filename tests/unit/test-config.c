@@ -189,7 +189,7 @@ static const struct {
 	{ "{\"sandbox\": {\"profiles\": {\"c\": {\"host\": []}}}}", "sandbox.profiles.c.host",
 	    "unknown key" },
 	{ "{\"sandbox\": {\"profiles\": {\"c\": {\"network\": \"all\"}}}}",
-	    "sandbox.profiles.c.network", "\"none\", \"registries\" or \"internet\"" },
+	    "sandbox.profiles.c.network", "\"none\", \"hosts\" (its hosts only), \"registries\" or \"internet\"" },
 	{ "{\"sandbox\": {\"profiles\": {\"c\": {\"network\": true}}}}",
 	    "sandbox.profiles.c.network", "\"registries\"" },
 	{ "{\"sandbox\": {\"profiles\": {\"c\": {\"run_outside\": \"always\"}}}}",

@@ -1,0 +1,329 @@
+/* providers.c: the built-in providers file (providers.h) and its merge into
+ * a loaded config. */
+#include "policy/providers.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/envfilter.h"
+#include "policy/hostpat.h"
+#include "policy/path.h"
+#include "policy/strv.h"
+
+#define PROVIDERS_FILE_MAX (256 * 1024)
+#define PROVIDERS_MAX      128
+
+static char *providers_fallback;
+
+/* Remember the fallback file (the installed or build tree copy). */
+void
+providers_set_fallback(const char *path)
+{
+	free(providers_fallback);
+	providers_fallback = path ? strdup(path) : NULL;
+}
+
+/* The providers file to read, or NULL when none exists. */
+const char *
+providers_file(void)
+{
+	const char *env = getenv("SBOX_PROVIDERS_FILE");
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (access(PROVIDERS_SYSTEM_FILE, F_OK) == 0)
+		return PROVIDERS_SYSTEM_FILE;
+	if (providers_fallback != NULL && access(providers_fallback, F_OK) == 0)
+		return providers_fallback;
+	return NULL;
+}
+
+/* The whole small file at path, or NULL (errno set). */
+static char *
+providers_slurp(const char *path)
+{
+	struct stat st;
+	char *buf;
+	size_t got;
+	FILE *f;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return NULL;
+	if (fstat(fileno(f), &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > PROVIDERS_FILE_MAX ||
+	    (buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		fclose(f);
+		errno = EFBIG;
+		return NULL;
+	}
+	got = fread(buf, 1, (size_t)st.st_size, f);
+	buf[got] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The binding called name in out[*n], made when missing (NULL: too many). */
+static struct config_binding *
+providers_entry(struct config_binding **out, size_t *n, const char *name)
+{
+	struct config_binding *b;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*out)[i].key, name) == 0)
+			return &(*out)[i];
+	if (*n >= PROVIDERS_MAX ||
+	    (b = realloc(*out, (*n + 1) * sizeof *b)) == NULL)
+		return NULL;
+	*out = b;
+	b = &b[*n];
+	memset(b, 0, sizeof *b);
+	if ((b->key = strdup(name)) == NULL)
+		return NULL;
+	b->builtin = 1;
+	(*n)++;
+	return b;
+}
+
+/* Add one value of KEY to b; a message in why when it is not valid. */
+static int
+providers_value(struct config_binding *b, const char *key, const char *v,
+    const char *home, char *why, size_t len)
+{
+	struct hostpat hp;
+	char buf[300], *p;
+
+	if (strcmp(key, "hosts") == 0) {
+		if (hostpat_parse(v, &hp, NULL) == -1)
+			return snprintf(why, len, "\"%s\" is not a host pattern", v), -1;
+		hostpat_format(&hp, buf, sizeof buf);
+		return strv_add_unique(&b->hosts, buf);
+	}
+	if (strcmp(key, "env") == 0) {
+		if (!envfilter_name_valid(v) || strchr(v, '*') != NULL)
+			return snprintf(why, len, "\"%s\" is not a variable name", v), -1;
+		return strv_add_unique(&b->key_env, v);
+	}
+	if (strcmp(key, "home") == 0) {
+		if (strcmp(v, "persistent") != 0 && strcmp(v, "empty") != 0)
+			return snprintf(why, len, "home must be persistent or "
+			    "empty"), -1;
+		b->home_persistent = strcmp(v, "persistent") == 0;
+		return 0;
+	}
+	if (strcmp(key, "account") == 0 || strcmp(key, "runs-later") == 0 ||
+	    strcmp(key, "state") == 0) {
+		if (strncmp(v, "~/", 2) != 0 || strlen(v) < 3)
+			return snprintf(why, len, "\"%s\" must start with ~/", v), -1;
+		if (home == NULL)
+			return 0;	/* no home folder: nothing to name */
+		if ((p = path_expand(v, home, "providers", NULL)) == NULL)
+			return snprintf(why, len, "\"%s\" is not a folder path", v), -1;
+		if (strcmp(key, "runs-later") == 0 && v[strlen(v) - 1] == '/') {
+			char *d;
+			if (asprintf(&d, "%s/", p) == -1) {
+				free(p);
+				return -1;
+			}
+			free(p);
+			p = d;
+		}
+		if (strv_add_unique(strcmp(key, "account") == 0 ?
+		    &b->account_folders : strcmp(key, "state") == 0 ?
+		    &b->state_folders : &b->runs_later, p) == -1) {
+			free(p);
+			return -1;
+		}
+		free(p);
+		return 0;
+	}
+	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
+	    "account, state, home, env or runs-later)", key);
+	return -1;
+}
+
+/* Give each alias of out[] a copy of its provider's facts. */
+static int
+providers_aliases(struct config_binding **out, size_t *n, char **aliases)
+{
+	struct config_binding *a, *b;
+	size_t i, j;
+	int ok = 1;
+
+	/* aliases: "alias\tprovider" pairs */
+	for (i = 0; aliases != NULL && aliases[i] != NULL; i++) {
+		char *tab = strchr(aliases[i], '\t');
+
+		*tab = '\0';
+		for (j = 0, b = NULL; j < *n; j++)
+			if (strcmp((*out)[j].key, tab + 1) == 0)
+				b = &(*out)[j];
+		if (b == NULL)
+			continue;
+		j = (size_t)(b - *out);
+		if ((a = providers_entry(out, n, aliases[i])) == NULL)
+			return -1;
+		b = &(*out)[j];	/* realloc may have moved it */
+		strv_free(a->hosts);
+		strv_free(a->account_folders);
+		strv_free(a->key_env);
+		strv_free(a->runs_later);
+		strv_free(a->state_folders);
+		a->home_persistent = b->home_persistent;
+		a->state_folders = strv_copy(b->state_folders, &ok);
+		a->hosts = strv_copy(b->hosts, &ok);
+		a->account_folders = strv_copy(b->account_folders, &ok);
+		a->key_env = strv_copy(b->key_env, &ok);
+		a->runs_later = strv_copy(b->runs_later, &ok);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
+/* Read a providers file: NAME KEY VALUE... a line. */
+int
+providers_read(const char *path, const char *home,
+    struct config_binding **out, size_t *n, sbox_error *err)
+{
+	char *buf, *line, *next, *e, *name, *key, *v, *save, why[400];
+	char **aliases = NULL, *pair;
+	struct config_binding *b;
+	int lineno = 0, rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((buf = providers_slurp(path)) == NULL)
+		return error_set_errno(err, E_IO, errno ? errno : EINVAL,
+		    "%s: cannot read the providers file", path);
+	for (line = buf; rc == 0 && line != NULL; line = next) {
+		lineno++;
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if ((e = strchr(line, '#')) != NULL)
+			*e = '\0';
+		if ((name = strtok_r(line, " \t\r", &save)) == NULL)
+			continue;
+		why[0] = '\0';
+		if ((key = strtok_r(NULL, " \t\r", &save)) == NULL ||
+		    !config_provider_name_safe(name)) {
+			snprintf(why, sizeof why, "expected NAME KEY VALUE...");
+			rc = -1;
+			break;
+		}
+		if ((b = providers_entry(out, n, name)) == NULL) {
+			rc = -1;
+			break;
+		}
+		while (rc == 0 && (v = strtok_r(NULL, " \t\r", &save)) != NULL) {
+			if (strcmp(key, "alias") == 0) {
+				if (!config_provider_name_safe(v)) {
+					snprintf(why, sizeof why, "\"%s\" cannot "
+					    "name a provider", v);
+					rc = -1;
+				} else if (asprintf(&pair, "%s\t%s", v, name) == -1 ||
+				    strv_push(&aliases, pair) == -1)
+					rc = -1;
+			} else
+				rc = providers_value(b, key, v, home, why, sizeof why);
+		}
+	}
+	free(buf);
+	if (rc == 0 && providers_aliases(out, n, aliases) == -1)
+		rc = -1;
+	strv_free(aliases);
+	if (rc == 0)
+		return 0;
+	if (why[0] != '\0')
+		error_set(err, E_CONFIG, "%s:%d: %s", path, lineno, why);
+	else
+		error_nomem(err);
+	while (*n > 0) {
+		free((*out)[--*n].key);
+		config_provider_free(&(*out)[*n]);
+	}
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+/* Add every string of from to *to (unique); -1 on ENOMEM. */
+static int
+providers_add_all(char ***to, char *const *from)
+{
+	size_t i;
+
+	for (i = 0; from != NULL && from[i] != NULL; i++)
+		if (strv_add_unique(to, from[i]) == -1)
+			return -1;
+	return 0;
+}
+
+/* Merge the built-in providers into cfg. */
+int
+providers_merge(struct config *cfg, sbox_error *err)
+{
+	struct config_binding *bi = NULL, *b, *c;
+	const char *file = providers_file();
+	size_t n = 0, i, j;
+	int rc = 0;
+
+	if (file == NULL)
+		return 0;
+	if (providers_read(file, cfg->home, &bi, &n, err) == -1)
+		return -1;
+	for (i = 0; rc == 0 && i < n; i++) {
+		b = &bi[i];
+		for (j = 0, c = NULL; j < cfg->n_providers; j++)
+			if (strcmp(cfg->providers[j].key, b->key) == 0)
+				c = &cfg->providers[j];
+		if (c == NULL) {	/* taken over as it is */
+			c = realloc(cfg->providers, (cfg->n_providers + 2) *
+			    sizeof *c);
+			if (c == NULL) {
+				rc = -1;
+				break;
+			}
+			cfg->providers = c;
+			cfg->providers[cfg->n_providers++] = *b;
+			memset(&cfg->providers[cfg->n_providers], 0, sizeof *c);
+			memset(b, 0, sizeof *b);
+			continue;
+		}
+		/* the config's entry extends the built-in one: the built-in
+		 * facts first, then the config's */
+		c->builtin = 1;
+		c->home_persistent |= b->home_persistent;
+		if (c->home_persistent && !config_provider_name_safe(c->key))
+			c->home_persistent = 0;	/* (a file's names are safe) */
+		{	/* the built-in's folders in its own home */
+			char **t = c->state_folders;
+			c->state_folders = b->state_folders;
+			b->state_folders = t;
+		}
+		if (providers_add_all(&b->hosts, c->hosts) == -1 ||
+		    providers_add_all(&b->account_folders, c->account_folders) ==
+		    -1 || providers_add_all(&b->key_env, c->key_env) == -1 ||
+		    providers_add_all(&b->runs_later, c->runs_later) == -1) {
+			rc = -1;
+			break;
+		}
+#define PROVIDERS_SWAP(f) do { char **t = c->f; c->f = b->f; b->f = t; } while (0)
+		PROVIDERS_SWAP(hosts);
+		PROVIDERS_SWAP(account_folders);
+		PROVIDERS_SWAP(key_env);
+		PROVIDERS_SWAP(runs_later);
+#undef PROVIDERS_SWAP
+	}
+	for (i = 0; i < n; i++) {
+		free(bi[i].key);
+		config_provider_free(&bi[i]);
+	}
+	free(bi);
+	return rc == 0 ? 0 : error_nomem(err);
+}
