@@ -130,35 +130,39 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     marker = os.path.join(ctx.tmp, "preload-ran")
     so = os.path.join(b.proj, "evil.so")
     build_preload(ctx, so, marker)
-    script = ("id -u; echo \"tag=$RELEASE_TAG\"; "
+    script = ("id -u; echo \"tz=$TZ\"; "
               "echo \"preload=${LD_PRELOAD-unset}\"; echo \"path=$PATH\"; "
-              "echo \"ssh=${GIT_SSH_COMMAND-unset}\"")
+              "echo \"ssh=${GIT_SSH_COMMAND-unset}\"; "
+              "echo \"tag=${RELEASE_TAG-unset}\"")
     env = {"LD_PRELOAD": so, "PATH": b.proj + ":/usr/bin:/bin",
            "GIT_SSH_COMMAND": "touch %s" % marker, "RELEASE_TAG": "v1.2",
-           "BASH_ENV": so, "PYTHONPATH": b.proj}
+           "BASH_ENV": so, "PYTHONPATH": b.proj, "TZ": "Europe/Paris"}
     asker, rid, req = b.ask(["sh", "-c", script], env=env)
     # The approver sees exactly what runs.
     assert req["argv"] == ["sh", "-c", script], req
     assert req["program"] == which(b.d, "sh"), req
     assert req["program_writable"] is False, req
     assert req["cwd"] == b.proj and req["cwd_writable"] is True, req
-    assert req["env"] == {"RELEASE_TAG": "v1.2"}, req
+    # an allow list: only names safe to take from inside pass
+    assert req["env"] == {"TZ": "Europe/Paris"}, req
     assert req["env_dropped"] == ["BASH_ENV", "GIT_SSH_COMMAND",
-                                  "LD_PRELOAD", "PATH", "PYTHONPATH"], req
+                                  "LD_PRELOAD", "PATH", "PYTHONPATH",
+                                  "RELEASE_TAG"], req
     # So does `sbox approvals`.
     p = b.d.cli("approvals")
     text = p.stdout.decode()
     assert "runs %s" % req["program"] in text, text
     assert "in %s  (the sandbox can write this folder)" % b.proj in text, text
-    assert "adds RELEASE_TAG=v1.2" in text, text
-    assert ("drops BASH_ENV, GIT_SSH_COMMAND, LD_PRELOAD, PATH, PYTHONPATH"
-            in text), text
+    assert "adds TZ=Europe/Paris" in text, text
+    assert ("drops BASH_ENV, GIT_SSH_COMMAND, LD_PRELOAD, PATH, PYTHONPATH, "
+            "RELEASE_TAG" in text), text
     b.decide(req)
     res = asker.result(asker.wait_reply(rid))
     assert res["exit_code"] == 0, res
     lines = out(res).splitlines()
     assert lines[0] == str(os.geteuid()), lines
-    assert "tag=v1.2" in lines and "preload=unset" in lines, lines
+    assert "tz=Europe/Paris" in lines and "preload=unset" in lines, lines
+    assert "tag=unset" in lines, lines
     assert "ssh=unset" in lines, lines
     assert "path=%s" % host_path(b.d) in lines, lines
     assert not os.path.exists(marker), "the sandbox's library was loaded"
@@ -171,7 +175,7 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     p = b.d.cli("audit", "--session", b.sid)
     text = p.stdout.decode()
     assert "runs %s" % req["program"] in text, text
-    assert "adds RELEASE_TAG=v1.2" in text and "LD_PRELOAD" in text, text
+    assert "adds TZ=Europe/Paris" in text and "LD_PRELOAD" in text, text
     e = b.c.error("command.run_outside", {"session": b.sid, "argv": ["true"],
                                           "reason": "x", "env": {"N": 1}})
     assert e.name == "sbox.InvalidParams" and e.field == "env", e
@@ -317,20 +321,20 @@ def test_watch_reconnects_after_a_restart(ctx):
         sid = c.call("session.create", {"project": proj,
                                         "sandbox": "none"})["session"]
         rid = c.send("command.run_outside", {
-            "session": sid, "argv": ["sh", "-c", "echo $TAG"],
-            "env": {"TAG": "after-restart", "LD_AUDIT": "/x.so"},
+            "session": sid, "argv": ["sh", "-c", "echo $TZ"],
+            "env": {"TZ": "after/restart", "LD_AUDIT": "/x.so"},
             "reason": "after the restart"})
         wait_for(lambda: "[d] Deny" in read_file(so), 15,
                  what="the prompt after the restart")
         text = read_file(so)
         assert "runs %s" % which(d, "sh") in text, text
         assert "in %s" % os.path.realpath(proj) in text, text
-        assert "adds TAG=after-restart" in text, text
+        assert "adds TZ=after/restart" in text, text
         assert "drops LD_AUDIT" in text, text
         w.stdin.write(b"a")
         w.stdin.flush()
         res = c.result(c.wait_reply(rid))
-        assert res["exit_code"] == 0 and out(res) == "after-restart\n", res
+        assert res["exit_code"] == 0 and out(res) == "after/restart\n", res
         # Killed outright, too.
         d.kill()
         d.start()
