@@ -230,23 +230,40 @@ def test_shadow_git_with_a_relative_host_path(ctx):
     assert not os.path.exists(marker)
 
 
-def test_program_written_by_the_sandbox_is_marked(ctx):
+def test_program_written_by_the_sandbox_never_runs_outside(ctx):
+    """A program the sandbox could write is refused at once, with the
+    reason, and the person sees it; a host program is asked for."""
     b = Box(ctx)
     marker = os.path.join(ctx.tmp, "tool-ran")
     b.inside("mkdir -p tools; printf '#!/bin/sh\\necho ran >> %s\\n' > "
              "tools/release.sh; chmod +x tools/release.sh" % marker)
-    asker, rid, req = b.ask(["./tools/release.sh"])
-    assert req["program"] == os.path.join(b.proj, "tools/release.sh"), req
-    assert req["program_writable"] is True, req
-    text = b.d.cli("approvals").stdout.decode()
-    assert "!! written by the sandbox" in text, text
-    assert "runs %s" % req["program"] in text, text
-    b.decide(req, "deny")
-    res = asker.result(asker.wait_reply(rid))
-    assert res["exit_code"] == 77, res
+    asker = b.d.client()
+    r = asker.call("command.exec", {
+        "session": b.sid, "channel": True, "argv": [
+            "./sbox", "session", "outside", b.sid, "--reason", "release",
+            "--", "./tools/release.sh"]})
+    assert r["exit_code"] == 77, r
+    err = base64.b64decode(r["stderr"]).decode()
+    assert "may never run outside" in err, err
+    assert "folder the sandbox can write" in err, err
+    dec = b.a.wait_notification(
+        "events.event", lambda p: p["topic"] == "approval.decided",
+        timeout=15)["data"]
+    b.a.notifications.clear()
+    assert dec["program"] == os.path.join(b.proj, "tools/release.sh"), dec
+    assert dec["program_writable"] is True, dec
+    assert dec["decision"] == "deny", dec
+    assert dec["decided_by"].startswith("sboxd: unsafe:"), dec
     assert not os.path.exists(marker)
-    assert b.record(req["approval"])["program_writable"] is True
-    # A host program is not marked.
+    rec = b.record(dec["approval"])
+    assert rec["program_writable"] is True and rec["decision"] == "deny"
+    # the same through a symlink from a host folder is the same file
+    b.inside("ln -sf %s/tools/release.sh tools/link" % b.proj)
+    e = b.c.error("command.run_outside", {"session": b.sid, "reason": "x",
+                                          "argv": [b.proj + "/tools/link"]})
+    assert e.name == "sbox.Denied" and "may never run" in e.message, e
+    assert not os.path.exists(marker)
+    # A host program is asked for, not marked.
     asker, rid, req = b.ask(["true"])
     assert req["program_writable"] is False, req
     b.decide(req, "deny")
@@ -368,25 +385,49 @@ def test_watch_stops_while_waiting_for_sboxd(ctx):
     assert w.wait(10) == 0, read_file(se)
 
 
-def test_pending_requests_are_bounded(ctx):
+def test_identical_requests_join_and_floods_are_rate_limited(ctx):
+    """Identical requests while one waits join it (one row, one prompt);
+    different ones above the burst are refused at once with
+    sbox.RateLimited, counted, not stored; the person hears of it once."""
     d = ctx.daemon()
     c = d.client()
     a = d.client()
-    a.call("events.subscribe", {"topics": ["approval.requested"]})
+    a.call("events.subscribe", {"topics": ["approval.requested",
+                                           "approval.rate_limited"]})
     proj = os.path.join(ctx.tmp, "p")
     os.makedirs(proj)
     sid = c.call("session.create", {"project": proj,
                                     "sandbox": "none"})["session"]
     askers = []
-    for i in range(16):
+    for i in range(8):
         k = d.client()
         k.send("command.run_outside", {"session": sid, "argv": ["true"],
+                                       "reason": "same"})
+        askers.append(k)
+    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 1)
+    # four more different ones: 5 wait at once (the burst)
+    for i in range(4):
+        k = d.client()
+        k.send("command.run_outside", {"session": sid, "argv": ["true", str(i)],
                                        "reason": "flood %d" % i})
         askers.append(k)
-    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 16)
-    e = c.error("command.run_outside", {"session": sid, "argv": ["true"],
-                                        "reason": "one too many"})
-    assert e.name == "sbox.LimitExceeded", e
+    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 5)
+    for i in range(30):
+        e = c.error("command.run_outside", {"session": sid, "argv": [
+            "true", "x%d" % i], "reason": "one too many"})
+        assert e.name == "sbox.RateLimited", e
+    assert len(c.call("audit.list", {"session": sid})["approvals"]) == 5
+    note = a.wait_notification(
+        "events.event", lambda p: p["topic"] == "approval.rate_limited",
+        10)["data"]
+    assert note["session"] == sid and note["burst"] == 5, note
+    for i in range(5):
+        a.wait_notification("events.event", lambda p: p["topic"] ==
+                            "approval.requested", 10)
+    a.call("approval.list", {})     # everything published before is read
+    left = [n["params"]["topic"] for n in a.notifications
+            if n.get("method") == "events.event"]
+    assert left == [], left         # one notice, five prompts, no more
     for k in askers:
         k.close()
     wait_for(lambda: c.call("approval.list", {})["approvals"] == [])
