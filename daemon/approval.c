@@ -408,6 +408,10 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 		json_object_set_new(ev, "decision", json_string(decision));
 		json_object_set_new(ev, "decided_by", json_string(by));
 	}
+	/* the terminal that asked stops asking */
+	if (a->terminal && a->call != NULL && ev != NULL)
+		conn_notify(rpc_call_conn(a->call), "approval.decided",
+		    json_deep_copy(ev));
 	events_publish("approval.decided", a->s->id, ev);
 	log_info("approval %lld (session %s): %s by %s", a->id, a->s->id,
 	    decision, by);

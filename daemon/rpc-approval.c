@@ -23,22 +23,21 @@ rpc_approval_str(json_t *params, const char *name)
 
 /* May the asker answer its own request at its terminal? Only a client on
  * the host (never one that reaches sboxd through a session channel), that
- * passed its stdio and whose stdin and stdout are terminals. */
+ * passed its stdio and whose stdout is a terminal (its stdin may be a
+ * script it sends). */
 static int
 rpc_approval_at_terminal(struct rpc_call *call, enum command_stdio stdio,
     sbox_error *err)
 {
 	struct conn *c = rpc_call_conn(call);
-	int in = rpc_call_peek_fd(call, 0), out = rpc_call_peek_fd(call, 1);
+	int out = rpc_call_peek_fd(call, 1);
 
 	if (c == NULL || conn_sandbox_session(c) != NULL)
 		return error_set_field(err, E_PERMISSION, "terminal", "a client "
 		    "inside a sandbox can never answer a run-outside request");
-	if (stdio != COMMAND_STDIO_FDS || in < 0 || out < 0 || !isatty(in) ||
-	    !isatty(out))
+	if (stdio != COMMAND_STDIO_FDS || out < 0 || !isatty(out))
 		return error_set_field(err, E_INVALID_PARAMS, "terminal",
-		    "terminal needs stdio \"fds\" with a terminal as stdin and "
-		    "stdout");
+		    "terminal needs stdio \"fds\" with a terminal as stdout");
 	return 0;
 }
 
