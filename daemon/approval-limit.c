@@ -1,16 +1,15 @@
 /* approval-limit.c: the per-session budget of run-outside requests (a burst
  * waiting at once, a steady rate per minute). Bounded: a fixed table of
- * budgets, the least recently used one reused. */
+ * budgets, the least recently used one reused. Pure: no sessions, no
+ * clock (time is passed in). */
 #include "daemon/approval-limit.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/session.h"
 
 #define APPROVAL_LIMIT_SLOTS   256
 #define APPROVAL_LIMIT_WINDOW  60000   /* ms */
-#define APPROVAL_LIMIT_DEPTH   32      /* parents followed at most */
 
 /* One top-level session's budget. */
 struct approval_limit_slot {
@@ -25,25 +24,6 @@ struct approval_limit_slot {
 };
 
 static struct approval_limit_slot approval_limit_slots[APPROVAL_LIMIT_SLOTS];
-
-/* The top-level session of s. */
-void
-approval_limit_root(const struct session *s, char *buf, size_t len)
-{
-	const struct session *cur = s, *up;
-	const char *id = s->id;
-	sbox_error err;
-	int depth;
-
-	for (depth = 0; cur != NULL && cur->parent != NULL &&
-	    depth < APPROVAL_LIMIT_DEPTH; depth++) {
-		id = cur->parent;
-		error_clear(&err);
-		up = session_find(cur->parent, &err);
-		cur = up;
-	}
-	snprintf(buf, len, "%s", id);
-}
 
 /* The slot of key: found, free, or the least recently used one (reset). */
 static struct approval_limit_slot *

@@ -13,14 +13,9 @@
 
 #include "protocol/error.h"
 
-struct session;
-
 /* Longest session id kept as a key. */
 #define APPROVAL_LIMIT_KEY 72
 
-/* The id of the top-level session of s (s itself when it has no parent;
- * a parent that is gone still names the budget), into buf. */
-void approval_limit_root(const struct session *s, char *buf, size_t len);
 /* May the session whose budget is root ask now, with pending of its
  * requests waiting? 0 (counted as asked), or -1 with E_RATE_LIMITED in
  * err; *notice is set to 1 for the first refusal of a flood (the one the

@@ -93,6 +93,25 @@ approval_pending_of(const char *root)
 	return n;
 }
 
+/* The id of the top-level session of s (s itself when it has no parent;
+ * a parent that is gone still names the budget), into buf. */
+static void
+approval_root(const struct session *s, char *buf, size_t len)
+{
+	const struct session *cur = s;
+	const char *id = s->id;
+	sbox_error err;
+	int depth;
+
+	for (depth = 0; cur != NULL && cur->parent != NULL && depth < 32;
+	    depth++) {
+		id = cur->parent;
+		error_clear(&err);
+		cur = session_find(cur->parent, &err);
+	}
+	snprintf(buf, len, "%s", id);
+}
+
 /* Tell a waiter the request ended without running for it, and free it. */
 static void
 approval_waiter_end(struct approval_waiter *w, const char *msg)
@@ -671,7 +690,7 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 	}
 	if (same == NULL)
 		return error_nomem(err);
-	approval_limit_root(p->s, root, sizeof root);
+	approval_root(p->s, root, sizeof root);
 	if (approval_budget(p, root, err) == -1) {
 		json_decref(same);
 		return -1;

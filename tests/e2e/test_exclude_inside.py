@@ -405,3 +405,62 @@ def test_flood_from_processes_and_child_sessions(ctx):
     rows = c.call("audit.list", {})["approvals"]
     assert len(rows) == 5, rows
     assert all(r["decision"] == "deny" for r in rows), rows
+
+
+FLIP = r"""
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+A = b"%s"
+B = b"./evil.sh".ljust(len(A), b"\0")
+buf = ctypes.create_string_buffer(A, len(A) + 8)
+
+def flip():
+    while True:
+        ctypes.memmove(buf, B, len(A))
+        ctypes.memmove(buf, A, len(A))
+
+for i in range(8):
+    pid = os.fork()
+    if pid == 0:
+        threading.Thread(target=flip, daemon=True).start()
+        argv = (ctypes.c_char_p * 3)(b"make", b"--version", None)
+        envp = (ctypes.c_char_p * 1)(None)
+        libc.execve(buf, argv, envp)
+        os._exit(99)
+    os.waitpid(pid, 0)
+print("done")
+open("flip-done", "w").close()
+"""
+
+
+def test_second_thread_rewriting_the_path(ctx):
+    """A second thread rewrites the program's path in memory while the
+    execve is decided: every request names the file sbox-init opened
+    (the host's make, or the sandbox's script, then refused as written by
+    the sandbox); the script never runs outside."""
+    d = make_daemon(ctx)
+    c, sid, proj, host = setup(ctx, d)
+    marker = write_evil(proj, host)
+    make = os.path.realpath(shutil.which("make"))
+    a = approver(d)
+    rid = c.send("command.exec", {"session": sid, "timeout": 120, "argv": [
+        "python3", "-c", FLIP % make]})
+    # answer every request (allow: the host's make runs) until the
+    # command inside says it is done
+    while not os.path.exists(os.path.join(proj, "flip-done")):
+        try:
+            n = a.wait_notification("events.event", lambda p: p["topic"] ==
+                                    "approval.requested", 1)
+        except AssertionError:
+            continue
+        assert n["data"]["program"] == make, n
+        a.call("approval.decide", {"approval": n["data"]["approval"],
+                                   "decision": "allow_once"})
+    res = c.result(c.wait_reply(rid))
+    assert "done" in out(res), (out(res), out(res, "stderr"))
+    assert not os.path.exists(marker), "the script ran outside"
+    for r in c.call("audit.list", {"session": sid})["approvals"]:
+        assert r["program"] in (make, os.path.join(os.path.realpath(proj),
+                                                   "evil.sh")), r
+        if r["program"] != make:
+            assert r["decision"] == "deny" and "unsafe" in r["decided_by"]
