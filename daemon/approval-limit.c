@@ -64,9 +64,9 @@ approval_limit_check(const char *root, int pending, long long now_ms,
 	}
 	if (pending < burst && s->asked < per_minute) {
 		s->asked++;
+		*refused = s->flood;	/* the flood that just ended, if any */
 		s->flooding = 0;
 		s->flood = 0;
-		*refused = 0;
 		return 0;
 	}
 	s->total++;

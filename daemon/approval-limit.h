@@ -19,7 +19,8 @@
 /* May the session whose budget is root ask now, with pending of its
  * requests waiting? 0 (counted as asked), or -1 with E_RATE_LIMITED in
  * err; *notice is set to 1 for the first refusal of a flood (the one the
- * person hears of) and *refused to the count of this flood so far. */
+ * person hears of) and *refused to the count of this flood so far; when
+ * it passes, *refused is the count of the flood it ends (0: none). */
 int approval_limit_check(const char *root, int pending, long long now_ms,
     int burst, int per_minute, int *notice, unsigned long *refused,
     sbox_error *err);

@@ -626,8 +626,13 @@ approval_budget(const struct approval_params *p, const char *root,
 		burst = APPROVAL_MAX_PENDING;
 	if (approval_limit_check(root, approval_pending_of(root),
 	    approval_now_ms(), burst, config_approvals_per_minute(sboxd.config),
-	    &notice, &refused, err) == 0)
+	    &notice, &refused, err) == 0) {
+		if (refused > 0)
+			log_info("session %s: %lu run-outside requests were refused "
+			    "as too many (%s); asking again", p->s->id, refused,
+			    root);
 		return 0;
+	}
 	if (notice) {
 		log_info("session %s: run-outside requests refused from now on "
 		    "(%s): %s", p->s->id, root, err->message);

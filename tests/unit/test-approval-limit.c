@@ -36,9 +36,11 @@ START_TEST(test_burst)
 	}
 	ck_assert_uint_eq(refused, 101);
 	ck_assert_uint_eq(approval_limit_refused("burst"), 101);
-	/* one decided: the next passes, and a new flood gets a new notice */
+	/* one decided: the next passes (the flood it ends is counted), and a
+	 * new flood gets a new notice */
 	ck_assert_int_eq(approval_limit_check("burst", 4, 1002, 5, 20, &notice,
 	    &refused, &err), 0);
+	ck_assert_uint_eq(refused, 101);
 	ck_assert_int_eq(approval_limit_check("burst", 5, 1003, 5, 20, &notice,
 	    &refused, &err), -1);
 	ck_assert_int_eq(notice, 1);
