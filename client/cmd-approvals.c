@@ -156,6 +156,18 @@ cmd_approvals_notify(const char *method, json_t *params, void *arg)
 	if (strcmp(topic, "approval.decided") != 0)
 		return 0;
 	id = cmd_approvals_id(data);
+	by = (char *)json_string_value(json_object_get(data, "decided_by"));
+	if (by != NULL && strncmp(by, "sboxd: unsafe: ", 15) == 0) {
+		/* refused at once: the person sees why */
+		char *prog = cmd_outside_text(json_string_value(
+		    json_object_get(data, "program")));
+		by = cmd_outside_text(by + 15);
+		printf("\n  refused (request %lld): %s may never run outside the "
+		    "sandbox: %s\n\n", id, prog, by);
+		fflush(stdout);
+		free(prog);
+		free(by);
+	}
 	if (w->current != NULL && cmd_approvals_id(w->current) == id) {
 		by = cmd_outside_text(json_string_value(json_object_get(data,
 		    "decided_by")));

@@ -431,3 +431,45 @@ def test_identical_requests_join_and_floods_are_rate_limited(ctx):
     for k in askers:
         k.close()
     wait_for(lambda: c.call("approval.list", {})["approvals"] == [])
+
+
+def test_watch_shows_refusals_and_floods(ctx):
+    """The person watching sees why a written program was refused, and one
+    line per flood of requests."""
+    d = ctx.daemon()
+    proj = os.path.join(ctx.tmp, "p")
+    os.makedirs(proj)
+    script = os.path.join(proj, "tool.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\ntrue\n")
+    os.chmod(script, 0o755)
+    so = os.path.join(ctx.tmp, "w.out")
+    with open(so, "wb") as fo:
+        w = subprocess.Popen([os.path.join(sboxtest.BIN, "sbox"), "approvals",
+                              "--watch"], env=d.env(), stdin=subprocess.PIPE,
+                             stdout=fo, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        wait_for(lambda: "Watching" in read_file(so), 15, what="the watcher")
+        c = d.client()
+        sid = c.call("session.create", {"project": proj,
+                                        "sandbox": "none"})["session"]
+        e = c.error("command.run_outside", {"session": sid, "reason": "x",
+                                            "argv": ["./tool.sh"]})
+        assert e.name == "sbox.Denied", e
+        wait_for(lambda: "may never run outside" in read_file(so), 15,
+                 what="the refusal line")
+        assert "tool.sh" in read_file(so)
+        for i in range(30):
+            try:
+                c.call("command.run_outside", {"session": sid, "reason": "x",
+                                               "argv": ["./tool.sh", str(i)]})
+            except RpcError:
+                pass
+        wait_for(lambda: "asks too often" in read_file(so), 15,
+                 what="the flood line")
+        # the refusals before the budget ran out are shown, the flood once
+        assert read_file(so).count("asks too often") == 1, read_file(so)
+    finally:
+        w.send_signal(signal.SIGTERM)
+        w.wait(10)
