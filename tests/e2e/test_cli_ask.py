@@ -241,6 +241,9 @@ def test_ask_file_write_outside(ctx):
     assert recs[1]["decided_by"] == "terminal", recs
     assert recs[1]["exit_code"] == 0, recs
     assert ".envrc" in recs[1]["reason"], recs
+    shown = d.cli("audit", "--session", sid).stdout.decode()
+    assert "decided by terminal (the person at the terminal that asked)" \
+        in shown, shown
 
 
 def test_terminal_answer_with_another_approver(ctx):
