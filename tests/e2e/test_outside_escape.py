@@ -473,3 +473,40 @@ def test_watch_shows_refusals_and_floods(ctx):
     finally:
         w.send_signal(signal.SIGTERM)
         w.wait(10)
+
+
+def test_env_names_that_load_code_are_dropped(ctx):
+    """Issue 21, item 2: the environment of a run outside is an allow list.
+    Names that make host tools load what the sandbox wrote (BASH_ENV for
+    host bash, OPENSSL_CONF, VIMINIT, editors, pagers, *_RSH, modules,
+    the session bus) never pass, whatever their spelling; a locale with a
+    path for a value neither."""
+    if shutil.which("bash") is None:
+        raise Skip("no bash on the host")
+    b = Box(ctx)
+    marker = os.path.join(ctx.tmp, "bash-env-ran")
+    b.inside("printf 'echo sourced >> %s\\n' > env.sh" % marker)
+    names = {"BASH_ENV": b.proj + "/env.sh", "OPENSSL_CONF": b.proj + "/o.cnf",
+             "VIMINIT": "source " + b.proj + "/v", "KUBE_EDITOR": "x",
+             "GH_PAGER": "x", "GIT_PAGER": "x", "RSYNC_RSH": "x",
+             "GIO_EXTRA_MODULES": b.proj, "GTK_MODULES": "x",
+             "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + b.proj + "/bus",
+             "GIT_CONFIG_GLOBAL": b.proj + "/g", "lang": "C",
+             "LANG": b.proj + "/locale", "LC_ALL": "C.UTF-8"}
+    script = ("env | cut -d= -f1 | sort > %s/host-env-names; echo ok"
+              % ctx.tmp)
+    asker, rid, req = b.ask(["bash", "-c", script], env=names)
+    assert req["env"] == {"LC_ALL": "C.UTF-8"}, req
+    assert sorted(req["env_dropped"]) == sorted(
+        k for k in names if k != "LC_ALL"), req
+    b.decide(req)
+    res = asker.result(asker.wait_reply(rid))
+    assert res["exit_code"] == 0 and out(res) == "ok\n", res
+    assert not os.path.exists(marker), "host bash sourced the sandbox's file"
+    with open(os.path.join(ctx.tmp, "host-env-names")) as f:
+        seen = set(f.read().split())
+    for k in names:
+        if k in ("LC_ALL", "LANG"):
+            continue
+        # only the person's own value could be there, never the request's
+        assert k not in seen or k in b.d.env(), (k, seen)
