@@ -1,15 +1,22 @@
 /* ask.c: after the sandbox refused something, ask the person at the
  * terminal: allow a refused host (for the session, or saved into its
  * profile) and run the command again once, or run a command refused a file
- * write outside the sandbox (through approval). Only when stdin and stdout
- * are terminals, without --no-ask and --json, and never for a client
- * inside a sandbox: those get the explanation lines and the exit code. */
+ * write outside the sandbox. Only when stdin and stdout are terminals,
+ * without --no-ask and --json, and never for a client inside a sandbox:
+ * those get the explanation lines and the exit code. One key answers (no
+ * Enter after it). A run outside asked at a terminal is answered there:
+ * sboxd sends this client exactly what would run (approval.asked), the
+ * person's key decides it (decided_by "terminal"); another approver may
+ * answer first. */
 #include "client/client.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -46,27 +53,71 @@ ask_possible(const struct client_opts *o)
 }
 
 /* Print a question where the person sees it (stderr on a terminal, else
- * stdout, which is one) and read one line of answer: its first letter,
- * lower case, or 0 for an empty line or end of input. Input typed before
- * the question is dropped, so it cannot answer it. */
+ * stdout, which is one) and read one key, without waiting for Enter: the
+ * key in lower case, '\n' for Enter, or 0 at end of input (or Ctrl-C);
+ * -1 when wake (>= 0) has something to read first (the question was
+ * answered elsewhere). Input typed before the question is dropped, so it
+ * cannot answer it. */
 static int
-ask_question(const char *q)
+ask_question_or(const char *q, int wake)
 {
 	FILE *f = isatty(2) ? stderr : stdout;
-	char c, first = 0;
-	int in = ask_in(), seen = 0;
+	struct termios old, raw;
+	int in = ask_in(), got = 0, saved;
+	ssize_t n;
+	char c = 0;
 
 	fflush(stdout);
+	saved = tcgetattr(in, &old) == 0;
+	if (saved) {
+		raw = old;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		tcsetattr(in, TCSANOW, &raw);
+	}
 	tcflush(in, TCIFLUSH);
 	fprintf(f, "%s ", q);
 	fflush(f);
-	while (read(in, &c, 1) == 1 && c != '\n') {
-		if (!seen && c != ' ' && c != '\t' && c != '\r') {
-			first = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-			seen = 1;
+	for (;;) {
+		struct pollfd pfd[2] = { { in, POLLIN, 0 }, { wake, POLLIN, 0 } };
+		if (poll(pfd, wake >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR && !exec_was_interrupted())
+				continue;
+			n = -1;
+			break;
 		}
+		if (wake >= 0 && (pfd[1].revents & (POLLIN | POLLHUP)) &&
+		    !(pfd[0].revents & POLLIN)) {
+			fprintf(f, "(answered elsewhere)\n");
+			fflush(f);
+			if (saved)
+				tcsetattr(in, TCSANOW, &old);
+			return -1;
+		}
+		do
+			n = read(in, &c, 1);
+		while (n < 0 && errno == EINTR && !exec_was_interrupted());
+		break;
 	}
-	return first;
+	if (n == 1 && c != 0x03 && c != 0x04) {
+		got = c == '\r' || c == '\n' ? '\n' : c >= 'A' && c <= 'Z' ?
+		    c - 'A' + 'a' : (unsigned char)c;
+		fprintf(f, "%c", got == '\n' || (unsigned char)c < 0x20 ||
+		    (unsigned char)c >= 0x7f ? ' ' : c);
+	}
+	fprintf(f, "\n");
+	fflush(f);
+	if (saved)
+		tcsetattr(in, TCSANOW, &old);
+	return got;
+}
+
+/* ask_question_or without anything else to wait for. */
+static int
+ask_question(const char *q)
+{
+	return ask_question_or(q, -1);
 }
 
 /* Is this error the daemon saying the client runs inside a sandbox? */
@@ -137,17 +188,18 @@ ask_hosts(struct client *cl, const char *sid, const json_t *result)
 			break;
 		}
 		shown = cmd_outside_text(host);
-		if (asprintf(&q, "Allow %s for this session? [y]es / [s]ave to "
-		    "profile / [N]o", shown) == -1)
+		if (asprintf(&q, "Allow %s? [Enter] for this session / [a] "
+		    "and save it to the profile / [n] no", shown) == -1)
 			q = NULL;
 		free(shown);
 		if (q == NULL)
 			break;
 		int a = ask_question(q);
 		free(q);
-		if (a != 'y' && a != 's')
+		/* Enter (or y) allows, a (or s) saves too, anything else no */
+		if (a != '\n' && a != 'y' && a != 'a' && a != 's')
 			continue;
-		if ((rc = ask_allow(cl, sid, host, a == 's')) == -1)
+		if ((rc = ask_allow(cl, sid, host, a == 'a' || a == 's')) == -1)
 			break;
 		allowed += rc;
 	}
@@ -180,14 +232,80 @@ ask_outside_file(const json_t *result)
 	return NULL;
 }
 
-/* Run the command outside the sandbox through approval, as `sbox session
- * outside` does; returns its exit status (77 when denied). */
+/* What a run outside asked at this terminal needs to answer it. */
+struct ask_term {
+	struct client *cl;
+	int            asked;     /* sboxd showed what would run */
+	int            declined;  /* the person said no */
+};
+
+/* approval.asked: show exactly what would run (program, argv, folder,
+ * variables) and let the person's key decide it, as the terminal. */
 static int
-ask_outside(struct client *cl, const json_t *params, const json_t *result)
+ask_term_cb(const char *method, json_t *params, void *arg)
+{
+	struct ask_term *t = arg;
+	json_t *id = json_object_get(params, "approval");
+	sbox_error err;
+	int k;
+
+	if (strcmp(method, "approval.asked") != 0 || t->asked ||
+	    !json_is_integer(id))
+		return 0;
+	t->asked = 1;
+	printf("sbox: this would run outside the sandbox, with your rights:\n");
+	cmd_outside_print_what(params, "  ");
+	k = ask_question_or("Run it outside the sandbox now? [y] yes / [n] no "
+	    "(the default)", client_fd(t->cl));
+	if (k == -1)
+		return 0;	/* another approver answered first */
+	t->declined = k != 'y';
+	error_clear(&err);
+	if (client_send(t->cl, "approval.decide", json_pack("{s:O, s:s, s:b}",
+	    "approval", id, "decision", t->declined ? "deny" : "allow_once",
+	    "terminal", 1), NULL, 0, &err) == -1)
+		client_warn("%s", err.message);
+	return 0;
+}
+
+/* Ask sboxd to run req outside the sandbox with this terminal's stdio;
+ * at a terminal (ask_possible), the person here answers it. The result,
+ * or NULL with err; *declined: the person here said no. */
+json_t *
+ask_outside_call(const struct client_opts *o, struct client *cl, json_t *req,
+    int *declined, sbox_error *err)
+{
+	struct ask_term t = { cl, 0, 0 };
+	mode_t m = umask(022);
+	json_t *r;
+
+	umask(m);
+	*declined = 0;
+	json_object_set_new(req, "umask", json_integer((json_int_t)m));
+	if (!ask_possible(o)) {
+		fprintf(stderr, "sbox: asking to run outside the sandbox; waiting "
+		    "for a person to decide ('sbox approvals --watch')...\n");
+		return exec_call_with_terminal(cl, "command.run_outside", req, err);
+	}
+	json_object_set_new(req, "terminal", json_true());
+	fprintf(stderr, "sbox: asking to run outside the sandbox...\n");
+	client_on_notify(cl, ask_term_cb, &t);
+	r = exec_call_with_terminal(cl, "command.run_outside", req, err);
+	client_on_notify(cl, NULL, NULL);
+	*declined = t.declined;
+	return r;
+}
+
+/* Run the command outside the sandbox, asked here (as `sbox session
+ * outside` does); returns its exit status, status when the person here
+ * said no (nothing ran), 77 when denied elsewhere. */
+static int
+ask_outside(const struct client_opts *o, struct client *cl,
+    const json_t *params, const json_t *result, int status)
 {
 	json_t *req, *f, *r;
 	sbox_error err;
-	int status;
+	int declined;
 
 	f = ask_outside_file(result);
 	req = json_pack("{s:O, s:O, s:s+}", "session", json_object_get(params,
@@ -203,12 +321,14 @@ ask_outside(struct client *cl, const json_t *params, const json_t *result)
 		json_object_set(req, "env", json_object_get(params, "env"));
 	if (json_object_get(params, "timeout") != NULL)
 		json_object_set(req, "timeout", json_object_get(params, "timeout"));
-	fprintf(stderr, "sbox: asking to run outside the sandbox; waiting for "
-	    "a person to decide ('sbox approvals --watch')...\n");
 	error_clear(&err);
-	if ((r = exec_call_with_terminal(cl, "command.run_outside", req,
-	    &err)) == NULL)
+	if ((r = ask_outside_call(o, cl, req, &declined, &err)) == NULL) {
+		if (declined && strcmp(err.name, E_DENIED) == 0) {
+			fprintf(stderr, "sbox: not run outside the sandbox\n");
+			return status;
+		}
 		return client_fail(&err);
+	}
 	status = exec_status(r);
 	json_decref(r);
 	return status;
@@ -250,11 +370,11 @@ ask_after(const struct client_opts *o, struct client *cl, const json_t *params,
 		result = r2;
 	} else
 		r2 = NULL;
+	/* a refused write: what would run outside is shown, and the
+	 * person's key here decides it */
 	if (ask_outside_file(result) != NULL && (ro == NULL ||
-	    strcmp(ro, "never") != 0) &&
-	    ask_question("Run this command outside the sandbox? (asks for "
-	    "approval) [y/N]") == 'y')
-		status = ask_outside(cl, params, result);
+	    strcmp(ro, "never") != 0))
+		status = ask_outside(o, cl, params, result, status);
 	json_decref(r2);
 	return status;
 }

@@ -139,6 +139,11 @@ int ask_possible(const struct client_opts *o);
 int ask_after(const struct client_opts *o, struct client *cl,
     const json_t *params, const json_t *result, const json_t *info,
     int status);
+/* Ask sboxd to run req (command.run_outside params, taken) outside the
+ * sandbox with this terminal's stdio and the person's umask; at a terminal
+ * the person here answers it (*declined: they said no). */
+json_t *ask_outside_call(const struct client_opts *o, struct client *cl,
+    json_t *req, int *declined, sbox_error *err);
 
 
 /* text.c: the one way to print text a sandbox or a client chose: control

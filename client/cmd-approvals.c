@@ -141,9 +141,33 @@ cmd_approvals_notify(const char *method, json_t *params, void *arg)
 		cmd_approvals_enqueue(w, data);
 		return 0;
 	}
+	if (strcmp(topic, "approval.rate_limited") == 0) {
+		/* once per flood: the requests themselves are not shown */
+		by = cmd_outside_text(json_string_value(json_object_get(data,
+		    "message")));
+		printf("\n  session %.64s asks too often to run outside the "
+		    "sandbox: %s\n\n", json_string_value(json_object_get(data,
+		    "session")) ? json_string_value(json_object_get(data,
+		    "session")) : "?", by);
+		fflush(stdout);
+		free(by);
+		return 0;
+	}
 	if (strcmp(topic, "approval.decided") != 0)
 		return 0;
 	id = cmd_approvals_id(data);
+	by = (char *)json_string_value(json_object_get(data, "decided_by"));
+	if (by != NULL && strncmp(by, "sboxd: unsafe: ", 15) == 0) {
+		/* refused at once: the person sees why */
+		char *prog = cmd_outside_text(json_string_value(
+		    json_object_get(data, "program")));
+		by = cmd_outside_text(by + 15);
+		printf("\n  refused (request %lld): %s may never run outside the "
+		    "sandbox: %s\n\n", id, prog, by);
+		fflush(stdout);
+		free(prog);
+		free(by);
+	}
 	if (w->current != NULL && cmd_approvals_id(w->current) == id) {
 		by = cmd_outside_text(json_string_value(json_object_get(data,
 		    "decided_by")));
@@ -297,8 +321,9 @@ cmd_approvals_attach(const struct client_opts *o,
 	if ((cl = client_connect(o, err)) == NULL)
 		return NULL;
 	client_on_notify(cl, cmd_approvals_notify, w);
-	r = client_call(cl, "events.subscribe", json_pack("{s:[s, s]}",
-	    "topics", "approval.requested", "approval.decided"), NULL, 0, err);
+	r = client_call(cl, "events.subscribe", json_pack("{s:[s, s, s]}",
+	    "topics", "approval.requested", "approval.decided",
+	    "approval.rate_limited"), NULL, 0, err);
 	if (r == NULL)
 		goto fail;
 	json_decref(r);

@@ -90,7 +90,9 @@ cmd_audit_print(const json_t *r)
 		cmd_outside_print_what(a, "    ");
 		printf("    \"%s\"\n", reason);
 		if (json_string_value(json_object_get(a, "decided_by")) != NULL)
-			printf("    decided by %s\n", by);
+			printf("    decided by %s%s\n", by, strcmp(by,
+			    "terminal") == 0 ? " (the person at the terminal "
+			    "that asked)" : "");
 		free(reason);
 		free(by);
 	}

@@ -202,7 +202,7 @@ cmd_outside_run(const struct client_opts *o, int argc, char **argv)
 	char *eq;
 	struct client *cl;
 	sbox_error err;
-	int ch, i, status;
+	int ch, i, status, declined;
 
 	if (argc < 2 || argv[1][0] == '-')
 		goto usage_early;
@@ -239,9 +239,7 @@ cmd_outside_run(const struct client_opts *o, int argc, char **argv)
 		json_decref(params);
 		return client_fail(&err);
 	}
-	fprintf(stderr, "sbox: asking to run outside the sandbox; waiting for "
-	    "a person to decide...\n");
-	r = exec_call_with_terminal(cl, "command.run_outside", params, &err);
+	r = ask_outside_call(o, cl, params, &declined, &err);
 	client_close(cl);
 	if (r == NULL)
 		return client_fail(&err);

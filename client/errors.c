@@ -32,7 +32,7 @@ errors_code(const char *name)
 {
 	if (strcmp(name, E_UNAVAILABLE) == 0)
 		return EXIT_UNAVAILABLE;
-	if (strcmp(name, E_DENIED) == 0)
+	if (strcmp(name, E_DENIED) == 0 || strcmp(name, E_RATE_LIMITED) == 0)
 		return EXIT_DENIED;
 	return EXIT_FAILED;
 }

@@ -297,7 +297,7 @@ out:
 
 /* On a terminal (stderr), say which profile a session has and where it came
  * from (always when `always`); a session that is not sandboxed gets a
- * warning line instead, on a terminal or when `always`. */
+ * warning line instead, always: whatever stdout and stderr are. */
 void
 exec_note_profile(const json_t *session, int always)
 {
@@ -305,7 +305,8 @@ exec_note_profile(const json_t *session, int always)
 	    "provenance"));
 	const char *prof = json_string_value(json_object_get(session, "profile"));
 
-	if (!always && !isatty(2))
+	if (!always && !isatty(2) && !json_is_false(json_object_get(session,
+	    "sandboxed")))
 		return;
 	if (prov == NULL)
 		prov = prof ? prof : "?";

@@ -12,10 +12,12 @@
 #include "daemon/command.h"
 #include "protocol/error.h"
 
+struct conn;
 struct rpc_call;
 struct session;
 
-/* Most requests of one session waiting for a decision at once. */
+/* Most requests of one session waiting for a decision at once, whatever
+ * the config says (approvals.burst is the budget; this is the bound). */
 #define APPROVAL_MAX_PENDING 16
 
 /* What a run-outside request asks for (command.run_outside, or a
@@ -30,6 +32,15 @@ struct approval_params {
 	int                want_stdin;
 	int                detach;
 	long long          timeout_ms;  /* the command's own timeout; 0: default */
+	int                umask;       /* the asker's (-1: unknown, then 022) */
+	int                terminal;    /* the asker is a host client at a
+	                                 * terminal (checked by the caller): it
+	                                 * may answer the request itself */
+	/* The file to run (its real path on the host), fixed by who asked
+	 * (an exclusion: the file the kernel was asked to run); NULL: argv[0]
+	 * looked up in the host's PATH. dev/ino: that file's (0: unchecked). */
+	const char        *program;
+	unsigned long long dev, ino;
 	/* A program inside that matched `exclude` (daemon/exclude.c): no
 	 * call; its 3 descriptors are the run's stdio (taken when the request
 	 * is made: set to -1), and on_done is told the end. */
@@ -51,9 +62,15 @@ int approval_request(const struct approval_params *p, struct rpc_call *call,
  * (e.g. "uid 1000 pid 42"). *result describes the decision. */
 int approval_decide(long long id, const char *decision, const char *decided_by,
     json_t **result, sbox_error *err);
-/* A pending request is withdrawn (the program that asked is gone):
- * denied, recorded; 0, or -1 when it is not pending. */
-int approval_withdraw(long long id, const char *why);
+/* Decide a pending request as the terminal that asked it (decided_by
+ * "terminal"): only the connection c that asked with `terminal` may. */
+int approval_decide_terminal(long long id, const char *decision,
+    const struct conn *c, json_t **result, sbox_error *err);
+/* The waiter done_arg of a pending request is withdrawn (the program that
+ * asked is gone): told the end (126) and forgotten; the request is denied
+ * and recorded when no other asker waits for it. 0, or -1 when it is not
+ * pending (or done_arg does not wait for it). */
+int approval_withdraw(long long id, void *done_arg, const char *why);
 /* A session is closing: its pending requests are denied. */
 void approval_session_closed(struct session *s);
 /* Number of requests waiting for a decision. */

@@ -138,7 +138,8 @@ container_guard_refused(struct container *c, json_t *m)
 	return 0;
 }
 
-/* Handle exclude {id, xid, pid, argv, program, cwd, pattern} + 3 fds (the
+/* Handle exclude {id, xid, pid, argv, program, cwd, pattern, dev, ino,
+ * umask} + 3 fds (the
  * callee takes them) and exclude_cancel {xid}; -1 = invalid. */
 int
 container_guard_exclude(struct container *c, json_t *m, int *fds, int nfds)
@@ -178,6 +179,11 @@ container_guard_exclude(struct container *c, json_t *m, int *fds, int nfds)
 			return -1;
 	x.id = (uint64_t)json_integer_value(id);
 	x.pid = (pid_t)json_integer_value(pid);
+	/* the program's device and inode at the execve (0: not said) */
+	x.dev = (unsigned long long)json_integer_value(json_object_get(m, "dev"));
+	x.ino = (unsigned long long)json_integer_value(json_object_get(m, "ino"));
+	x.umask = json_is_integer(json_object_get(m, "umask")) ?
+	    (int)(json_integer_value(json_object_get(m, "umask")) & 0777) : 022;
 	for (i = 0; i < 3; i++) {
 		x.fds[i] = fds[i];
 		fds[i] = -1;

@@ -95,7 +95,9 @@ struct container_exclude {
 	long long   xid;
 	pid_t       pid;
 	json_t     *argv;
-	const char *program, *cwd, *pattern;
+	const char *program, *cwd, *pattern;  /* program: its real path */
+	unsigned long long dev, ino;          /* the program's (0: unknown) */
+	int         umask;                    /* the caller's */
 	int         fds[3];
 	int         cancel;
 };

@@ -216,6 +216,15 @@ rpc_call_take_fd(struct rpc_call *call, int i)
 	return fd;
 }
 
+/* Look at one passed fd without taking it (-1 when there is none). */
+int
+rpc_call_peek_fd(struct rpc_call *call, int i)
+{
+	if (i < 0 || i >= call->nfds)
+		return -1;
+	return call->fds[i];
+}
+
 /* Register what to do if the call is cancelled or its client disconnects. */
 void
 rpc_call_on_cancel(struct rpc_call *call, rpc_cancel_cb cb, void *arg)

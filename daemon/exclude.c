@@ -25,6 +25,7 @@
 #include "daemon/command.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
+#include "policy/plan.h"
 
 /* One program on its way outside. */
 struct exclude_job {
@@ -130,8 +131,8 @@ exclude_cancel(struct session *s, long long xid)
 			break;
 	if (j == NULL || j->approval <= 0)
 		return;
-	if (approval_withdraw(j->approval, "cancelled: the program that asked "
-	    "ended inside the sandbox") == 0)
+	if (approval_withdraw(j->approval, j, "cancelled: the program that "
+	    "asked ended inside the sandbox") == 0)
 		return;	/* exclude_done ran */
 	TAILQ_FOREACH(c, &s->commands, entry)
 		if (c->outside && c->approval_id == j->approval &&
@@ -142,6 +143,46 @@ exclude_cancel(struct session *s, long long xid)
 		}
 }
 
+/* The host path of the program inside (its real path there), through the
+ * session's plan: the last mount that covers it must be a bind of a host
+ * folder (a file of the sandbox's own tmpfs, or a stand-in, is no host
+ * file). malloc'd, or NULL with why. */
+static char *
+exclude_host_program(const struct session *s, const char *inside,
+    const char **why)
+{
+	const struct plan_mount *m;
+	size_t i, n;
+	char *host;
+
+	*why = "it is not a file of the host (it lies in the sandbox's own "
+	    "folders)";
+	if (s->plan == NULL || !s->plan->sandboxed)
+		return NULL;
+	for (i = s->plan->n_mounts; i-- > 0;) {
+		m = &s->plan->mounts[i];
+		if (m->dst == NULL || m->kind == PLAN_MOUNT_REMOUNT_RO ||
+		    m->kind == PLAN_MOUNT_SYMLINK)
+			continue;
+		n = strlen(m->dst);
+		if (strcmp(m->dst, "/") != 0 && (strncmp(inside, m->dst, n) != 0 ||
+		    (inside[n] != '\0' && inside[n] != '/')))
+			continue;
+		if (strcmp(m->dst, "/") == 0)
+			n = 0;
+		if ((m->kind != PLAN_MOUNT_RO_BIND && m->kind !=
+		    PLAN_MOUNT_RW_BIND) || m->src == NULL || m->src[0] != '/')
+			return NULL;
+		if (asprintf(&host, "%s%s", strcmp(m->src, "/") == 0 &&
+		    inside[n] == '/' ? "" : m->src, inside + n) < 0) {
+			*why = "out of memory";
+			return NULL;
+		}
+		return host;
+	}
+	return NULL;
+}
+
 /* The container's on_exclude: ask to run the program outside. */
 void
 exclude_from_inside(struct container *ct, struct container_exclude *x,
@@ -150,8 +191,8 @@ exclude_from_inside(struct container *ct, struct container_exclude *x,
 	struct session *s = arg;
 	struct approval_params ap;
 	struct exclude_job *j;
-	char *reason = NULL;
-	const char *rel = NULL;
+	char *reason = NULL, *host;
+	const char *rel = NULL, *why;
 	size_t n = strlen(s->project), i;
 	json_t *res = NULL;
 	sbox_error err;
@@ -182,11 +223,27 @@ exclude_from_inside(struct container *ct, struct container_exclude *x,
 	 * host's: the project folder */
 	if (strncmp(x->cwd, s->project, n) == 0 && x->cwd[n] == '/')
 		rel = x->cwd + n + 1;
-	if (j->program == NULL || j->pattern == NULL || asprintf(&reason,
-	    "excluded by profile (pattern \"%s\"): %s was started inside the "
-	    "sandbox by command %lld (pid %d in the sandbox, folder %s)",
-	    x->pattern, x->program, exclude_command_id(s, x->id), (int)x->pid,
-	    x->cwd) < 0) {
+	/* the file the kernel was asked to run, on the host: what the person
+	 * is shown and what runs (argv[0] is only shown) */
+	if (j->program == NULL || j->pattern == NULL) {
+		exclude_done(j, 126, "out of memory");
+		return;
+	}
+	if ((host = exclude_host_program(s, x->program, &why)) == NULL) {
+		char *line = NULL;
+		if (asprintf(&line, "%s may not run outside the sandbox: %s",
+		    x->program, why) < 0)
+			line = NULL;
+		exclude_done(j, 126, line != NULL ? line : why);
+		free(line);
+		return;
+	}
+	free(j->program);
+	j->program = host;
+	if (asprintf(&reason, "excluded by profile (pattern \"%s\"): %s was "
+	    "started inside the sandbox by command %lld (pid %d in the "
+	    "sandbox, folder %s)", x->pattern, j->program,
+	    exclude_command_id(s, x->id), (int)x->pid, x->cwd) < 0) {
 		reason = NULL;
 		exclude_done(j, 126, "out of memory");
 		return;
@@ -196,6 +253,10 @@ exclude_from_inside(struct container *ct, struct container_exclude *x,
 	ap.argv = x->argv;
 	ap.cwd = rel;
 	ap.reason = reason;
+	ap.program = j->program;
+	ap.dev = x->dev;
+	ap.ino = x->ino;
+	ap.umask = x->umask;
 	ap.stdio = COMMAND_STDIO_FDS;
 	ap.given_fds = x->fds;
 	ap.on_done = exclude_done;

@@ -1,5 +1,6 @@
 /* hostenv.c: which variables a run-outside request may add to the person's
- * environment, and the environment the approved command gets. */
+ * environment (a short allow list), and the environment the approved
+ * command gets. */
 #include "daemon/hostenv.h"
 
 #include <stdio.h>
@@ -9,105 +10,39 @@
 
 #include "policy/strv.h"
 
-enum hostenv_match { HOSTENV_EXACT, HOSTENV_PREFIX, HOSTENV_SUFFIX };
-
-/* Names a request may never add (compared without regard to case, since
- * some programs read the lower-case form). Each says why. */
-static const struct hostenv_rule {
-	enum hostenv_match match;
-	const char        *text;
-	const char        *why;
-} hostenv_rules[] = {
-	{ HOSTENV_PREFIX, "LD_", "loads libraries into the program" },
-	{ HOSTENV_PREFIX, "DYLD_", "loads libraries into the program" },
-	{ HOSTENV_EXACT, "GCONV_PATH", "loads libraries into the program" },
-	{ HOSTENV_PREFIX, "GLIBC_", "changes how the C library behaves" },
-	{ HOSTENV_PREFIX, "MALLOC_", "changes how the C library behaves" },
-	{ HOSTENV_EXACT, "LOCPATH", "changes how the C library behaves" },
-	{ HOSTENV_EXACT, "NLSPATH", "changes how the C library behaves" },
-	{ HOSTENV_EXACT, "HOSTALIASES", "changes name resolution" },
-	{ HOSTENV_EXACT, "RESOLV_HOST_CONF", "changes name resolution" },
-	{ HOSTENV_EXACT, "LOCALDOMAIN", "changes name resolution" },
-	{ HOSTENV_EXACT, "PATH", "picks the programs that run" },
-	{ HOSTENV_PREFIX, "GIT_", "changes what git runs and where" },
-	{ HOSTENV_EXACT, "ENV", "a shell runs it at start" },
-	{ HOSTENV_PREFIX, "BASH_", "a shell runs it at start" },
-	{ HOSTENV_EXACT, "BASHOPTS", "changes how the shell behaves" },
-	{ HOSTENV_EXACT, "SHELLOPTS", "changes how the shell behaves" },
-	{ HOSTENV_EXACT, "IFS", "changes how the shell behaves" },
-	{ HOSTENV_EXACT, "PS4", "changes how the shell behaves" },
-	{ HOSTENV_EXACT, "PROMPT_COMMAND", "a shell runs it" },
-	{ HOSTENV_EXACT, "CDPATH", "changes how the shell behaves" },
-	{ HOSTENV_EXACT, "GLOBIGNORE", "changes how the shell behaves" },
-	{ HOSTENV_EXACT, "ZDOTDIR", "a shell runs files from it" },
-	{ HOSTENV_EXACT, "SHELL", "picks the programs that run" },
-	{ HOSTENV_EXACT, "EDITOR", "picks the programs that run" },
-	{ HOSTENV_EXACT, "VISUAL", "picks the programs that run" },
-	{ HOSTENV_EXACT, "PAGER", "picks the programs that run" },
-	{ HOSTENV_EXACT, "MANPAGER", "picks the programs that run" },
-	{ HOSTENV_EXACT, "BROWSER", "picks the programs that run" },
-	{ HOSTENV_PREFIX, "LESS", "less runs programs it names" },
-	{ HOSTENV_SUFFIX, "_ASKPASS", "picks the programs that run" },
-	{ HOSTENV_EXACT, "HOME", "picks the configuration programs read" },
-	{ HOSTENV_PREFIX, "XDG_", "picks the configuration programs read" },
-	{ HOSTENV_EXACT, "TMPDIR", "picks where programs write and run files" },
-	{ HOSTENV_PREFIX, "PYTHON", "loads code into Python" },
-	{ HOSTENV_PREFIX, "PERL", "loads code into Perl" },
-	{ HOSTENV_PREFIX, "RUBY", "loads code into Ruby" },
-	{ HOSTENV_PREFIX, "GEM_", "loads code into Ruby" },
-	{ HOSTENV_PREFIX, "BUNDLE_", "loads code into Ruby" },
-	{ HOSTENV_PREFIX, "NODE_", "loads code into Node.js" },
-	{ HOSTENV_PREFIX, "NPM_CONFIG_", "changes what npm runs" },
-	{ HOSTENV_PREFIX, "YARN_", "changes what yarn runs" },
-	{ HOSTENV_PREFIX, "JAVA_", "loads code into Java" },
-	{ HOSTENV_EXACT, "CLASSPATH", "loads code into Java" },
-	{ HOSTENV_PREFIX, "DOTNET_", "loads code into .NET" },
-	{ HOSTENV_PREFIX, "CORECLR_", "loads code into .NET" },
-	{ HOSTENV_PREFIX, "COMPLUS_", "loads code into .NET" },
-	{ HOSTENV_PREFIX, "CARGO_", "changes what cargo runs" },
-	{ HOSTENV_PREFIX, "RUSTC", "picks the programs that run" },
-	{ HOSTENV_PREFIX, "LUA_", "loads code into Lua" },
-	{ HOSTENV_PREFIX, "PHP", "loads code into PHP" },
-	{ HOSTENV_EXACT, "TCLLIBPATH", "loads code into Tcl" },
-	{ HOSTENV_EXACT, "MAKEFLAGS", "changes what make runs" },
-	{ HOSTENV_EXACT, "MAKEFILES", "changes what make runs" },
-	{ HOSTENV_PREFIX, "PIP_", "changes what pip installs and runs" },
-	{ HOSTENV_PREFIX, "DOCKER_", "changes what docker talks to" },
-	{ HOSTENV_EXACT, "KUBECONFIG", "picks a configuration that runs programs" },
-	{ HOSTENV_PREFIX, "AWS_", "picks a configuration that runs programs" },
-	{ HOSTENV_PREFIX, "SSH_", "changes ssh and its agent" },
-	{ HOSTENV_EXACT, "GNUPGHOME", "picks your keys" },
-	{ HOSTENV_PREFIX, "TERMINFO", "feeds terminal descriptions to programs" },
-	{ HOSTENV_PREFIX, "SSL_", "changes which certificates are trusted" },
-	{ HOSTENV_PREFIX, "CURL_", "changes which certificates are trusted" },
-	{ HOSTENV_SUFFIX, "_CA_BUNDLE", "changes which certificates are trusted" },
-	{ HOSTENV_SUFFIX, "_CA_CERTS", "changes which certificates are trusted" },
-	{ HOSTENV_SUFFIX, "_PROXY", "sends your traffic elsewhere" },
-	{ HOSTENV_SUFFIX, "_OPTIONS", "passes options to a program" },
-	{ HOSTENV_SUFFIX, "_OPTS", "passes options to a program" },
-	{ HOSTENV_SUFFIX, "FLAGS", "passes options to a compiler or tool" },
-	{ HOSTENV_SUFFIX, "_PATH", "a search path programs load code from" },
-	{ HOSTENV_SUFFIX, "_HOME", "picks a tool's folder or configuration" },
-	{ HOSTENV_SUFFIX, "_CONFIG", "picks a configuration" },
-	{ HOSTENV_SUFFIX, "_CONFIG_FILE", "picks a configuration" },
-	{ HOSTENV_EXACT, "CC", "picks the programs that run" },
-	{ HOSTENV_EXACT, "CXX", "picks the programs that run" },
-	{ HOSTENV_EXACT, "CPP", "picks the programs that run" },
-	{ HOSTENV_EXACT, "LD", "picks the programs that run" },
-	{ HOSTENV_EXACT, "AR", "picks the programs that run" },
-	{ HOSTENV_PREFIX, "GO", "changes what go builds and runs" },
-	{ HOSTENV_PREFIX, "MAVEN_", "changes what maven runs" },
-	{ HOSTENV_PREFIX, "GRADLE_", "changes what gradle runs" },
-	{ HOSTENV_PREFIX, "CONDA", "changes which Python runs" },
-	{ HOSTENV_EXACT, "VIRTUAL_ENV", "changes which Python runs" },
-	{ HOSTENV_PREFIX, "POETRY_", "changes what poetry runs" },
-	{ HOSTENV_PREFIX, "PIPENV_", "changes what pipenv runs" },
-	{ HOSTENV_PREFIX, "UV_", "changes what uv installs and runs" },
-	{ HOSTENV_PREFIX, "R_", "loads code into R" },
-	{ HOSTENV_PREFIX, "SBOX_", "belongs to sbox" },
-	{ HOSTENV_PREFIX, "LISTEN_", "belongs to the service manager" },
-	{ HOSTENV_EXACT, "NOTIFY_SOCKET", "belongs to the service manager" },
+/* What a value of an allowed name may hold. */
+enum hostenv_kind {
+	HOSTENV_WORD,     /* [A-Za-z0-9_.+@:-]: locale, terminal, flag */
+	HOSTENV_NUMBER,   /* digits */
+	HOSTENV_ZONE,     /* a zone name: a WORD with '/' inside, never a path */
 };
+
+/* The only names a request may add to a run outside (an allow list: any
+ * other name is dropped), each with the values it may take. None of them
+ * names a file or a program, or changes what a program loads. Compared
+ * exactly (case matters: the lower-case forms are not the same names). */
+static const struct hostenv_allow {
+	const char        *name;
+	enum hostenv_kind  kind;
+} hostenv_allowed[] = {
+	{ "LANG", HOSTENV_WORD }, { "LANGUAGE", HOSTENV_WORD },
+	{ "LC_ALL", HOSTENV_WORD }, { "LC_CTYPE", HOSTENV_WORD },
+	{ "LC_NUMERIC", HOSTENV_WORD }, { "LC_TIME", HOSTENV_WORD },
+	{ "LC_COLLATE", HOSTENV_WORD }, { "LC_MONETARY", HOSTENV_WORD },
+	{ "LC_MESSAGES", HOSTENV_WORD }, { "LC_PAPER", HOSTENV_WORD },
+	{ "LC_NAME", HOSTENV_WORD }, { "LC_ADDRESS", HOSTENV_WORD },
+	{ "LC_TELEPHONE", HOSTENV_WORD }, { "LC_MEASUREMENT", HOSTENV_WORD },
+	{ "LC_IDENTIFICATION", HOSTENV_WORD },
+	{ "TERM", HOSTENV_WORD }, { "COLORTERM", HOSTENV_WORD },
+	{ "COLUMNS", HOSTENV_NUMBER }, { "LINES", HOSTENV_NUMBER },
+	{ "TZ", HOSTENV_ZONE },
+	{ "NO_COLOR", HOSTENV_WORD }, { "FORCE_COLOR", HOSTENV_WORD },
+	{ "CLICOLOR", HOSTENV_WORD }, { "CLICOLOR_FORCE", HOSTENV_WORD },
+	{ "CI", HOSTENV_WORD }, { "SOURCE_DATE_EPOCH", HOSTENV_NUMBER },
+};
+
+/* The longest value an allowed name may take. */
+#define HOSTENV_SAFE_VALUE 128
 
 /* Is name a valid variable name ([A-Za-z_][A-Za-z0-9_]*)? */
 static int
@@ -126,35 +61,57 @@ hostenv_valid_name(const char *name)
 	return 1;
 }
 
-/* Does name match one rule of the table (without regard to case)? */
-static int
-hostenv_rule_matches(const struct hostenv_rule *r, const char *name)
+/* The allow-list entry of name, or NULL. */
+static const struct hostenv_allow *
+hostenv_find(const char *name)
 {
-	size_t n = strlen(name), t = strlen(r->text);
+	size_t i;
 
-	switch (r->match) {
-	case HOSTENV_EXACT:
-		return strcasecmp(name, r->text) == 0;
-	case HOSTENV_PREFIX:
-		return n >= t && strncasecmp(name, r->text, t) == 0;
-	case HOSTENV_SUFFIX:
-		return n >= t && strcasecmp(name + n - t, r->text) == 0;
-	}
-	return 0;
+	for (i = 0; i < sizeof hostenv_allowed / sizeof hostenv_allowed[0]; i++)
+		if (strcmp(hostenv_allowed[i].name, name) == 0)
+			return &hostenv_allowed[i];
+	return NULL;
 }
 
 /* NULL when a request may add name, else why not. */
 const char *
 hostenv_refused(const char *name)
 {
-	size_t i;
-
 	if (!hostenv_valid_name(name))
 		return "not a valid variable name";
-	for (i = 0; i < sizeof hostenv_rules / sizeof hostenv_rules[0]; i++) {
-		if (hostenv_rule_matches(&hostenv_rules[i], name))
-			return hostenv_rules[i].why;
+	if (hostenv_find(name) == NULL)
+		return "not one of the names a run outside may take from a "
+		    "request";
+	return NULL;
+}
+
+/* NULL when a request may add name=value (len bytes), else why not. */
+const char *
+hostenv_refused_value(const char *name, const char *value, size_t len)
+{
+	const struct hostenv_allow *a;
+	const char *why, *p;
+
+	if ((why = hostenv_refused(name)) != NULL)
+		return why;
+	a = hostenv_find(name);
+	if (value == NULL || strlen(value) != len || len > HOSTENV_SAFE_VALUE)
+		return "its value is too long or holds a NUL";
+	for (p = value; *p != '\0'; p++) {
+		int word = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("_.+@:-", *p) != NULL;
+		if (a->kind == HOSTENV_NUMBER && !(*p >= '0' && *p <= '9'))
+			return "its value must be a number";
+		if (a->kind == HOSTENV_ZONE && *p == '/' && p != value &&
+		    p[-1] != '/' && p[1] != '\0')
+			continue;
+		if (!word)
+			return "its value could name a file";
 	}
+	/* a zone name is never a path of its own: "..", ":/x" */
+	if (a->kind == HOSTENV_ZONE && (strstr(value, "..") != NULL ||
+	    value[0] == ':'))
+		return "its value could name a file";
 	return NULL;
 }
 
@@ -215,9 +172,10 @@ hostenv_filter(json_t *env, json_t **added, json_t **dropped, sbox_error *err)
 			    "must be strings of at most %d bytes", HOSTENV_MAX_VALUE);
 			goto fail;
 		}
-		/* A NUL inside the value would cut it: refused, not cut. */
-		if (hostenv_refused(k) != NULL || strlen(json_string_value(v)) !=
-		    json_string_length(v)) {
+		/* Only allowed names with plain values (a NUL inside the
+		 * value would cut it: refused, not cut). */
+		if (hostenv_refused_value(k, json_string_value(v),
+		    json_string_length(v)) != NULL) {
 			if (json_array_append_new(*dropped, json_string(k)) == -1)
 				goto oom;
 		} else if (json_object_set(*added, k, v) == -1)

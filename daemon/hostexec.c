@@ -84,6 +84,8 @@ hostexec_child(const struct hostexec_how *h, const int fds[3], int errpipe)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (t != NULL) {
+		/* The person's umask, not sboxd's. */
+		umask(t->umask & 0777);
 		/* The folder that was opened, never a path looked up again. */
 		if (fchdir(t->dir_fd) == -1)
 			goto fail;

@@ -25,6 +25,7 @@ struct hostexec_target {
 	int     dir_fd;   /* the folder (O_PATH|O_DIRECTORY), entered by fchdir */
 	char   *dir;      /* the path that folder resolved to (shown) */
 	char  **env;      /* the whole environment (hostenv_build) */
+	mode_t  umask;    /* the asker's */
 };
 
 /* Fork and exec argv (searched in env's PATH) in its own session and process

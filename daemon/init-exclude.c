@@ -12,7 +12,10 @@
  * host with those three descriptors, and answers `exclude_done` with the
  * exit status (or the refusal), which the shim exits with. What the person
  * approves is what sbox-init read at the execve (argv, program, folder),
- * never what the shim says. The bytes are not given back: after a plain
+ * never what the shim says. The program is the file the kernel was asked
+ * to run, opened here as the kernel would find it and sent by its real
+ * path with its device and inode; argv[0] is only shown, never used to
+ * find the program. The bytes are not given back: after a plain
  * exec the old memory is gone, and a caller that shares its memory with its
  * parent (vfork, posix_spawn) passes a path built for that one call; giving
  * them back later could write into memory the parent has reused. */
@@ -54,6 +57,8 @@ struct init_ex {
 	long long          since_ms;
 	json_t            *argv;
 	char              *program, *cwd, *pattern;
+	unsigned long long dev, ino;  /* the program's, at the execve */
+	int                umask;     /* the caller's */
 };
 
 static struct init_ex init_ex[INIT_EX_MAX];
@@ -178,30 +183,55 @@ init_ex_refuse(struct init_sv_call *call, const char *program, int err,
 	    "exclude", why);
 }
 
-/* Is the file an execve would run there an executable regular file (a
- * PATH search tries names that do not exist)? */
+/* Open the file an execve would run, as the kernel finds it for the
+ * caller (an absolute path; relative to its folder, or to the execveat's
+ * folder descriptor; the final symlink followed unless AT_SYMLINK_NOFOLLOW)
+ * and fill prog with its real path (the same inside as in sbox-init: one
+ * mount namespace), *st with its status. 1 when it is an executable
+ * regular file, 0 when not (a PATH search tries names that do not exist:
+ * the kernel fails it as it would). */
 static int
-init_ex_runnable(struct init_sv_call *call, int at, const char *path,
-    const char *cwd)
+init_ex_program(struct init_sv_call *call, int at, int flags, const char *path,
+    char *prog, size_t len, struct stat *st)
 {
-	static char full[2 * CTL_PATH_MAX + 64];
+	char base[64], link[64];
 	const __u64 *a = call->data->args;
-	struct stat st;
+	int dfd = AT_FDCWD, fd, ok;
+	ssize_t n;
 
-	if (at && path[0] == '\0') {
-		snprintf(full, sizeof full, "/proc/%d/fd/%d", (int)call->tid,
+	if (path[0] == '\0' && !(at && (flags & AT_EMPTY_PATH)))
+		return 0;
+	if (path[0] == '\0') {
+		/* the open file itself (fexecve) */
+		snprintf(base, sizeof base, "/proc/%d/fd/%d", (int)call->tid,
 		    (int)(uint32_t)a[0]);
-		return stat(full, &st) == 0 && S_ISREG(st.st_mode);
+		fd = open(base, O_PATH | O_CLOEXEC);
+		goto opened;
 	}
-	if (path[0] == '/')
-		snprintf(full, sizeof full, "%s", path);
-	else if (at && (int)(uint32_t)a[0] != AT_FDCWD)
-		snprintf(full, sizeof full, "/proc/%d/fd/%d/%s", (int)call->tid,
-		    (int)(uint32_t)a[0], path);
-	else
-		snprintf(full, sizeof full, "%s/%s", cwd, path);
-	return stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(full, X_OK) == 0;
+	if (path[0] != '/') {
+		if (at && (int)(uint32_t)a[0] != AT_FDCWD)
+			snprintf(base, sizeof base, "/proc/%d/fd/%d",
+			    (int)call->tid, (int)(uint32_t)a[0]);
+		else
+			snprintf(base, sizeof base, "/proc/%d/cwd", (int)call->tid);
+		if ((dfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return 0;
+	}
+	fd = openat(dfd, path, O_PATH | O_CLOEXEC |
+	    ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
+	if (dfd >= 0)
+		close(dfd);
+opened:
+	if (fd < 0)
+		return 0;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ok = fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+	    access(link, X_OK) == 0 &&
+	    (n = readlink(link, prog, len - 1)) > 0 && prog[0] == '/';
+	if (ok)
+		prog[n] = '\0';
+	close(fd);
+	return ok;
 }
 
 /* Hand the caller one end of a socketpair (kept across exec); our end in
@@ -236,7 +266,7 @@ init_ex_give_socket(struct init_sv_call *call, int *ours)
 void
 init_exclude_exec(struct init_sv_call *call)
 {
-	static char path[CTL_PATH_MAX], cwd[CTL_PATH_MAX], prog[2 * CTL_PATH_MAX + 2];
+	static char path[CTL_PATH_MAX], cwd[CTL_PATH_MAX], prog[CTL_PATH_MAX];
 	const struct guard_spec *spec = init_supervise_spec();
 	const __u64 *a = call->data->args;
 	struct init_walk_caller t = { .call = call, .tid = call->tid,
@@ -245,6 +275,7 @@ init_exclude_exec(struct init_sv_call *call)
 	const char *pattern;
 	struct init_ex *x;
 	char p[40], **vec;
+	struct stat st;
 	json_t *argv;
 	ssize_t n;
 
@@ -270,26 +301,14 @@ init_exclude_exec(struct init_sv_call *call)
 		init_ex_answer(call, EFAULT, 0);
 		return;
 	}
-	/* the file run, as a path (the folder it is relative to, for show) */
+	/* the folder it was started in (shown), and the file the kernel
+	 * was asked to run, by its real path: what runs outside is that
+	 * file, never a name looked up again from argv[0] */
 	snprintf(p, sizeof p, "/proc/%d/cwd", (int)call->tid);
 	if ((n = readlink(p, cwd, sizeof cwd - 1)) < 0)
 		n = 0;
 	cwd[n] = '\0';
-	if (path[0] == '/')
-		snprintf(prog, sizeof prog, "%s", path);
-	else if (at && (int)(uint32_t)a[0] != AT_FDCWD) {
-		/* relative to a folder, or the open file itself (fexecve) */
-		char dir[CTL_PATH_MAX];
-		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)call->tid,
-		    (int)(uint32_t)a[0]);
-		if ((n = readlink(p, dir, sizeof dir - 1)) <= 0 || dir[0] != '/')
-			n = 0;
-		dir[n] = '\0';
-		snprintf(prog, sizeof prog, "%s%s%s", n > 0 ? dir : "/(unknown)",
-		    path[0] != '\0' ? "/" : "", path);
-	} else
-		snprintf(prog, sizeof prog, "%s/%s", cwd, path);
-	if (!init_ex_runnable(call, at, path, cwd)) {
+	if (!init_ex_program(call, at, flags, path, prog, sizeof prog, &st)) {
 		/* the kernel fails it as it would (a PATH search goes on) */
 		json_decref(argv);
 		close(t.mem);
@@ -341,9 +360,14 @@ init_exclude_exec(struct init_sv_call *call)
 	x->program = strdup(prog);
 	x->cwd = strdup(cwd);
 	x->pattern = strdup(pattern);
+	x->dev = (unsigned long long)st.st_dev;
+	x->ino = (unsigned long long)st.st_ino;
 	x->tgid = 0;
-	if (init_walk_status(&t) == 0)
+	x->umask = 022;
+	if (init_walk_status(&t) == 0) {
 		x->tgid = t.tgid;
+		x->umask = (int)t.umask;
+	}
 	if (x->program == NULL || x->cwd == NULL || x->pattern == NULL ||
 	    x->tgid <= 0) {
 		init_ex_free(x);
@@ -422,10 +446,11 @@ init_ex_hello(struct init_ex *x)
 			close(fds[i]);
 		return -1;
 	}
-	init_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s}", "id",
-	    x->id, "xid", x->xid, "pid", (int)x->tgid, "argv", x->argv,
-	    "program", x->program, "cwd", x->cwd, "pattern", x->pattern),
-	    fds, 3);
+	init_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
+	    "id", x->id, "xid", x->xid, "pid", (int)x->tgid, "argv", x->argv,
+	    "program", x->program, "cwd", x->cwd, "pattern", x->pattern,
+	    "dev", (json_int_t)x->dev, "ino", (json_int_t)x->ino, "umask",
+	    x->umask), fds, 3);
 	for (i = 0; i < 3; i++)
 		close(fds[i]);
 	x->state = INIT_EX_ASKED;

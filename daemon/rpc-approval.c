@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/approval.h"
 #include "daemon/rpc.h"
@@ -20,8 +21,28 @@ rpc_approval_str(json_t *params, const char *name)
 	return json_string_value(json_object_get(params, name));
 }
 
+/* May the asker answer its own request at its terminal? Only a client on
+ * the host (never one that reaches sboxd through a session channel), that
+ * passed its stdio and whose stdout is a terminal (its stdin may be a
+ * script it sends). */
+static int
+rpc_approval_at_terminal(struct rpc_call *call, enum command_stdio stdio,
+    sbox_error *err)
+{
+	struct conn *c = rpc_call_conn(call);
+	int out = rpc_call_peek_fd(call, 1);
+
+	if (c == NULL || conn_sandbox_session(c) != NULL)
+		return error_set_field(err, E_PERMISSION, "terminal", "a client "
+		    "inside a sandbox can never answer a run-outside request");
+	if (stdio != COMMAND_STDIO_FDS || out < 0 || !isatty(out))
+		return error_set_field(err, E_INVALID_PARAMS, "terminal",
+		    "terminal needs stdio \"fds\" with a terminal as stdout");
+	return 0;
+}
+
 /* command.run_outside {session, argv, cwd?, reason, stdio?, env?, stdin?,
- * timeout?}: ask a person, then run on the host. */
+ * timeout?, umask?, terminal?}: ask a person, then run on the host. */
 static int
 rpc_approval_run_outside(struct rpc_call *call, json_t *params,
     json_t **result, sbox_error *err)
@@ -47,6 +68,16 @@ rpc_approval_run_outside(struct rpc_call *call, json_t *params,
 	p.reason = rpc_approval_str(params, "reason");
 	p.env = json_object_get(params, "env");
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
+	p.umask = json_is_integer(json_object_get(params, "umask")) ?
+	    (int)json_integer_value(json_object_get(params, "umask")) : -1;
+	if (p.umask < -1 || p.umask > 0777)
+		return error_set_field(err, E_INVALID_PARAMS, "umask",
+		    "umask must be from 0 to 0777 (511)");
+	if (json_is_true(json_object_get(params, "terminal"))) {
+		if (rpc_approval_at_terminal(call, p.stdio, err) == -1)
+			return -1;
+		p.terminal = 1;
+	}
 	return approval_request(&p, call, result, err);
 }
 
@@ -67,8 +98,10 @@ rpc_approval_who(struct conn *c, const char *name)
 	return out;
 }
 
-/* approval.decide {id, decision, client?}: a person's answer. Only a client
- * on the host may decide: never one inside a sandbox, whatever it asks. */
+/* approval.decide {id, decision, client?, terminal?}: a person's answer.
+ * Only a client on the host may decide: never one inside a sandbox,
+ * whatever it asks. With terminal, the answer of the person at the
+ * terminal that asked (only on the connection that asked it). */
 static int
 rpc_approval_decide(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
@@ -82,6 +115,10 @@ rpc_approval_decide(struct rpc_call *call, json_t *params, json_t **result,
 	if (conn_sandbox_session(c) != NULL)
 		return error_set(err, E_PERMISSION, "a client inside a sandbox "
 		    "can never decide a run-outside request");
+	if (json_is_true(json_object_get(params, "terminal")))
+		return approval_decide_terminal(json_integer_value(
+		    json_object_get(params, "approval")), rpc_approval_str(params,
+		    "decision"), c, result, err);
 	if ((who = rpc_approval_who(c, rpc_approval_str(params,
 	    "client"))) == NULL)
 		return error_nomem(err);
@@ -207,12 +244,15 @@ static const struct params_field rpc_approval_run_params[] = {
 	{ "timeout", PARAMS_INT, 0, 0 },
 	{ "stdio", PARAMS_STRING, 0, 16 },
 	{ "stdin", PARAMS_BOOL, 0, 0 },
+	{ "umask", PARAMS_INT, 0, 0 },
+	{ "terminal", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_approval_decide_params[] = {
 	{ "approval", PARAMS_INT, 1, 0 },
 	{ "decision", PARAMS_STRING, 1, 32 },
 	{ "client", PARAMS_STRING, 0, 64 },
+	{ "terminal", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_approval_list_params[] = {

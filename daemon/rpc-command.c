@@ -76,6 +76,7 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 			.reason = "excluded by profile", .env = p.env,
 			.stdio = p.stdio, .want_stdin = p.want_stdin,
 			.detach = p.detach, .timeout_ms = p.timeout_ms,
+			.umask = -1,
 		};
 		return approval_request(&ap, call, result, err);
 	}

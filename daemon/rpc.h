@@ -50,6 +50,8 @@ const char *rpc_call_method(struct rpc_call *call);
  * owns them until rpc_call_take_fd() hands one over (then -1 is left). */
 int rpc_call_nfds(struct rpc_call *call);
 int rpc_call_take_fd(struct rpc_call *call, int i);
+/* One passed fd, still owned by the call (-1 when there is none). */
+int rpc_call_peek_fd(struct rpc_call *call, int i);
 /* Register what to do if the call is cancelled or its client disconnects. */
 void rpc_call_on_cancel(struct rpc_call *call, rpc_cancel_cb cb, void *arg);
 /* Finish a pending call with a result (steals the reference); frees the call. */

@@ -467,8 +467,8 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 		log_error("session %s: %s", s->id, err.message);
 	log_info("session %s ready in %lld ms (profile %s)", s->id,
 	    container_start_ms(ct), s->profile->name);
-	events_publish("session.ready", s->id, json_pack("{s:s, s:s}",
-	    "profile", s->profile->name, "project", s->project));
+	events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",
+	    "profile", s->profile->name, "project", s->project, "sandboxed", 1));
 	session_answer(s, NULL);
 	return;
 fail:
@@ -815,12 +815,18 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	session_env_dropped(s, p->env);
 	TAILQ_INSERT_TAIL(&session_list, s, entry);
 	session_live++;
+	/* a backend can show at once whether the session is sandboxed */
+	events_publish("session.created", s->id, json_pack("{s:s, s:s, s:s, "
+	    "s:b, s:s?}", "profile", s->profile->name, "project", s->project,
+	    "provenance", s->profile->provenance ? s->profile->provenance : "",
+	    "sandboxed", s->plan->sandboxed, "parent", s->parent));
 	if (!s->plan->sandboxed) {
 		s->state = SESSION_READY;
 		store_session_set_state(sboxd.store, s->id, "ready", NULL, NULL);
 		session_write_note(s);
-		events_publish("session.ready", s->id, json_pack("{s:s, s:s}",
-		    "profile", s->profile->name, "project", s->project));
+		events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",
+		    "profile", s->profile->name, "project", s->project,
+		    "sandboxed", 0));
 		*result = session_created_json(s);
 		return 0;
 	}

@@ -31,7 +31,17 @@ shape_signal(json_t *rec)
 void
 shape_session(json_t *rec)
 {
+	json_t *sb = json_object_get(json_object_get(rec, "resolved_profile"),
+	    "sandboxed");
+
+	const char *prof = json_string_value(json_object_get(rec, "profile"));
+
 	shape_rename(rec, "id", "session");
+	/* every answer that describes a session says whether it is sandboxed
+	 * (without the resolved profile: only "none" is not) */
+	if (json_object_get(rec, "sandboxed") == NULL)
+		json_object_set_new(rec, "sandboxed", json_boolean(sb != NULL ?
+		    json_is_true(sb) : prof == NULL || strcmp(prof, "none") != 0));
 }
 
 /* A command record: its id as "command". */

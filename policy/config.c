@@ -131,6 +131,24 @@ config_approvals_timeout_s(const struct config *cfg)
 	return cfg->approvals_timeout_s;
 }
 
+/* Run-outside requests of one session that may wait at once
+ * (approvals.burst), default CONFIG_APPROVALS_BURST_DEFAULT. */
+int
+config_approvals_burst(const struct config *cfg)
+{
+	return cfg != NULL && cfg->approvals_burst > 0 ? cfg->approvals_burst :
+	    CONFIG_APPROVALS_BURST_DEFAULT;
+}
+
+/* Run-outside requests of one session asked in a minute
+ * (approvals.per_minute), default CONFIG_APPROVALS_PER_MINUTE_DEFAULT. */
+int
+config_approvals_per_minute(const struct config *cfg)
+{
+	return cfg != NULL && cfg->approvals_per_minute > 0 ?
+	    cfg->approvals_per_minute : CONFIG_APPROVALS_PER_MINUTE_DEFAULT;
+}
+
 /* True when name is a built-in or custom profile of cfg. */
 static int
 config_profile_exists(const struct config *cfg, const char *name)
@@ -431,13 +449,25 @@ config_parse_approvals(struct config *cfg, const json_t *obj, sbox_error *err)
 	if (!json_is_object(obj))
 		return error_set_field(err, E_CONFIG, "approvals", "must be an object");
 	json_object_foreach((json_t *)obj, key, v) {
-		if (strcmp(key, "timeout_s") != 0) {
-			char f[CONFIG_FIELD_MAX];
+		char f[CONFIG_FIELD_MAX];
 
-			jsonpath_format(f, sizeof f, "approvals.%s", key);
-			return error_set_field(err, E_CONFIG, f,
-			    "unknown key (expected timeout_s)");
+		jsonpath_format(f, sizeof f, "approvals.%s", key);
+		if (strcmp(key, "burst") == 0 || strcmp(key, "per_minute") == 0) {
+			/* run-outside requests of one session (and its child
+			 * sessions): waiting at once, asked in a minute */
+			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			    json_integer_value(v) > 1000)
+				return error_set_field(err, E_CONFIG, f,
+				    "must be an integer from 1 to 1000");
+			if (key[0] == 'b')
+				cfg->approvals_burst = (int)json_integer_value(v);
+			else
+				cfg->approvals_per_minute = (int)json_integer_value(v);
+			continue;
 		}
+		if (strcmp(key, "timeout_s") != 0)
+			return error_set_field(err, E_CONFIG, f,
+			    "unknown key (expected timeout_s, burst or per_minute)");
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) > 86400)
 			return error_set_field(err, E_CONFIG, "approvals.timeout_s",

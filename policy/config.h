@@ -10,7 +10,7 @@
  *     "projects":  {"/home/me/code/Lib": {"sandbox": "strict"}},
  *     "providers": {"ollama": {"sandbox": "strict", "hosts": [...], "env": {"K": "V"}}},
  *     "models":    {"local-llm": {"sandbox": "none"}},
- *     "approvals": {"timeout_s": 300}
+ *     "approvals": {"timeout_s": 300, "burst": 5, "per_minute": 20}
  *   }
  *
  * The schema is strict: an unknown key, a wrong type, a bad host pattern, an
@@ -68,6 +68,8 @@ struct config {
 	struct profile_resolve *resolve;  /* static host table */
 	size_t  n_resolve;
 	int64_t approvals_timeout_s;      /* -1 = not set */
+	int     approvals_burst;          /* 0 = not set */
+	int     approvals_per_minute;     /* 0 = not set */
 	struct guard_table *protected;    /* sandbox.protected: protected names
 	                                     added to the data file's, or NULL */
 	int     report_reads;             /* sandbox.report_reads (default 1):
@@ -94,6 +96,13 @@ void config_free(struct config *cfg);
 /* Seconds an approval waits for an answer (approvals.timeout_s), default
  * CONFIG_APPROVALS_TIMEOUT_DEFAULT; 0 means wait without a limit. */
 int64_t config_approvals_timeout_s(const struct config *cfg);
+/* Run-outside requests of one session (its child sessions counted with it)
+ * that may wait for a decision at once (approvals.burst), and that may be
+ * asked in one minute (approvals.per_minute); above, refused at once. */
+#define CONFIG_APPROVALS_BURST_DEFAULT      5
+#define CONFIG_APPROVALS_PER_MINUTE_DEFAULT 20
+int config_approvals_burst(const struct config *cfg);
+int config_approvals_per_minute(const struct config *cfg);
 /* config-provider.c: parse one key of a provider entry (hosts, env, home,
  * account_folders, sandbox_capable): 0, -1 with err, or 1 when key is not
  * a provider key. */

@@ -3,9 +3,11 @@
 #include "policy/exclude.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "policy/envfilter.h"
 #include "policy/hostpat.h"
@@ -27,6 +29,70 @@ policy_find_project(const struct config *cfg, const char *project)
 			best = &cfg->projects[i];
 	}
 	return best;
+}
+
+/* Read a small file whose content is one path line ("gitdir: PATH" when
+ * prefix is "gitdir: "), into buf; 0 or -1. A symlink is not followed. */
+static int
+policy_read_line(const char *path, const char *prefix, char *buf, size_t len)
+{
+	char tmp[PATH_MAX + 64];
+	size_t n, pl = strlen(prefix);
+	struct stat st;
+	FILE *f;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > (off_t)sizeof tmp - 1 || (f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(tmp, 1, sizeof tmp - 1, f);
+	fclose(f);
+	tmp[n] = '\0';
+	tmp[strcspn(tmp, "\r\n")] = '\0';
+	if (strncmp(tmp, prefix, pl) != 0 || strlen(tmp + pl) >= len)
+		return -1;
+	snprintf(buf, len, "%s", tmp + pl);
+	return 0;
+}
+
+/* When project is a linked git worktree (the kind `sbox session create
+ * --worktree` makes, beside the repository), the folder of its main
+ * worktree, malloc'd; else NULL. Both links must agree: the worktree's
+ * .git file names the repository's admin folder
+ * (REPO/.git/worktrees/NAME), and that folder's gitdir file names the
+ * worktree's .git back (git's own check); the repository's side is not
+ * writable from a sandbox (git metadata is read-only there). */
+static char *
+policy_worktree_main(const char *project)
+{
+	char path[PATH_MAX + 16], gitdir[PATH_MAX], back[PATH_MAX];
+	char *admin = NULL, *mine = NULL, *other = NULL, *repo = NULL, *p;
+
+	snprintf(path, sizeof path, "%s/.git", project);
+	if (policy_read_line(path, "gitdir: ", gitdir, sizeof gitdir) != 0 ||
+	    gitdir[0] != '/' || (admin = realpath(gitdir, NULL)) == NULL ||
+	    (mine = realpath(path, NULL)) == NULL)
+		goto out;
+	snprintf(path, sizeof path, "%s/gitdir", admin);
+	if (policy_read_line(path, "", back, sizeof back) != 0 ||
+	    (other = realpath(back, NULL)) == NULL || strcmp(other, mine) != 0)
+		goto out;
+	/* admin is REPO/.git/worktrees/NAME */
+	if ((p = strrchr(admin, '/')) == NULL || p == admin)
+		goto out;
+	*p = '\0';
+	if ((p = strrchr(admin, '/')) == NULL || strcmp(p, "/worktrees") != 0)
+		goto out;
+	*p = '\0';
+	if ((p = strrchr(admin, '/')) == NULL || strcmp(p, "/.git") != 0 ||
+	    p == admin)
+		goto out;
+	*p = '\0';
+	repo = strdup(admin);
+out:
+	free(admin);
+	free(mine);
+	free(other);
+	return repo;
 }
 
 /* Add a provider entry's hosts and env values to p. */
@@ -74,7 +140,7 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 	    .report_reads = 1 };
 	const struct config_binding *b, *provider = NULL;
 	const char *name = NULL, *level = NULL, *what = NULL;
-	char *project = NULL;
+	char *project = NULL, *repo = NULL;
 	struct profile *p;
 	int rc;
 
@@ -102,6 +168,11 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 		name = provider->sandbox, level = "provider", what = provider->key;
 	} else if (project != NULL && (b = policy_find_project(cfg, project)) != NULL) {
 		name = b->sandbox, level = "project", what = b->key;
+	} else if (project != NULL && cfg->n_projects > 0 &&
+	    (repo = policy_worktree_main(project)) != NULL &&
+	    (b = policy_find_project(cfg, repo)) != NULL) {
+		/* a worktree of a configured project is that project's */
+		name = b->sandbox, level = "project", what = b->key;
 	} else if ((b = config_find_binding(cfg->spaces, cfg->n_spaces,
 	    req->space)) != NULL && b->sandbox != NULL) {
 		name = b->sandbox, level = "space", what = b->key;
@@ -114,14 +185,20 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 	    level != NULL && strcmp(level, "session") == 0)
 		snprintf(err->field, sizeof err->field, "sandbox");
 	free(project);
-	if (p == NULL)
+	if (p == NULL) {
+		free(repo);
 		return NULL;
+	}
 	if (name == NULL)
 		rc = asprintf(&p->provenance, "none, by default (nothing chose a sandbox)");
+	else if (repo != NULL && strcmp(level, "project") == 0)
+		rc = asprintf(&p->provenance, "%s, from project %s (this folder is "
+		    "a worktree of %s)", name, what, repo);
 	else if (what != NULL)
 		rc = asprintf(&p->provenance, "%s, from %s %s", name, level, what);
 	else
 		rc = asprintf(&p->provenance, "%s, from %s", name, level);
+	free(repo);
 	if (rc == -1) {
 		p->provenance = NULL;
 		profile_free(p);

@@ -32,6 +32,7 @@ static const struct {
 	{ E_DENIED, -32033 },
 	{ E_NARROWING, -32034 },
 	{ E_LIMIT, -32035 },
+	{ E_RATE_LIMITED, -32036 },
 	{ E_STORE, -32040 },
 	{ E_STORE_VERSION, -32041 },
 	{ E_IO, -32050 },

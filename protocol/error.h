@@ -32,6 +32,7 @@
 #define E_IO               "sbox.IoError"
 #define E_NOT_FOUND        "sbox.NotFound"
 #define E_LIMIT            "sbox.LimitExceeded"
+#define E_RATE_LIMITED     "sbox.RateLimited"   /* too many requests at once */
 #define E_UNAVAILABLE      "sbox.Unavailable"   /* client side: no daemon */
 
 #define ERROR_NAME_MAX  64

@@ -651,3 +651,91 @@ def test_channel_agent_asks_but_cannot_decide(ctx):
     assert os.path.exists(marker)
     rec = record(c, aid)
     assert rec["decision"] == "allow_once" and rec["exit_code"] == 0, rec
+
+
+def test_run_outside_uses_the_persons_umask(ctx):
+    """Issue 21, item 7: a run outside uses the umask of the client that
+    asked (passed in the request), 022 when unknown; never sboxd's 0077."""
+    d = ctx.daemon()
+    c = d.client()
+    a = approver(d)
+    proj = project(ctx)
+    sid = session(c, proj)
+    # the CLI passes its own
+    old = os.umask(0o027)
+    try:
+        p = Cli(ctx, d, "session", "outside", sid, "--reason", "umask",
+                "--", "touch", "by-cli")
+    finally:
+        os.umask(old)
+    req = next_request(a)
+    a.call("approval.decide", {"approval": req["approval"],
+                               "decision": "allow_once"})
+    assert p.wait()[0] == 0
+    assert os.stat(os.path.join(proj, "by-cli")).st_mode & 0o777 == 0o640
+    # unknown: 022
+    rid = c.send("command.run_outside", {"session": sid, "argv": [
+        "touch", "by-rpc"], "reason": "umask"})
+    req = next_request(a)
+    a.call("approval.decide", {"approval": req["approval"],
+                               "decision": "allow_once"})
+    c.result(c.wait_reply(rid))
+    assert os.stat(os.path.join(proj, "by-rpc")).st_mode & 0o777 == 0o644
+    e = c.error("command.run_outside", {"session": sid, "argv": ["true"],
+                                        "reason": "x", "umask": 4096})
+    assert e.name == "sbox.InvalidParams" and e.field == "umask", e
+
+
+def test_only_the_asking_terminal_answers_as_terminal(ctx):
+    """Issue 21, item 6: answering as "terminal" is for the host client at
+    a terminal that asked, on its own connection: not for a request made
+    without a terminal, not for another client, never from inside."""
+    import shutil
+    d = ctx.daemon()
+    c = d.client()
+    a = approver(d)
+    proj = project(ctx)
+    sid = session(c, proj)
+    # no terminal as stdout: refused
+    e = c.error("command.run_outside", {"session": sid, "argv": ["true"],
+                                        "reason": "x", "terminal": True})
+    assert e.name == "sbox.InvalidParams" and e.field == "terminal", e
+    # a plain request cannot be answered as the terminal by anyone
+    rid = c.send("command.run_outside", {"session": sid, "argv": [
+        "true"], "reason": "plain"})
+    req = next_request(a)
+    assert req["terminal"] is False, req
+    for who in (a, c):
+        e = who.error("approval.decide", {"approval": req["approval"],
+                                          "decision": "allow_once",
+                                          "terminal": True})
+        assert e.name == "sbox.PermissionDenied", e
+    a.call("approval.decide", {"approval": req["approval"],
+                               "decision": "deny"})
+    try:
+        c.result(c.wait_reply(rid))
+    except RpcError as e:
+        assert e.name == DENIED
+    # from inside a sandbox, through the channel: never
+    sid2 = sandboxed(c, proj)
+    shutil.copy(sboxtest.sbox_for_sandbox(), os.path.join(proj, "sbox"))
+    code = ("import json, os, socket\n"
+            "s = socket.socket(fileno=int(os.environ['SBOX_CHANNEL_FD']))\n"
+            "def call(i, m, p):\n"
+            "    s.sendall((json.dumps({'jsonrpc': '2.0', 'id': i, "
+            "'method': m, 'params': p}) + '\\n').encode())\n"
+            "    return s.recv(65536).decode()\n"
+            "print(call(1, 'rpc.hello', {'protocol': 1}))\n"
+            "print(call(2, 'command.run_outside', {'session': %r, "
+            "'argv': ['true'], 'reason': 'r', 'terminal': True, "
+            "'stdio': 'pipes'}))\n" % sid2)
+    try:
+        r = c.call("command.exec", {"session": sid2, "channel": True,
+                                    "argv": ["python3", "-c", code]})
+    except RpcError as e:
+        raise Skip("no session channel: %s" % e.message)
+    text = base64.b64decode(r["stdout"]).decode()
+    if "jsonrpc" not in text:
+        raise Skip("no python channel here: %r" % r)
+    assert "sbox.PermissionDenied" in text, text
+    assert c.call("approval.list", {})["approvals"] == []

@@ -1,9 +1,11 @@
 """End-to-end tests of issue 13 item 5: at a terminal (stdin and stdout),
 `sbox session exec`, `sbox run` and `sbox session send` ask about what the
-sandbox refused: "Allow HOST for this session? [y]es / [s]ave to profile /
-[N]o" for a host refused by the allowlist (then the command runs again,
-once), and "Run this command outside the sandbox? (asks for approval)" for
-a refused file write. Never through a pipe, with --no-ask, with --json or
+sandbox refused: "Allow HOST? [Enter] for this session / [a] and save it to
+the profile / [n] no" for a host refused by the allowlist (then the command
+runs again, once; issue 23 item 6: one key, Enter allows, `a` saves, `s`
+too, `n` refuses), and, for a refused file write, exactly what would run
+outside and "Run it outside the sandbox now?", whose answer decides the
+request as the terminal (issue 21 item 6). Never through a pipe, with --no-ask, with --json or
 for a client inside a sandbox (SBOX_CHANNEL_FD): those get the explanation
 lines (what was refused, by which rule, what a person can do) and the exit
 code only.
@@ -28,8 +30,9 @@ from clilib import run_tty, text
 HOST = "x.test"
 MARK = "ask-run-mark"
 CURL = "echo %s; curl -sS -m 5 -o /dev/null http://%s/; true" % (MARK, HOST)
-ASK_HOST = "Allow %s for this session? [y]es / [s]ave to profile / [N]o" % HOST
-ASK_OUT = "Run this command outside the sandbox? (asks for approval) [y/N]"
+ASK_HOST = ("Allow %s? [Enter] for this session / [a] and save it to the "
+            "profile / [n] no" % HOST)
+ASK_OUT = "Run it outside the sandbox now? [y] yes / [n] no (the default)"
 
 
 def config(extra_hosts=None):
@@ -116,7 +119,7 @@ def profile_hosts(d):
 def test_ask_allow_runs_again(ctx):
     d, proj, sid = setup(ctx)
     rc, shown = run_pty(d, ["session", "exec", sid, "--", "sh", "-c", CURL],
-                        answers=[(ASK_HOST, b"y\n")])
+                        answers=[(ASK_HOST, b"\r")])
     assert rc == 0, shown
     # the command ran twice: refused by the allowlist, then (allowed) by
     # the address rule; asked once, and nothing was saved
@@ -140,7 +143,7 @@ def test_ask_allow_runs_again(ctx):
 def test_ask_save_into_custom_profile(ctx):
     d, proj, sid = setup(ctx)
     rc, shown = run_pty(d, ["session", "exec", sid, "--", "sh", "-c", CURL],
-                        answers=[(ASK_HOST, b"s\n")])
+                        answers=[(ASK_HOST, b"a")])
     assert rc == 0, shown
     assert shown.count(MARK) == 2, shown
     assert "(saved in the profile)" in shown, shown
@@ -175,7 +178,7 @@ def test_ask_save_builtin_profile_is_yes_for_run(ctx):
 
 def test_ask_deny_no_rerun(ctx):
     d, proj, sid = setup(ctx)
-    for typed in (b"\n", b"n\n", b"N\n"):
+    for typed in (b"n", b"N", b"x"):
         rc, shown = run_pty(d, ["session", "exec", sid, "--", "sh", "-c",
                                 CURL + "; exit 3"],
                             answers=[(ASK_HOST, typed)])
@@ -192,7 +195,7 @@ def test_ask_send_allow_runs_again(ctx):
     d, proj, sid = setup(ctx)
     rc, shown = run_pty(d, ["session", "send", sid, "--stdin"],
                         stdin=(CURL + "\n").encode(),
-                        answers=[(ASK_HOST, b"y\n")])
+                        answers=[(ASK_HOST, b"y")])
     assert rc == 0, shown
     assert shown.count(MARK + "\n") >= 2, shown
     assert 'rule "non-public addresses"' in blocked_lines(shown)[-1], shown
@@ -202,31 +205,75 @@ WRITE = ["sh", "-c", "echo ran; echo x > .envrc"]
 
 
 def test_ask_file_write_outside(ctx):
+    """At the person's terminal, no approver connected: what would run is
+    shown, and the key answers it (decided_by "terminal")."""
     d, proj, sid = setup(ctx)
-    # declined: nothing is asked of an approver, the command's status
+    # declined: the command's status, nothing ran outside, the audit says
+    # the terminal said no
     rc, shown = run_pty(d, ["session", "exec", sid, "--"] + WRITE,
-                        answers=[(ASK_OUT, b"\n")])
+                        answers=[(ASK_OUT, b"\r")])
     assert rc == 2, shown
     line = blocked_lines(shown, ".envrc")
     assert line and ".envrc refused: read-only, files that run programs " \
         "later (.envrc: direnv" in line[0], shown
     assert "a person can run the command outside the sandbox, with " \
         "approval: sbox session outside %s" % sid in line[0], line
-    assert "asking to run outside" not in shown, shown
-    audit = json.loads(d.cli("--json", "audit").stdout)
-    assert json.dumps(audit).count(".envrc") == 0, audit
-    # yes: the run-outside flow; no approver is connected, so it is
-    # refused at once (77) and recorded
+    assert "not run outside the sandbox" in shown, shown
+    # exactly what would run, before the question
+    before = shown[:shown.index(ASK_OUT)]
+    assert "runs %s" % os.path.realpath(shutil.which("sh")) in before, shown
+    assert "in %s" % os.path.realpath(proj) in before, shown
+    assert not os.path.exists(os.path.join(proj, ".envrc"))
+    recs = json.loads(d.cli("--json", "audit", "--session", sid).stdout)[
+        "approvals"]
+    assert [(r["decision"], r["decided_by"]) for r in recs] == [
+        ("deny", "terminal")], recs
+    # yes: it runs outside (the host's .envrc is written), decided here
     rc, shown = run_pty(d, ["session", "exec", sid, "--"] + WRITE,
-                        answers=[(ASK_OUT, b"y\n")])
+                        answers=[(ASK_OUT, b"y")])
+    assert rc == 0, shown
+    assert shown.count("ran\n") == 2, shown
+    assert os.path.exists(os.path.join(proj, ".envrc"))
+    recs = json.loads(d.cli("--json", "audit", "--session", sid).stdout)[
+        "approvals"]
+    assert len(recs) == 2 and recs[1]["argv"] == WRITE, recs
+    assert recs[1]["decision"] == "allow_once", recs
+    assert recs[1]["decided_by"] == "terminal", recs
+    assert recs[1]["exit_code"] == 0, recs
+    assert ".envrc" in recs[1]["reason"], recs
+    shown = d.cli("audit", "--session", sid).stdout.decode()
+    assert "decided by terminal (the person at the terminal that asked)" \
+        in shown, shown
+
+
+def test_terminal_answer_with_another_approver(ctx):
+    """Another approver connected sees the request (marked as asked at a
+    terminal) and may answer first; the audit says who decided."""
+    d, proj, sid = setup(ctx)
+    a = d.client()
+    a.call("events.subscribe", {"topics": ["approval.requested"]})
+
+    def other_decides(p):
+        req = a.wait_notification("events.event", lambda n: n["topic"] ==
+                                  "approval.requested", 15)["data"]
+        assert req["terminal"] is True, req
+        a.call("approval.decide", {"approval": req["approval"],
+                                   "decision": "deny"})
+    rc, shown = run_pty(d, ["session", "exec", sid, "--"] + WRITE,
+                        answers=[(ASK_OUT, other_decides)])
+    # the question ends by itself: answered elsewhere
     assert rc == 77, shown
-    assert "asking to run outside the sandbox" in shown, shown
-    r = d.cli("--json", "audit", "--session", sid)
-    recs = json.loads(r.stdout)
-    recs = recs["approvals"]
-    assert len(recs) == 1 and recs[0]["argv"] == WRITE, recs
-    assert recs[0]["decision"] == "refused_headless", recs
-    assert ".envrc" in recs[0]["reason"], recs
+    assert "answered elsewhere" in shown, shown
+    recs = json.loads(d.cli("--json", "audit", "--session", sid).stdout)[
+        "approvals"]
+    assert len(recs) == 1 and recs[0]["decision"] == "deny", recs
+    assert recs[0]["decided_by"].startswith("uid "), recs
+    assert not os.path.exists(os.path.join(proj, ".envrc"))
+    # the sandbox cannot claim to be a terminal
+    e = a.error("approval.decide", {"approval": recs[0]["approval"],
+                                    "decision": "allow_once",
+                                    "terminal": True})
+    assert e.name in ("sbox.InvalidParams", "sbox.PermissionDenied"), e
 
 
 def test_ask_file_write_strict_not_asked(ctx):

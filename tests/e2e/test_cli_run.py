@@ -89,7 +89,7 @@ def test_run_sbox_sandbox_variable(ctx):
     d.cli("session", "close", j["session"])
 
 
-def test_session_create_warns_on_terminal_only(ctx):
+def test_session_create_warns_on_terminal_and_through_a_pipe(ctx):
     d = ctx.daemon()
     proj = project(ctx, d)
     rc, out, term = run_tty(d, "session", "create", "--project", proj)
@@ -104,8 +104,12 @@ def test_session_create_warns_on_terminal_only(ctx):
     assert "warning: not sandboxed" in term and "\x1b[" not in term, term
     d.cli("session", "close", out.decode().strip())
     d.cli("session", "close", sid)
+    # through a pipe too (issue 21, item 5): an unsandboxed session always
+    # says so on stderr, with no colour
     r = d.cli("session", "create", "--project", proj)
-    assert r.returncode == 0 and r.stderr == b"", text(r)
+    assert r.returncode == 0 and b"warning: not sandboxed" in r.stderr, \
+        text(r)
+    assert b"\x1b[" not in r.stderr, text(r)
     d.cli("session", "close", r.stdout.decode().strip())
     # a sandboxed session names its profile on a terminal, no warning
     rc, out, term = run_tty(d, "session", "create", "--project", proj,

@@ -130,35 +130,39 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     marker = os.path.join(ctx.tmp, "preload-ran")
     so = os.path.join(b.proj, "evil.so")
     build_preload(ctx, so, marker)
-    script = ("id -u; echo \"tag=$RELEASE_TAG\"; "
+    script = ("id -u; echo \"tz=$TZ\"; "
               "echo \"preload=${LD_PRELOAD-unset}\"; echo \"path=$PATH\"; "
-              "echo \"ssh=${GIT_SSH_COMMAND-unset}\"")
+              "echo \"ssh=${GIT_SSH_COMMAND-unset}\"; "
+              "echo \"tag=${RELEASE_TAG-unset}\"")
     env = {"LD_PRELOAD": so, "PATH": b.proj + ":/usr/bin:/bin",
            "GIT_SSH_COMMAND": "touch %s" % marker, "RELEASE_TAG": "v1.2",
-           "BASH_ENV": so, "PYTHONPATH": b.proj}
+           "BASH_ENV": so, "PYTHONPATH": b.proj, "TZ": "Europe/Paris"}
     asker, rid, req = b.ask(["sh", "-c", script], env=env)
     # The approver sees exactly what runs.
     assert req["argv"] == ["sh", "-c", script], req
     assert req["program"] == which(b.d, "sh"), req
     assert req["program_writable"] is False, req
     assert req["cwd"] == b.proj and req["cwd_writable"] is True, req
-    assert req["env"] == {"RELEASE_TAG": "v1.2"}, req
+    # an allow list: only names safe to take from inside pass
+    assert req["env"] == {"TZ": "Europe/Paris"}, req
     assert req["env_dropped"] == ["BASH_ENV", "GIT_SSH_COMMAND",
-                                  "LD_PRELOAD", "PATH", "PYTHONPATH"], req
+                                  "LD_PRELOAD", "PATH", "PYTHONPATH",
+                                  "RELEASE_TAG"], req
     # So does `sbox approvals`.
     p = b.d.cli("approvals")
     text = p.stdout.decode()
     assert "runs %s" % req["program"] in text, text
     assert "in %s  (the sandbox can write this folder)" % b.proj in text, text
-    assert "adds RELEASE_TAG=v1.2" in text, text
-    assert ("drops BASH_ENV, GIT_SSH_COMMAND, LD_PRELOAD, PATH, PYTHONPATH"
-            in text), text
+    assert "adds TZ=Europe/Paris" in text, text
+    assert ("drops BASH_ENV, GIT_SSH_COMMAND, LD_PRELOAD, PATH, PYTHONPATH, "
+            "RELEASE_TAG" in text), text
     b.decide(req)
     res = asker.result(asker.wait_reply(rid))
     assert res["exit_code"] == 0, res
     lines = out(res).splitlines()
     assert lines[0] == str(os.geteuid()), lines
-    assert "tag=v1.2" in lines and "preload=unset" in lines, lines
+    assert "tz=Europe/Paris" in lines and "preload=unset" in lines, lines
+    assert "tag=unset" in lines, lines
     assert "ssh=unset" in lines, lines
     assert "path=%s" % host_path(b.d) in lines, lines
     assert not os.path.exists(marker), "the sandbox's library was loaded"
@@ -171,7 +175,7 @@ def test_preload_and_injected_variables_are_dropped(ctx):
     p = b.d.cli("audit", "--session", b.sid)
     text = p.stdout.decode()
     assert "runs %s" % req["program"] in text, text
-    assert "adds RELEASE_TAG=v1.2" in text and "LD_PRELOAD" in text, text
+    assert "adds TZ=Europe/Paris" in text and "LD_PRELOAD" in text, text
     e = b.c.error("command.run_outside", {"session": b.sid, "argv": ["true"],
                                           "reason": "x", "env": {"N": 1}})
     assert e.name == "sbox.InvalidParams" and e.field == "env", e
@@ -226,23 +230,40 @@ def test_shadow_git_with_a_relative_host_path(ctx):
     assert not os.path.exists(marker)
 
 
-def test_program_written_by_the_sandbox_is_marked(ctx):
+def test_program_written_by_the_sandbox_never_runs_outside(ctx):
+    """A program the sandbox could write is refused at once, with the
+    reason, and the person sees it; a host program is asked for."""
     b = Box(ctx)
     marker = os.path.join(ctx.tmp, "tool-ran")
     b.inside("mkdir -p tools; printf '#!/bin/sh\\necho ran >> %s\\n' > "
              "tools/release.sh; chmod +x tools/release.sh" % marker)
-    asker, rid, req = b.ask(["./tools/release.sh"])
-    assert req["program"] == os.path.join(b.proj, "tools/release.sh"), req
-    assert req["program_writable"] is True, req
-    text = b.d.cli("approvals").stdout.decode()
-    assert "!! written by the sandbox" in text, text
-    assert "runs %s" % req["program"] in text, text
-    b.decide(req, "deny")
-    res = asker.result(asker.wait_reply(rid))
-    assert res["exit_code"] == 77, res
+    asker = b.d.client()
+    r = asker.call("command.exec", {
+        "session": b.sid, "channel": True, "argv": [
+            "./sbox", "session", "outside", b.sid, "--reason", "release",
+            "--", "./tools/release.sh"]})
+    assert r["exit_code"] == 77, r
+    err = base64.b64decode(r["stderr"]).decode()
+    assert "may never run outside" in err, err
+    assert "folder the sandbox can write" in err, err
+    dec = b.a.wait_notification(
+        "events.event", lambda p: p["topic"] == "approval.decided",
+        timeout=15)["data"]
+    b.a.notifications.clear()
+    assert dec["program"] == os.path.join(b.proj, "tools/release.sh"), dec
+    assert dec["program_writable"] is True, dec
+    assert dec["decision"] == "deny", dec
+    assert dec["decided_by"].startswith("sboxd: unsafe:"), dec
     assert not os.path.exists(marker)
-    assert b.record(req["approval"])["program_writable"] is True
-    # A host program is not marked.
+    rec = b.record(dec["approval"])
+    assert rec["program_writable"] is True and rec["decision"] == "deny"
+    # the same through a symlink from a host folder is the same file
+    b.inside("ln -sf %s/tools/release.sh tools/link" % b.proj)
+    e = b.c.error("command.run_outside", {"session": b.sid, "reason": "x",
+                                          "argv": [b.proj + "/tools/link"]})
+    assert e.name == "sbox.Denied" and "may never run" in e.message, e
+    assert not os.path.exists(marker)
+    # A host program is asked for, not marked.
     asker, rid, req = b.ask(["true"])
     assert req["program_writable"] is False, req
     b.decide(req, "deny")
@@ -317,20 +338,20 @@ def test_watch_reconnects_after_a_restart(ctx):
         sid = c.call("session.create", {"project": proj,
                                         "sandbox": "none"})["session"]
         rid = c.send("command.run_outside", {
-            "session": sid, "argv": ["sh", "-c", "echo $TAG"],
-            "env": {"TAG": "after-restart", "LD_AUDIT": "/x.so"},
+            "session": sid, "argv": ["sh", "-c", "echo $TZ"],
+            "env": {"TZ": "after/restart", "LD_AUDIT": "/x.so"},
             "reason": "after the restart"})
         wait_for(lambda: "[d] Deny" in read_file(so), 15,
                  what="the prompt after the restart")
         text = read_file(so)
         assert "runs %s" % which(d, "sh") in text, text
         assert "in %s" % os.path.realpath(proj) in text, text
-        assert "adds TAG=after-restart" in text, text
+        assert "adds TZ=after/restart" in text, text
         assert "drops LD_AUDIT" in text, text
         w.stdin.write(b"a")
         w.stdin.flush()
         res = c.result(c.wait_reply(rid))
-        assert res["exit_code"] == 0 and out(res) == "after-restart\n", res
+        assert res["exit_code"] == 0 and out(res) == "after/restart\n", res
         # Killed outright, too.
         d.kill()
         d.start()
@@ -364,25 +385,128 @@ def test_watch_stops_while_waiting_for_sboxd(ctx):
     assert w.wait(10) == 0, read_file(se)
 
 
-def test_pending_requests_are_bounded(ctx):
+def test_identical_requests_join_and_floods_are_rate_limited(ctx):
+    """Identical requests while one waits join it (one row, one prompt);
+    different ones above the burst are refused at once with
+    sbox.RateLimited, counted, not stored; the person hears of it once."""
     d = ctx.daemon()
     c = d.client()
     a = d.client()
-    a.call("events.subscribe", {"topics": ["approval.requested"]})
+    a.call("events.subscribe", {"topics": ["approval.requested",
+                                           "approval.rate_limited"]})
     proj = os.path.join(ctx.tmp, "p")
     os.makedirs(proj)
     sid = c.call("session.create", {"project": proj,
                                     "sandbox": "none"})["session"]
     askers = []
-    for i in range(16):
+    for i in range(8):
         k = d.client()
         k.send("command.run_outside", {"session": sid, "argv": ["true"],
+                                       "reason": "same"})
+        askers.append(k)
+    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 1)
+    # four more different ones: 5 wait at once (the burst)
+    for i in range(4):
+        k = d.client()
+        k.send("command.run_outside", {"session": sid, "argv": ["true", str(i)],
                                        "reason": "flood %d" % i})
         askers.append(k)
-    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 16)
-    e = c.error("command.run_outside", {"session": sid, "argv": ["true"],
-                                        "reason": "one too many"})
-    assert e.name == "sbox.LimitExceeded", e
+    wait_for(lambda: len(c.call("approval.list", {})["approvals"]) == 5)
+    for i in range(30):
+        e = c.error("command.run_outside", {"session": sid, "argv": [
+            "true", "x%d" % i], "reason": "one too many"})
+        assert e.name == "sbox.RateLimited", e
+    assert len(c.call("audit.list", {"session": sid})["approvals"]) == 5
+    note = a.wait_notification(
+        "events.event", lambda p: p["topic"] == "approval.rate_limited",
+        10)["data"]
+    assert note["session"] == sid and note["burst"] == 5, note
+    for i in range(5):
+        a.wait_notification("events.event", lambda p: p["topic"] ==
+                            "approval.requested", 10)
+    a.call("approval.list", {})     # everything published before is read
+    left = [n["params"]["topic"] for n in a.notifications
+            if n.get("method") == "events.event"]
+    assert left == [], left         # one notice, five prompts, no more
     for k in askers:
         k.close()
     wait_for(lambda: c.call("approval.list", {})["approvals"] == [])
+
+
+def test_watch_shows_refusals_and_floods(ctx):
+    """The person watching sees why a written program was refused, and one
+    line per flood of requests."""
+    d = ctx.daemon()
+    proj = os.path.join(ctx.tmp, "p")
+    os.makedirs(proj)
+    script = os.path.join(proj, "tool.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\ntrue\n")
+    os.chmod(script, 0o755)
+    so = os.path.join(ctx.tmp, "w.out")
+    with open(so, "wb") as fo:
+        w = subprocess.Popen([os.path.join(sboxtest.BIN, "sbox"), "approvals",
+                              "--watch"], env=d.env(), stdin=subprocess.PIPE,
+                             stdout=fo, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        wait_for(lambda: "Watching" in read_file(so), 15, what="the watcher")
+        c = d.client()
+        sid = c.call("session.create", {"project": proj,
+                                        "sandbox": "none"})["session"]
+        e = c.error("command.run_outside", {"session": sid, "reason": "x",
+                                            "argv": ["./tool.sh"]})
+        assert e.name == "sbox.Denied", e
+        wait_for(lambda: "may never run outside" in read_file(so), 15,
+                 what="the refusal line")
+        assert "tool.sh" in read_file(so)
+        for i in range(30):
+            try:
+                c.call("command.run_outside", {"session": sid, "reason": "x",
+                                               "argv": ["./tool.sh", str(i)]})
+            except RpcError:
+                pass
+        wait_for(lambda: "asks too often" in read_file(so), 15,
+                 what="the flood line")
+        # the refusals before the budget ran out are shown, the flood once
+        assert read_file(so).count("asks too often") == 1, read_file(so)
+    finally:
+        w.send_signal(signal.SIGTERM)
+        w.wait(10)
+
+
+def test_env_names_that_load_code_are_dropped(ctx):
+    """Issue 21, item 2: the environment of a run outside is an allow list.
+    Names that make host tools load what the sandbox wrote (BASH_ENV for
+    host bash, OPENSSL_CONF, VIMINIT, editors, pagers, *_RSH, modules,
+    the session bus) never pass, whatever their spelling; a locale with a
+    path for a value neither."""
+    if shutil.which("bash") is None:
+        raise Skip("no bash on the host")
+    b = Box(ctx)
+    marker = os.path.join(ctx.tmp, "bash-env-ran")
+    b.inside("printf 'echo sourced >> %s\\n' > env.sh" % marker)
+    names = {"BASH_ENV": b.proj + "/env.sh", "OPENSSL_CONF": b.proj + "/o.cnf",
+             "VIMINIT": "source " + b.proj + "/v", "KUBE_EDITOR": "x",
+             "GH_PAGER": "x", "GIT_PAGER": "x", "RSYNC_RSH": "x",
+             "GIO_EXTRA_MODULES": b.proj, "GTK_MODULES": "x",
+             "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + b.proj + "/bus",
+             "GIT_CONFIG_GLOBAL": b.proj + "/g", "lang": "C",
+             "LANG": b.proj + "/locale", "LC_ALL": "C.UTF-8"}
+    script = ("env | cut -d= -f1 | sort > %s/host-env-names; echo ok"
+              % ctx.tmp)
+    asker, rid, req = b.ask(["bash", "-c", script], env=names)
+    assert req["env"] == {"LC_ALL": "C.UTF-8"}, req
+    assert sorted(req["env_dropped"]) == sorted(
+        k for k in names if k != "LC_ALL"), req
+    b.decide(req)
+    res = asker.result(asker.wait_reply(rid))
+    assert res["exit_code"] == 0 and out(res) == "ok\n", res
+    assert not os.path.exists(marker), "host bash sourced the sandbox's file"
+    with open(os.path.join(ctx.tmp, "host-env-names")) as f:
+        seen = set(f.read().split())
+    for k in names:
+        if k in ("LC_ALL", "LANG"):
+            continue
+        # only the person's own value could be there, never the request's
+        assert k not in seen or k in b.d.env(), (k, seen)

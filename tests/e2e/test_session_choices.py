@@ -122,3 +122,37 @@ def test_session_choices(ctx):
     j = json.loads(d.cli("--json", "session", "choices").stdout)
     assert j["profile"] == "workspace", j
     assert [x["level"] for x in j["levels"] if x["wins"]] == ["all_sessions"]
+
+
+def test_unsandboxed_always_says_so(ctx):
+    """Issue 21, item 5: an unsandboxed session says so on stderr from
+    session create, exec and run whatever stdout is (a pipe here), in every
+    answer that describes it, and in the session.created event."""
+    d = ctx.daemon()
+    proj = os.path.join(ctx.tmp, "x")
+    os.makedirs(proj)
+    a = d.client()
+    a.call("events.subscribe", {"topics": ["session.created"]})
+    r = d.cli("session", "create", "--project", proj)
+    assert r.returncode == 0, text(r)
+    sid = r.stdout.decode().strip()
+    assert b"not sandboxed" in r.stderr, text(r)
+    ev = a.wait_notification("events.event", lambda p: p["topic"] ==
+                             "session.created", 10)
+    assert ev["session"] == sid and ev["data"]["sandboxed"] is False, ev
+    r = d.cli("session", "exec", sid, "--", "true")
+    assert r.returncode == 0 and b"not sandboxed" in r.stderr, text(r)
+    c = d.client()
+    assert c.call("session.info", {"session": sid})["sandboxed"] is False
+    rows = [s for s in c.call("session.list", {})["sessions"]
+            if s["session"] == sid]
+    assert rows and rows[0]["sandboxed"] is False, rows
+    # a sandboxed one says nothing of the kind through a pipe
+    r = d.cli("session", "create", "--project", proj, "--sandbox",
+              "workspace")
+    if r.returncode == 0:
+        assert b"not sandboxed" not in r.stderr, text(r)
+        sid2 = r.stdout.decode().strip()
+        rows = [s for s in c.call("session.list", {})["sessions"]
+                if s["session"] == sid2]
+        assert rows[0]["sandboxed"] is True, rows

@@ -123,3 +123,46 @@ def test_cli_makes_and_removes_a_worktree(ctx):
     assert not os.path.exists(wt)
     assert "agent/one" in _git(main, "branch", "--list")
     assert "agent-one" not in _git(main, "worktree", "list")
+
+
+def test_worktree_session_follows_its_project(ctx):
+    """Issue 21, item 4: a configured project's choice follows it into the
+    worktree sbox makes beside it (through a pipe too), and provenance says
+    so; a folder claiming to be a worktree without the repository's side
+    gets nothing from it."""
+    main = os.path.join(ctx.tmp, "app")
+    os.makedirs(main)
+    _git(main, "init", "-q", "-b", "main")
+    with open(os.path.join(main, "a.txt"), "w") as f:
+        f.write("a\n")
+    _git(main, "add", "a.txt")
+    _git(main, "commit", "-qm", "first")
+    d = ctx.daemon({"sandbox": {"profiles": {"mine": {
+        "extends": "workspace"}}},
+        "projects": {os.path.realpath(main): {"sandbox": "mine"}}})
+    r = d.cli("session", "create", "--project", main, "--worktree", "f1")
+    assert r.returncode == 0, r
+    sid = r.stdout.decode().strip()
+    info = d.client().call("session.info", {"session": sid})
+    wt = os.path.realpath(os.path.join(ctx.tmp, "app-worktrees", "f1"))
+    assert info["project"] == wt, info
+    assert info["profile"] == "mine" and info["sandboxed"] is True, info
+    assert "from project %s" % os.path.realpath(main) in info["provenance"]
+    assert "worktree" in info["provenance"], info
+    # it is really sandboxed: a folder beside the project is out of reach
+    other = os.path.join(ctx.tmp, "other")
+    os.makedirs(other)
+    with open(os.path.join(other, "s.txt"), "w") as f:
+        f.write("secret\n")
+    r2 = run(d.client(), sid, "cat %s/s.txt 2>/dev/null || echo HIDDEN"
+             % other)
+    assert "HIDDEN" in r2.out and "secret" not in r2.out, r2
+    # a forged .git file (no link back from the repository) is no worktree
+    fake = os.path.join(ctx.tmp, "fake")
+    os.makedirs(fake)
+    with open(os.path.join(fake, ".git"), "w") as f:
+        f.write("gitdir: %s/.git/worktrees/f1\n" % os.path.realpath(main))
+    c = d.client()
+    s2 = c.call("session.create", {"project": fake})
+    assert s2["profile"] == "none", s2
+    assert "worktree" not in s2["provenance"], s2

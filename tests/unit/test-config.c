@@ -79,7 +79,7 @@ static const char example[] =
 "  \"projects\":  {\"/home/me/code/Lib/\": {\"sandbox\": \"strict\"}, \"~/trusted\": {\"sandbox\": \"none\"}},\n"
 "  \"providers\": {\"ollama\": {\"sandbox\": \"strict\", \"hosts\": [\"api.ollama.example\"], \"env\": {\"OLLAMA_KEY\": \"k1\"}}},\n"
 "  \"models\":    {\"local-llm\": {\"sandbox\": \"none\"}},\n"
-"  \"approvals\": {\"timeout_s\": 120},\n"
+"  \"approvals\": {\"timeout_s\": 120, \"burst\": 3, \"per_minute\": 9},\n"
 "  \"terminal\":  {\"drop_osc\": true}\n"
 "}\n";
 
@@ -140,6 +140,8 @@ START_TEST(test_example)
 	ck_assert_str_eq(cfg->resolve[0].addrs[1], "2001:db8::10");
 	ck_assert_int_eq(config_approvals_timeout_s(cfg), 120);
 	ck_assert_int_eq(cfg->terminal_drop_osc, 1);
+	ck_assert_int_eq(config_approvals_burst(cfg), 3);
+	ck_assert_int_eq(config_approvals_per_minute(cfg), 9);
 	config_free(cfg);
 }
 END_TEST
@@ -159,6 +161,10 @@ START_TEST(test_missing_file)
 	ck_assert_uint_eq(cfg->n_profiles, 0);
 	ck_assert_int_eq(config_approvals_timeout_s(cfg),
 	    CONFIG_APPROVALS_TIMEOUT_DEFAULT);
+	ck_assert_int_eq(config_approvals_burst(cfg),
+	    CONFIG_APPROVALS_BURST_DEFAULT);
+	ck_assert_int_eq(config_approvals_per_minute(cfg),
+	    CONFIG_APPROVALS_PER_MINUTE_DEFAULT);
 	names = profile_list(cfg);
 	ck_assert_uint_eq(strv_len(names), 4);
 	ck_assert_str_eq(names[0], "workspace");
@@ -280,6 +286,8 @@ static const struct {
 	    "true or false" },
 	{ "{\"terminal\": {\"osc\": true}}", "terminal.osc", "unknown key" },
 	{ "{\"terminal\": true}", "terminal", "must be an object" },
+	{ "{\"approvals\": {\"burst\": 0}}", "approvals.burst", "from 1 to 1000" },
+	{ "{\"approvals\": {\"per_minute\": \"5\"}}", "approvals.per_minute", "from 1 to 1000" },
 };
 
 /* Every error path gives E_CONFIG with the file, the key and the reason. */

@@ -100,11 +100,30 @@ START_TEST(test_refused_names)
 		"SBOX_SOCKET", "LISTEN_FDS", "TMPDIR", "GOFLAGS", "CFLAGS",
 		"LDFLAGS", "PKG_CONFIG_PATH", "JAVA_HOME", "CARGO_HOME", "CC",
 		"GOTOOLCHAIN", "R_PROFILE_USER", "VIRTUAL_ENV", "",
-		"1ABC", "A-B", "A=B", "A B", "caf\xc3\xa9", "X\n", NULL
+		"1ABC", "A-B", "A=B", "A B", "caf\xc3\xa9", "X\n",
+		/* an allow list: names nobody listed are dropped too */
+		"OPENSSL_CONF", "OPENSSL_MODULES", "VIMINIT", "EXINIT",
+		"KUBE_EDITOR", "GH_PAGER", "GIT_PAGER", "RSYNC_RSH", "CVS_RSH",
+		"GIO_EXTRA_MODULES", "GTK_MODULES", "DBUS_SESSION_BUS_ADDRESS",
+		"WGETRC", "CURL_HOME", "INPUTRC", "SYSTEMD_EDITOR", "RELEASE_TAG",
+		"MY_VAR", "lang", "term", NULL
 	};
 	static const char *const good[] = {
-		"CI", "NUGET_API_KEY_NAME", "RELEASE_TAG", "VERSION", "LANG",
-		"TERM", "_", "_x1", "MY_VAR", "DEBUG", "COLUMNS", "TZ", NULL
+		"CI", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM",
+		"COLORTERM", "COLUMNS", "LINES", "TZ", "NO_COLOR", NULL
+	};
+	static const char *const bad_values[][2] = {
+		{ "LANG", "/proj/locale" }, { "LC_ALL", "../x" },
+		{ "TZ", "/proj/zone" }, { "TZ", ":/proj/zone" },
+		{ "TZ", "Europe/../../proj/x" }, { "TZ", "Europe//x" },
+		{ "COLUMNS", "80x" }, { "TERM", "xterm;ls" },
+		{ "TERM", "../../proj/t" }, { NULL, NULL }
+	};
+	static const char *const good_values[][2] = {
+		{ "LANG", "en_US.UTF-8" }, { "LANGUAGE", "fr:en" },
+		{ "TZ", "Europe/Paris" }, { "TZ", "UTC" }, { "COLUMNS", "120" },
+		{ "TERM", "xterm-256color" }, { "LC_ALL", "C" },
+		{ NULL, NULL }
 	};
 	size_t i;
 
@@ -114,6 +133,14 @@ START_TEST(test_refused_names)
 	for (i = 0; good[i] != NULL; i++)
 		ck_assert_msg(hostenv_refused(good[i]) == NULL, "%s refused: %s",
 		    good[i], hostenv_refused(good[i]));
+	for (i = 0; bad_values[i][0] != NULL; i++)
+		ck_assert_msg(hostenv_refused_value(bad_values[i][0],
+		    bad_values[i][1], strlen(bad_values[i][1])) != NULL,
+		    "%s=%s allowed", bad_values[i][0], bad_values[i][1]);
+	for (i = 0; good_values[i][0] != NULL; i++)
+		ck_assert_msg(hostenv_refused_value(good_values[i][0],
+		    good_values[i][1], strlen(good_values[i][1])) == NULL,
+		    "%s=%s refused", good_values[i][0], good_values[i][1]);
 }
 END_TEST
 
@@ -126,15 +153,15 @@ START_TEST(test_filter)
 	char name[32];
 	int i;
 
-	env = json_pack("{s:s, s:s, s:s, s:s, s:s}", "RELEASE", "1.2",
+	env = json_pack("{s:s, s:s, s:s, s:s, s:s}", "LANG", "C.UTF-8",
 	    "PATH", "/proj:/usr/bin", "LD_PRELOAD", "/proj/x.so",
 	    "GIT_SSH_COMMAND", "touch /tmp/x", "CI", "true");
-	json_object_set_new(env, "NUL", json_stringn("a\0b", 3));
+	json_object_set_new(env, "TERM", json_stringn("a\0b", 3));
 	error_clear(&err);
 	ck_assert_int_eq(hostenv_filter(env, &added, &dropped, &err), 0);
 	ck_assert_int_eq(json_object_size(added), 2);
-	ck_assert_str_eq(json_string_value(json_object_get(added, "RELEASE")),
-	    "1.2");
+	ck_assert_str_eq(json_string_value(json_object_get(added, "LANG")),
+	    "C.UTF-8");
 	ck_assert_str_eq(json_string_value(json_object_get(added, "CI")),
 	    "true");
 	ck_assert_int_eq(json_array_size(dropped), 4);
@@ -142,8 +169,8 @@ START_TEST(test_filter)
 	    "GIT_SSH_COMMAND");
 	ck_assert_str_eq(json_string_value(json_array_get(dropped, 1)),
 	    "LD_PRELOAD");
-	ck_assert_str_eq(json_string_value(json_array_get(dropped, 2)), "NUL");
-	ck_assert_str_eq(json_string_value(json_array_get(dropped, 3)), "PATH");
+	ck_assert_str_eq(json_string_value(json_array_get(dropped, 2)), "PATH");
+	ck_assert_str_eq(json_string_value(json_array_get(dropped, 3)), "TERM");
 	json_decref(added);
 	json_decref(dropped);
 	json_decref(env);

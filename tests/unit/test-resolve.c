@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "policy/config.h"
 #include "policy/policy.h"
@@ -138,6 +140,84 @@ START_TEST(test_projects)
 }
 END_TEST
 
+/* Write text into path (made). */
+static void
+put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A linked worktree of a configured project resolves with the project's
+ * choice (both of git's links agree); a forged .git file does not. */
+START_TEST(test_worktree_follows_project)
+{
+	char tmpl[] = "/tmp/sbox-resolve-XXXXXX", *dir, path[512], text[512];
+	char doc[1024], *real;
+	struct resolve_request req = { 0 };
+	struct config *c;
+	struct profile *p;
+	json_t *root;
+	sbox_error err;
+
+	ck_assert_ptr_nonnull(dir = mkdtemp(tmpl));
+	real = realpath(dir, NULL);
+	snprintf(path, sizeof path, "%s/app", real);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/app/.git", real);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/app/.git/worktrees", real);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/app/.git/worktrees/f1", real);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/wt", real);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/wt/.git", real);
+	snprintf(text, sizeof text, "gitdir: %s/app/.git/worktrees/f1\n", real);
+	put(path, text);
+	snprintf(path, sizeof path, "%s/app/.git/worktrees/f1/gitdir", real);
+	snprintf(text, sizeof text, "%s/wt/.git\n", real);
+	put(path, text);
+	snprintf(doc, sizeof doc, "{\"projects\": {\"%s/app\": {\"sandbox\": "
+	    "\"strict\"}}}", real);
+	root = json_loads(doc, 0, NULL);
+	c = config_parse(root, "t.json", "/home/me", &err);
+	json_decref(root);
+	ck_assert_ptr_nonnull(c);
+	snprintf(path, sizeof path, "%s/wt", real);
+	req.project = path;
+	error_clear(&err);
+	p = policy_resolve(c, &req, &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->name, "strict");
+	ck_assert_ptr_nonnull(strstr(p->provenance, "worktree"));
+	profile_free(p);
+	/* the repository's side no longer names it: no worktree */
+	snprintf(text, sizeof text, "%s/app/.git/worktrees/f1/gitdir", real);
+	put(text, "/elsewhere/.git\n");
+	p = policy_resolve(c, &req, &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->name, "none");
+	profile_free(p);
+	config_free(c);
+	{
+		static const char *const made[] = { "app/.git/worktrees/f1/gitdir",
+		    "app/.git/worktrees/f1", "app/.git/worktrees", "app/.git",
+		    "app", "wt/.git", "wt", NULL };
+		for (int i = 0; made[i] != NULL; i++) {
+			snprintf(path, sizeof path, "%s/%s", real, made[i]);
+			if (unlink(path) != 0)
+				rmdir(path);
+		}
+		rmdir(real);
+	}
+	free(real);
+}
+END_TEST
+
 /* Unknown explicit profile. */
 START_TEST(test_unknown)
 {
@@ -242,6 +322,7 @@ resolve_suite(void)
 	tcase_add_test(tc, test_precedence);
 	tcase_add_test(tc, test_none_everywhere);
 	tcase_add_test(tc, test_projects);
+	tcase_add_test(tc, test_worktree_follows_project);
 	tcase_add_test(tc, test_unknown);
 	tcase_add_test(tc, test_provider_and_extends);
 	tcase_add_test(tc, test_roundtrip);
