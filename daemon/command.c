@@ -69,6 +69,13 @@ command_parse_request(json_t *params, enum command_stdio *stdio,
 	return 0;
 }
 
+/* The command after c in the order they started (the first for NULL). */
+struct command *
+command_next(const struct command *c)
+{
+	return c == NULL ? TAILQ_FIRST(&command_all) : TAILQ_NEXT(c, all);
+}
+
 /* Find a command by id. */
 struct command *
 command_find(long long id, sbox_error *err)

@@ -450,7 +450,7 @@ static int
 config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 {
 	static const char *const keys[] = { "sandbox", "resolve", "spaces",
-	    "projects", "providers", "models", "approvals", NULL };
+	    "projects", "providers", "models", "approvals", "daemon", NULL };
 	const char *key;
 	json_t *v;
 	size_t i;
@@ -464,7 +464,7 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 		}
 		if (keys[i] == NULL)
 			return error_set_field(err, E_CONFIG, key,
-			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models or approvals)");
+			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models, approvals or daemon)");
 	}
 	/* profiles first: everything else may name them */
 	if ((v = json_object_get(root, "sandbox")) != NULL &&
@@ -486,6 +486,9 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 	if ((v = json_object_get(root, "approvals")) != NULL &&
 	    config_parse_approvals(cfg, v, err) == -1)
 		return -1;
+	if ((v = json_object_get(root, "daemon")) != NULL &&
+	    config_parse_daemon(cfg, v, err) == -1)
+		return -1;
 	return 0;
 }
 
@@ -504,6 +507,8 @@ config_parse(const json_t *root, const char *path, const char *home,
 		return NULL;
 	}
 	cfg->approvals_timeout_s = -1;
+	cfg->output_session_mb = cfg->output_total_mb = -1;
+	cfg->disk_reserve_mb = -1;
 	cfg->report_reads = 1;
 	home = config_home(home);
 	cfg->path = strdup(path);

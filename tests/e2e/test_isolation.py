@@ -132,3 +132,127 @@ def test_sweep_leaves_foreign_cgroups(ctx):
                     break
                 except OSError:
                     time.sleep(0.1)
+
+
+FLOOD_MB = 8
+FLOOD = "head -c %d /dev/zero" % (FLOOD_MB << 20)
+
+CHILDREN = r"""
+import json, os, socket, sys
+s = socket.socket(fileno=int(os.environ["SBOX_CHANNEL_FD"]))
+f = s.makefile("rwb")
+n = [0]
+def call(method, params):
+    n[0] += 1
+    f.write(json.dumps({"jsonrpc": "2.0", "id": n[0], "method": method,
+                        "params": params}).encode() + b"\n")
+    f.flush()
+    while True:
+        m = json.loads(f.readline())
+        if m.get("id") == n[0]:
+            if "error" in m:
+                raise SystemExit(m["error"]["message"])
+            return m["result"]
+call("rpc.hello", {"protocol": 1})
+kids = []
+for i in range(int(sys.argv[1])):
+    k = call("session.create", {"project": os.getcwd(), "sandbox": "workspace",
+                                "env": {"PATH": "/usr/bin:/bin"}})["session"]
+    for j in range(int(sys.argv[2])):
+        call("command.exec", {"session": k, "argv": sys.argv[3:],
+                              "detach": True, "stdio": "none"})
+    kids.append(k)
+print(json.dumps(kids))
+"""
+
+
+def _flood(c, s, n):
+    """n detached commands in s, each printing FLOOD_MB MiB (kept)."""
+    return [c.call("command.exec", {"session": s, "argv": ["sh", "-c", FLOOD],
+                                    "detach": True, "stdio": "none"})
+            ["command"] for _ in range(n)]
+
+
+def _all_ended(c, sessions):
+    """Wait until the store has every command of sessions ended; their ids."""
+    ids = []
+
+    def ended():
+        ids[:] = []
+        for s in sessions:
+            for cmd in c.call("command.list", {"session": s})["commands"]:
+                if cmd["state"] == "running":
+                    return False
+                ids.append(cmd["command"])
+        return True
+    wait_for(ended, 120, step=0.2, what="the floods to end")
+    return ids
+
+
+def _kept(c, ids):
+    """Bytes of output kept for the live commands ids, and their reads."""
+    total, reads = 0, {}
+    for i in ids:
+        try:
+            r = c.call("command.read", {"command": i})
+        except sboxtest.RpcError:
+            continue       # trimmed: finished commands beyond the keep limit
+        reads[i] = r
+        total += len(base64.b64decode(r["stdout"])) + \
+            len(base64.b64decode(r["stderr"]))
+    return total, reads
+
+
+def test_output_flood_memory_bounded(ctx):
+    """64 finished commands of 8 MiB output each in one session, plus child
+    sessions made inside it, plus a second top-level session: the kept
+    output stays within 16 MiB per top-level session (children included)
+    and the daemon's total, the oldest output is dropped first and the
+    answer says so, and sboxd's RSS stays far below what it would take to
+    keep everything (64 x 8 MiB = 512 MiB; it used to reach 1 GB)."""
+    d = ctx.daemon({"daemon": {"output_mb_per_session": 16,
+                               "output_mb_total": 24}}, start=False,
+                   name="isorss")
+    make_home(d.home)
+    d.start()
+    c = d.client()
+    proj = make_project(os.path.join(d.root, "proj"))
+    with open(os.path.join(proj, "kids.py"), "w") as f:
+        f.write(CHILDREN)
+    top = create(c, proj)
+    rss0 = d.rss_kb()
+    first = []
+    for _ in range(8):   # 64 commands, 8 at a time
+        first += _flood(c, top, 8)
+        _all_ended(c, [top])
+    r = c.call("command.exec", {"session": top, "argv": [
+        "python3", "kids.py", "2", "8", "sh", "-c", FLOOD], "channel": True,
+        "timeout": 120})
+    assert r["exit_code"] == 0, base64.b64decode(r["stderr"])
+    kids = json.loads(base64.b64decode(r["stdout"]).decode().strip())
+    ids_top = _all_ended(c, [top] + kids)
+    other = create(c, proj)
+    for _ in range(3):
+        _flood(c, other, 1)
+        ids_other = _all_ended(c, [other])
+    rss = d.rss_kb()
+    print("sboxd RSS: %d KiB before, %d KiB after %d x %d MiB of output"
+          % (rss0, rss, len(ids_top) + len(ids_other) - 1, FLOOD_MB))
+    assert rss < 200 * 1024, "sboxd RSS %d KiB" % rss
+    kept_top, reads = _kept(c, ids_top)
+    kept_other, reads_o = _kept(c, ids_other)
+    mib = 1 << 20
+    assert kept_top <= 16 * mib, kept_top
+    assert kept_other <= 16 * mib, kept_other
+    assert kept_top + kept_other <= 24 * mib, (kept_top, kept_other)
+    # what is left is the newest output; the older says it was dropped
+    assert kept_other >= 8 * mib, kept_other
+    newest = reads_o[max(reads_o)]
+    assert len(base64.b64decode(newest["stdout"])) == FLOOD_MB * mib
+    assert not newest["output_truncated"], newest["output_dropped"]
+    dropped = [r for r in list(reads.values()) + list(reads_o.values())
+               if r["output_dropped"] > 0]
+    assert dropped and all(r["output_truncated"] for r in dropped)
+    assert min(dropped, key=lambda r: r["command"])["command"] < \
+        newest["command"]
+    c.close()
