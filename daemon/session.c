@@ -537,8 +537,8 @@ session_make_plan(struct session *s, const struct session_params *p,
 	cgid = getgid();
 	if (geteuid() == 0)
 		container_bind_sandbox_ids(&cuid, &cgid);
-	if (cachedir_session_root(sboxd.state_dir, s->profile, parent ?
-	    parent->plan : NULL, cuid, cgid, &cache_root, err) == -1) {
+	if (cachedir_session_root(sboxd.state_dir, s->profile, s->project,
+	    parent ? parent->plan : NULL, cuid, cgid, &cache_root, err) == -1) {
 		strv_free(client_env);
 		free(sockdir);
 		free(scratch_base);
