@@ -1,7 +1,7 @@
 /* config-daemon.c: the "daemon" object of the config: sboxd's own budgets
  *
  *   "daemon": {"output_mb_per_session": 16, "output_mb_total": 256,
- *              "disk_reserve_mb": 256}
+ *              "disk_reserve_mb": 64}
  *
  * output_mb_per_session: output kept for command.read/wait/result by one
  * top-level session and the sessions created inside it, together;
@@ -17,7 +17,7 @@
 /* Budgets used when the config says nothing. */
 #define CONFIG_OUTPUT_SESSION_MB 16
 #define CONFIG_OUTPUT_TOTAL_MB   256
-#define CONFIG_DISK_RESERVE_MB   256
+#define CONFIG_DISK_RESERVE_MB   64
 #define CONFIG_DAEMON_FIELD_MAX  256
 
 /* Parse the "daemon" object. */

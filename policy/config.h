@@ -12,7 +12,7 @@
  *     "models":    {"local-llm": {"sandbox": "none"}},
  *     "approvals": {"timeout_s": 300},
  *     "daemon":    {"output_mb_per_session": 16, "output_mb_total": 256,
- *                   "disk_reserve_mb": 256}
+ *                   "disk_reserve_mb": 64}
  *   }
  *
  * The schema is strict: an unknown key, a wrong type, a bad host pattern, an
@@ -101,7 +101,7 @@ uint64_t config_output_session_bytes(const struct config *cfg);
  * default 256 MiB). */
 uint64_t config_output_total_bytes(const struct config *cfg);
 /* Bytes sboxd keeps free on its state file system for its own records
- * (daemon.disk_reserve_mb, default 256 MiB). */
+ * (daemon.disk_reserve_mb, default 64 MiB). */
 uint64_t config_disk_reserve_bytes(const struct config *cfg);
 /* config-provider.c: parse one key of a provider entry (hosts, env, home,
  * account_folders, sandbox_capable): 0, -1 with err, or 1 when key is not

@@ -256,3 +256,104 @@ def test_output_flood_memory_bounded(ctx):
     assert min(dropped, key=lambda r: r["command"])["command"] < \
         newest["command"]
     c.close()
+
+
+def _limited(c, s):
+    """The error of a command in s when its caches are full, else None."""
+    try:
+        r = run(c, s, "true")
+        assert r.code == 0, r
+        return None
+    except sboxtest.RpcError as e:
+        assert e.name == "sbox.LimitExceeded", e
+        return e
+
+
+WRITER = ("i=0; while [ $i -lt 600 ]; do head -c 1048576 /dev/zero > "
+          "~/.cache/grow$i || exit 3; i=$((i+1)); sleep 0.05; done")
+
+
+def test_cache_over_its_limit_stops_only_its_sessions(ctx):
+    """A sandbox filling its caches past limits.cache_mb: its writer is
+    killed and its next commands refused with a message that says how to
+    clear them; another project's sessions of the same profile keep
+    running commands and new sessions start; once cleared, it works."""
+    d = ctx.daemon({"sandbox": {"profiles": {"small": {
+        "extends": "workspace", "limits": {"cache_mb": 8}}}}}, start=False,
+        name="isocache")
+    make_home(d.home)
+    d.start()
+    c = d.client()
+    pa = make_project(os.path.join(d.root, "proj-a"))
+    pb = make_project(os.path.join(d.root, "proj-b"))
+    a = create(c, pa, "small")
+    b = create(c, pb, "small")
+    w = c.call("command.exec", {"session": a, "argv": ["sh", "-c", WRITER],
+                                "detach": True, "stdio": "none"})["command"]
+    e = []
+    wait_for(lambda: e.append(_limited(c, a)) or e[-1] is not None, 60,
+             step=0.2, what="session A's commands to be refused")
+    assert "over their limit of 8 MiB" in e[-1].message and \
+        "sbox cache clear --project" in e[-1].message, e[-1]
+    r = c.call("command.wait", {"command": w})
+    assert r["state"] == "killed" and r["signal"] == 9, r
+    # the other project's session of the same profile runs, and a new one
+    # starts and runs
+    assert run(c, b, "echo b > ~/.cache/b && cat ~/.cache/b").out == "b\n"
+    b2 = create(c, pb, "small")
+    assert run(c, b2, "echo ok").out == "ok\n"
+    # cleared, A runs again
+    r = d.cli("cache", "clear", "--project", pa)
+    assert r.returncode == 0, r
+    wait_for(lambda: _limited(c, a) is None, 60, step=0.2,
+             what="session A to run again after the clear")
+    c.close()
+
+
+def test_state_disk_full_keeps_other_sessions_working(ctx):
+    """The state folder on a small file system: a sandbox that runs
+    `dd if=/dev/zero of=$HOME/.cache/fill` until the disk is full does not
+    make another session's exec or a new session fail (sboxd frees its
+    reserve for its own records), its own commands are then refused, and
+    sandbox check says the disk is short."""
+    if not is_root():
+        raise Skip("mounting a small file system for the state folder "
+                   "needs root")
+    d = ctx.daemon(None, start=False, name="isodisk")
+    make_home(d.home)
+    os.makedirs(d.state, mode=0o700)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=192m,mode=0700",
+                    "tmpfs", d.state], check=True)
+    try:
+        d.start()
+        c = d.client()
+        pa = make_project(os.path.join(d.root, "proj-a"))
+        pb = make_project(os.path.join(d.root, "proj-b"))
+        a = create(c, pa)
+        b = create(c, pb)
+        assert os.path.getsize(os.path.join(d.state, "reserve")) == 64 << 20
+        r = run(c, a, "dd if=/dev/zero of=$HOME/.cache/fill bs=1M 2>&1; "
+                      "df -k $HOME/.cache | tail -1")
+        assert "No space left" in r.out, r
+        # the disk is full: another session still runs commands, and a new
+        # session starts
+        for i in range(3):
+            out = run(c, b, "echo still-%d" % i).out
+            assert out == "still-%d\n" % i, out
+        b2 = create(c, pb)
+        assert run(c, b2, "echo new").out == "new\n"
+        assert not os.path.exists(os.path.join(d.state, "reserve"))
+        # the session that filled it is stopped
+        wait_for(lambda: _limited(c, a) is not None, 30, step=0.2,
+                 what="the filling session's commands to be refused")
+        r = d.cli("--json", "sandbox", "check", "--profile", "workspace",
+                  timeout=120)
+        steps = {st["id"]: st for st in json.loads(r.stdout)["steps"]}
+        assert not steps["disk"]["ok"] and "short of space" in \
+            steps["disk"]["detail"], steps["disk"]
+        assert "caches over their limit" in steps["disk"]["detail"], \
+            steps["disk"]
+        c.close()
+    finally:
+        d.stop()
+        subprocess.run(["umount", "-l", d.state])
