@@ -488,7 +488,7 @@ def test_check(ctx):
     ids = [s["id"] for s in r["steps"]]
     assert ids == ["bwrap", "userns", "shell", "tools", "write_in",
                    "write_out", "read_out", "sbox", "creds", "network",
-                   "limits"], ids
+                   "limits", "disk"], ids
     bad = [s for s in r["steps"] if not s["ok"]]
     assert not bad and r["ok"] is True, bad
     for s in r["steps"]:
@@ -509,7 +509,7 @@ def test_check(ctx):
     out = text(r)
     assert r.returncode == 0, out
     steps = [l for l in out.splitlines() if l.startswith("  ")]
-    assert len(steps) == 11, out
+    assert len(steps) == 12, out
     assert all(l.split()[0] == "ok" for l in steps), out
     assert "profile strict" in out and "every step passed" in out, out
     # the default: all_sessions, else workspace
