@@ -33,6 +33,7 @@
 struct diskguard_root {
 	char     *path;
 	uint64_t  limit;
+	int       whole;       /* a scratch folder: all of it, not the trees */
 	uint64_t  bytes;       /* last measure */
 	int       measured;
 	int       full;
@@ -52,6 +53,7 @@ static char diskguard_out[DISKGUARD_ROOTS_MAX * 24];
 static size_t diskguard_len;
 static int diskguard_reaped, diskguard_eof, diskguard_was_short;
 static char *diskguard_order[DISKGUARD_ROOTS_MAX]; /* roots measured */
+static int diskguard_order_whole[DISKGUARD_ROOTS_MAX];
 static int diskguard_norder;
 
 /* <state_dir>/reserve (static buffer). */
@@ -117,11 +119,12 @@ diskguard_release(void)
 	diskguard_held = 0;
 }
 
-/* The cache root a session's plan binds, or NULL (static buffer). */
+/* The cache root (scratch 0) or the scratch folder (1) a session's plan
+ * binds read-write, or NULL (static buffer). */
 static const char *
-diskguard_root_of(const struct session *s)
+diskguard_root_of(const struct session *s, int scratch)
 {
-	static char root[PATH_MAX];
+	static char root[2][PATH_MAX];
 	const struct plan_mount *m;
 	char *slash;
 	size_t i;
@@ -131,15 +134,30 @@ diskguard_root_of(const struct session *s)
 	for (i = 0; i < s->plan->n_mounts; i++) {
 		m = &s->plan->mounts[i];
 		if (m->kind != PLAN_MOUNT_RW_BIND || m->rule == NULL ||
-		    strcmp(m->rule, PLAN_RULE_CACHES) != 0 || m->src == NULL ||
-		    strlen(m->src) >= sizeof root)
+		    strcmp(m->rule, scratch ? PLAN_RULE_SCRATCH :
+		    PLAN_RULE_CACHES) != 0 || m->src == NULL ||
+		    strlen(m->src) >= sizeof root[0])
 			continue;
-		snprintf(root, sizeof root, "%s", m->src);
-		if ((slash = strrchr(root, '/')) != NULL && slash != root)
+		snprintf(root[scratch], sizeof root[0], "%s", m->src);
+		if (!scratch && (slash = strrchr(root[0], '/')) != NULL &&
+		    slash != root[0])
 			*slash = '\0';
-		return root;
+		return root[scratch];
 	}
 	return NULL;
+}
+
+/* Does session s bind root (as its caches or its scratch folder)? */
+static int
+diskguard_binds(const struct session *s, const char *root)
+{
+	const char *r;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if ((r = diskguard_root_of(s, k)) != NULL && strcmp(r, root) == 0)
+			return 1;
+	return 0;
 }
 
 /* The entry of root (made when make; NULL if none or the table is full). */
@@ -163,17 +181,16 @@ static void
 diskguard_stop_writers(const char *root)
 {
 	struct command *c;
-	const char *r;
 	sbox_error err;
 
 	for (c = command_next(NULL); c != NULL; c = command_next(c)) {
 		if (c->state != COMMAND_RUNNING || c->exited || c->outside ||
-		    (r = diskguard_root_of(c->s)) == NULL || strcmp(r, root) != 0)
+		    !diskguard_binds(c->s, root))
 			continue;
 		error_clear(&err);
 		if (command_kill(c, SIGKILL, &err) == 0)
-			log_warn("killed command %lld of session %s: its package "
-			    "caches are over their limit", c->id, c->s->id);
+			log_warn("killed command %lld of session %s: %s is over "
+			    "its limit", c->id, c->s->id, root);
 	}
 }
 
@@ -195,7 +212,9 @@ diskguard_child(int fd)
 	for (i = 0; i < diskguard_norder; i++) {
 		memset(&u, 0, sizeof u);
 		if ((rfd = cachedir_open(diskguard_order[i])) >= 0 &&
-		    fstat(rfd, &st) == 0)
+		    fstat(rfd, &st) == 0 && diskguard_order_whole[i])
+			cachedir_measure(rfd, ".", st.st_dev, &u);
+		else if (rfd >= 0 && fstat(rfd, &st) == 0)
 			for (t = caches_table; t->name != NULL; t++)
 				cachedir_measure(rfd, t->name, st.st_dev, &u);
 		if (rfd >= 0)
@@ -234,11 +253,12 @@ diskguard_measured(void)
 		r->full = b > r->limit || (diskguard_was_short && (was_full ||
 		    b > (r->measured ? r->bytes : 0) + DISKGUARD_SLACK));
 		if (r->full && !was_full)
-			log_warn("package caches %s hold %llu MiB (limit %llu "
-			    "MiB%s): their sessions' commands are stopped until "
-			    "they are cleared", r->path, b >> 20, (unsigned long
-			    long)(r->limit >> 20), diskguard_was_short ? ", and "
-			    "the disk is short of space" : "");
+			log_warn("%s %s holds %llu MiB (limit %llu MiB%s): its "
+			    "sessions' commands are stopped until it is cleared",
+			    r->whole ? "scratch folder" : "package caches",
+			    r->path, b >> 20, (unsigned long long)(r->limit >>
+			    20), diskguard_was_short ? ", and the disk is short "
+			    "of space" : "");
 		r->bytes = b;
 		r->measured = 1;
 		if (r->full)
@@ -301,19 +321,22 @@ diskguard_measure(void)
 	const struct session *s;
 	const char *root;
 	sbox_error err;
-	int p[2], i;
+	int p[2], i, k;
 
 	if (diskguard_pid != 0)
 		return;
 	for (i = 0; i < diskguard_nroots; i++)
 		diskguard_roots[i].seen = 0;
 	for (s = session_next(NULL); s != NULL; s = session_next(s)) {
-		if (s->state >= SESSION_CLOSING ||
-		    (root = diskguard_root_of(s)) == NULL ||
-		    (r = diskguard_find(root, 1)) == NULL)
-			continue;
-		r->seen = 1;
-		r->limit = caches_limit_bytes(s->profile);
+		for (k = 0; k < 2; k++) {
+			if (s->state >= SESSION_CLOSING ||
+			    (root = diskguard_root_of(s, k)) == NULL ||
+			    (r = diskguard_find(root, 1)) == NULL)
+				continue;
+			r->seen = 1;
+			r->whole = k;
+			r->limit = caches_limit_bytes(s->profile);
+		}
 	}
 	/* forget roots no live session binds */
 	for (i = 0; i < diskguard_nroots; ) {
@@ -329,7 +352,8 @@ diskguard_measure(void)
 	for (i = 0; i < diskguard_nroots; i++)
 		if ((diskguard_order[diskguard_norder] = strdup(
 		    diskguard_roots[i].path)) != NULL)
-			diskguard_norder++;
+			diskguard_order_whole[diskguard_norder++] =
+			    diskguard_roots[i].whole;
 	diskguard_last_ms = sboxd_now_ms();
 	diskguard_was_short = diskguard_short;
 	diskguard_len = 0;
@@ -438,17 +462,30 @@ diskguard_check(const struct session *s, sbox_error *err)
 {
 	struct diskguard_root *r;
 	const char *root;
+	int k;
 
 	diskguard_look();
-	if ((root = diskguard_root_of(s)) == NULL ||
-	    (r = diskguard_find(root, 0)) == NULL || !r->full)
-		return 0;
-	return error_set(err, E_LIMIT, "this session's package caches (%s) "
-	    "hold %llu MiB, over their limit of %llu MiB%s: no command runs "
-	    "in it until they are cleared (sbox cache clear --project %s)",
-	    root, (unsigned long long)(r->bytes >> 20), (unsigned long long)
-	    (r->limit >> 20), diskguard_short ? " while the disk is short of "
-	    "space" : "", s->project ? s->project : "DIR");
+	for (k = 0; k < 2; k++) {
+		if ((root = diskguard_root_of(s, k)) == NULL ||
+		    (r = diskguard_find(root, 0)) == NULL || !r->full)
+			continue;
+		if (k == 1)
+			return error_set(err, E_LIMIT, "this session's scratch "
+			    "folder (%s) holds %llu MiB, over its limit of %llu "
+			    "MiB%s: no command runs in it; close the session",
+			    root, (unsigned long long)(r->bytes >> 20),
+			    (unsigned long long)(r->limit >> 20),
+			    diskguard_short ? " while the disk is short of "
+			    "space" : "");
+		return error_set(err, E_LIMIT, "this session's package caches "
+		    "(%s) hold %llu MiB, over their limit of %llu MiB%s: no "
+		    "command runs in it until they are cleared (sbox cache "
+		    "clear --project %s)", root, (unsigned long long)(r->bytes >>
+		    20), (unsigned long long)(r->limit >> 20), diskguard_short ?
+		    " while the disk is short of space" : "", s->project ?
+		    s->project : "DIR");
+	}
+	return 0;
 }
 
 /* The state file system, for sandbox.check and daemon.status. */

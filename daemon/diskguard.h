@@ -11,7 +11,8 @@
  *   timer, sboxd frees it, so its own records (the store) still fit. It
  *   is taken again once there is room for it twice over.
  * - A size limit per cache root (a project's caches, or a profile's with
- *   "caches": "profile": limits.cache_mb, default 4 GiB), measured in a
+ *   "caches": "profile": limits.cache_mb, default 4 GiB) and per scratch
+ *   folder of a session (the same limit), measured in a
  *   child process (a sandbox decides how big a tree is; the event loop
  *   never walks it) every DISKGUARD_MEASURE_S, and at once when space is
  *   short. A root over its limit, or one that grew while space was short,
