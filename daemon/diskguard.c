@@ -44,6 +44,7 @@ static struct diskguard_root diskguard_roots[DISKGUARD_ROOTS_MAX];
 static int diskguard_nroots;
 static struct event *diskguard_ev;
 static int diskguard_held;          /* the reserve file is allocated */
+static int diskguard_unsupported;   /* fallocate is not supported here */
 static int diskguard_short;         /* free space < reserve at last look */
 static long long diskguard_last_ms; /* last measure started */
 static pid_t diskguard_pid;         /* measuring child, or 0 */
@@ -86,19 +87,25 @@ diskguard_take(void)
 	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, tot;
 	int fd;
 
-	if (diskguard_held || want == 0 || diskguard_space(&fr, &tot) == -1 ||
-	    fr < 2 * want)
+	if (diskguard_held || diskguard_unsupported || want == 0 ||
+	    diskguard_space(&fr, &tot) == -1 || fr < 2 * want)
 		return;
 	fd = open(diskguard_reserve_path(), O_WRONLY | O_CREAT | O_NOFOLLOW |
 	    O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	if (fallocate(fd, 0, 0, (off_t)want) == 0)
+	/* a larger file of an earlier, larger reserve shrinks first */
+	if (ftruncate(fd, (off_t)want) == 0 && fallocate(fd, 0, 0,
+	    (off_t)want) == 0)
 		diskguard_held = 1;
 	else {
+		if (errno == EOPNOTSUPP)
+			diskguard_unsupported = 1;
 		if (errno != ENOSPC)
-			log_warn("disk reserve: cannot allocate %s: %s",
-			    diskguard_reserve_path(), strerror(errno));
+			log_warn("disk reserve: cannot allocate %s: %s%s",
+			    diskguard_reserve_path(), strerror(errno),
+			    diskguard_unsupported ? " (the file system cannot "
+			    "allocate ahead: sboxd only watches free space)" : "");
 		if (ftruncate(fd, 0) == -1)
 			log_warn("disk reserve: %s", strerror(errno));
 	}
