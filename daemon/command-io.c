@@ -26,6 +26,7 @@
 #define COMMAND_IO_HIGH      (1024 * 1024)     /* queued bytes before pausing */
 #define COMMAND_IO_PUMP_MS   20
 #define COMMAND_IO_FLUSH_S   10                /* a stalled reader of a forward */
+#define COMMAND_IO_FLOOR     (64 * 1024)       /* kept of a running command */
 
 /* Kept output of one top-level session and the sessions made inside it. */
 struct command_io_budget {
@@ -80,10 +81,10 @@ command_io_account(const struct command *c, uint64_t n, int add)
 		*b = command_io_budgets[--command_io_nbudgets];
 }
 
-/* Drop up to want of the oldest kept bytes of v (stdout first); the bytes
- * dropped. */
+/* Drop up to want of the oldest kept bytes of v (stdout first), leaving
+ * it floor bytes per stream; the bytes dropped. */
 static uint64_t
-command_io_drop(struct command *v, uint64_t want)
+command_io_drop(struct command *v, uint64_t want, size_t floor)
 {
 	struct command_stream *sts[2] = { &v->out, &v->err };
 	uint64_t got = 0;
@@ -92,8 +93,9 @@ command_io_drop(struct command *v, uint64_t want)
 
 	for (i = 0; i < 2 && got < want; i++) {
 		if (sts[i]->kept == NULL ||
-		    (have = evbuffer_get_length(sts[i]->kept)) == 0)
+		    (have = evbuffer_get_length(sts[i]->kept)) <= floor)
 			continue;
+		have -= floor;
 		n = have < want - got ? have : (size_t)(want - got);
 		evbuffer_drain(sts[i]->kept, n);
 		sts[i]->dropped += n;
@@ -107,8 +109,9 @@ command_io_drop(struct command *v, uint64_t want)
 
 /* Make room for n more kept bytes of c within its session's and the
  * daemon's budgets, dropping the oldest kept output: of finished commands
- * first, then of running ones, never c's own. Returns how many of the n
- * bytes fit. */
+ * first, then of running ones down to COMMAND_IO_FLOOR a stream (a flood
+ * never takes a small output's place), never c's own. Returns how many of
+ * the n bytes fit. */
 static size_t
 command_io_make_room(struct command *c, size_t n)
 {
@@ -132,7 +135,7 @@ command_io_make_room(struct command *c, size_t n)
 			if (!same && over_d == 0)
 				continue;
 			got = command_io_drop(v, same && over_s > over_d ?
-			    over_s : over_d);
+			    over_s : over_d, pass == 0 ? 0 : COMMAND_IO_FLOOR);
 			if (same)
 				mine -= got <= mine ? got : mine;
 		}
