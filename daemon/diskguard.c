@@ -36,6 +36,7 @@ struct diskguard_root {
 	int       whole;       /* a scratch folder: all of it, not the trees */
 	uint64_t  bytes;       /* last measure */
 	int       measured;
+	long long at_ms;       /* when the last measure started */
 	int       full;
 	int       seen;        /* in the current set of live roots */
 };
@@ -47,6 +48,7 @@ static int diskguard_held;          /* the reserve file is allocated */
 static int diskguard_unsupported;   /* fallocate is not supported here */
 static int diskguard_short;         /* free space < reserve at last look */
 static long long diskguard_last_ms; /* last measure started */
+static uint64_t diskguard_free_base;/* free bytes then */
 static pid_t diskguard_pid;         /* measuring child, or 0 */
 static int diskguard_fd = -1;       /* its output */
 static struct event *diskguard_rev;
@@ -268,6 +270,7 @@ diskguard_measured(void)
 			    "of space" : "");
 		r->bytes = b;
 		r->measured = 1;
+		r->at_ms = diskguard_last_ms;
 		if (r->full)
 			diskguard_stop_writers(r->path);
 	}
@@ -328,6 +331,7 @@ diskguard_measure(void)
 	const struct session *s;
 	const char *root;
 	sbox_error err;
+	uint64_t total;
 	int p[2], i, k;
 
 	if (diskguard_pid != 0)
@@ -363,6 +367,8 @@ diskguard_measure(void)
 			    diskguard_roots[i].whole;
 	diskguard_last_ms = sboxd_now_ms();
 	diskguard_was_short = diskguard_short;
+	if (diskguard_space(&diskguard_free_base, &total) == -1)
+		diskguard_free_base = 0;
 	diskguard_len = 0;
 	diskguard_reaped = diskguard_eof = 0;
 	if (pipe2(p, O_CLOEXEC) == -1)
@@ -425,6 +431,25 @@ diskguard_look(void)
 		diskguard_measure();
 }
 
+/* Does a live session bind a root never measured? */
+static int
+diskguard_unmeasured(void)
+{
+	const struct session *s;
+	struct diskguard_root *r;
+	const char *root;
+	int k;
+
+	for (s = session_next(NULL); s != NULL; s = session_next(s))
+		for (k = 0; k < 2; k++)
+			if (s->state < SESSION_CLOSING &&
+			    (root = diskguard_root_of(s, k)) != NULL &&
+			    ((r = diskguard_find(root, 0)) == NULL ||
+			    !r->measured))
+				return 1;
+	return 0;
+}
+
 /* Timer: look at the space, measure now and then. */
 static void
 diskguard_tick(evutil_socket_t fd, short what, void *arg)
@@ -432,10 +457,18 @@ diskguard_tick(evutil_socket_t fd, short what, void *arg)
 	struct timeval tv = { DISKGUARD_TICK_MS / 1000,
 	    (DISKGUARD_TICK_MS % 1000) * 1000 };
 
+	long long since = sboxd_now_ms() - diskguard_last_ms;
+	uint64_t fr, tot;
+
 	(void)fd; (void)what; (void)arg;
 	diskguard_look();
-	if (diskguard_short || sboxd_now_ms() - diskguard_last_ms >=
-	    DISKGUARD_MEASURE_S * 1000)
+	/* a walk costs: only while space is short, when a root was never
+	 * measured, when free space fell by DISKGUARD_DROP since the last
+	 * walk (someone wrote that much), or once in DISKGUARD_IDLE_S */
+	if (diskguard_short || (since >= DISKGUARD_MEASURE_S * 1000 &&
+	    (diskguard_unmeasured() || since >= DISKGUARD_IDLE_S * 1000 ||
+	    (diskguard_space(&fr, &tot) == 0 && fr + DISKGUARD_DROP <
+	    diskguard_free_base))))
 		diskguard_measure();
 	event_add(diskguard_ev, &tv);
 }
@@ -474,7 +507,13 @@ diskguard_check(const struct session *s, sbox_error *err)
 	diskguard_look();
 	for (k = 0; k < 2; k++) {
 		if ((root = diskguard_root_of(s, k)) == NULL ||
-		    (r = diskguard_find(root, 0)) == NULL || !r->full)
+		    (r = diskguard_find(root, 0)) == NULL)
+			continue;
+		/* a command starts: its roots are measured again when their
+		 * last measure is old (in the background; this one runs) */
+		if (sboxd_now_ms() - r->at_ms >= DISKGUARD_EXEC_S * 1000)
+			diskguard_measure();
+		if (!r->full)
 			continue;
 		if (k == 1)
 			return error_set(err, E_LIMIT, "this session's scratch "

@@ -12,10 +12,12 @@
  *   is taken again once there is room for it twice over.
  * - A size limit per cache root (a project's caches, or a profile's with
  *   "caches": "profile": limits.cache_mb, default 4 GiB) and per scratch
- *   folder of a session (the same limit), measured in a
- *   child process (a sandbox decides how big a tree is; the event loop
- *   never walks it) every DISKGUARD_MEASURE_S, and at once when space is
- *   short. A root over its limit, or one that grew while space was short,
+ *   folder of a session (the same limit), measured in a child process (a
+ *   sandbox decides how big a tree is; the event loop never walks it):
+ *   every second while space is short, else when a new root appears, when
+ *   free space fell by DISKGUARD_DROP since the last walk (at most every
+ *   DISKGUARD_MEASURE_S), when a command starts DISKGUARD_EXEC_S after
+ *   its roots' last measure, and every DISKGUARD_IDLE_S. A root over its limit, or one that grew while space was short,
  *   is "full": the running commands of its sessions are killed and new
  *   commands refused (E_LIMIT, saying how to clear it) until a measure
  *   finds it under its limit again (after `sbox cache clear`).
@@ -34,7 +36,12 @@ struct event_base;
 struct session;
 
 #define DISKGUARD_TICK_MS   1000   /* free space checked */
-#define DISKGUARD_MEASURE_S 10     /* cache roots measured */
+#define DISKGUARD_MEASURE_S 5      /* cache roots measured at most this
+                                      often while space is not short, */
+#define DISKGUARD_DROP      (64ULL << 20) /* when free space fell by this, */
+#define DISKGUARD_IDLE_S    300    /* or this long after the last time, */
+#define DISKGUARD_EXEC_S    30     /* or when a command starts this long
+                                      after its roots' last measure */
 
 /* Take the reserve and start the timer (base NULL: stop, freeing it). */
 void diskguard_start(struct event_base *base);
