@@ -350,3 +350,36 @@ def test_state_disk_full_keeps_other_sessions_working(ctx):
     finally:
         d.stop()
         subprocess.run(["umount", "-l", d.state])
+
+
+def test_short_disk_stops_only_growing_caches(ctx):
+    """The same as a user, without mounting: a reserve larger than the free
+    space makes the state file system short from the start. A sandbox that
+    grows its caches then is stopped; another project's session (whose
+    caches do not grow) runs and a new session starts; sandbox check says
+    the disk is short."""
+    d = ctx.daemon({"daemon": {"disk_reserve_mb": 1048576}}, start=False,
+                   name="isoshort")
+    make_home(d.home)
+    d.start()
+    c = d.client()
+    pa = make_project(os.path.join(d.root, "proj-a"))
+    pb = make_project(os.path.join(d.root, "proj-b"))
+    a = create(c, pa)
+    b = create(c, pb)
+    assert not os.path.exists(os.path.join(d.state, "reserve"))
+    assert run(c, a, "head -c 4194304 /dev/zero > ~/.cache/f").code == 0
+    e = []
+    wait_for(lambda: e.append(_limited(c, a)) or e[-1] is not None, 30,
+             step=0.2, what="the growing session's commands to be refused")
+    assert "short of space" in e[-1].message, e[-1]
+    assert run(c, b, "echo b > ~/.cache/b && cat ~/.cache/b").out == "b\n"
+    b2 = create(c, pb)
+    assert run(c, b2, "echo new").out == "new\n"
+    r = d.cli("--json", "sandbox", "check", "--profile", "workspace",
+              timeout=120)
+    steps = {st["id"]: st for st in json.loads(r.stdout)["steps"]}
+    assert not steps["disk"]["ok"] and "short of space" in \
+        steps["disk"]["detail"] and "not held" in steps["disk"]["detail"], \
+        steps["disk"]
+    c.close()
