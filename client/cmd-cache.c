@@ -1,6 +1,7 @@
-/* cmd-cache.c: sbox cache list|clear [--profile P]: sbox's own package
- * caches (one set per profile, shared only by that profile's sandboxes):
- * their sizes, and freeing them. The host's caches are never touched. */
+/* cmd-cache.c: sbox cache list|clear [--profile P] [--project DIR]: sbox's
+ * own package caches (one set per project and profile, or per profile with
+ * "caches": "profile"): their sizes, and freeing them. The host's caches
+ * are never touched. */
 #include "client/client.h"
 
 #include <getopt.h>
@@ -9,8 +10,8 @@
 #include <string.h>
 
 #define CMD_CACHE_USAGE \
-	"usage: sbox cache list [--profile P] [--json]\n" \
-	"       sbox cache clear [--profile P] [--json]"
+	"usage: sbox cache list [--profile P] [--project DIR] [--json]\n" \
+	"       sbox cache clear [--profile P] [--project DIR] [--json]"
 
 /* A byte count as text ("12.3 MiB") in buf. */
 static const char *
@@ -56,6 +57,14 @@ cmd_cache_print_list(const json_t *r)
 	json_array_foreach(json_object_get(r, "profiles"), i, p) {
 		const char *name = json_string_value(json_object_get(p,
 		    "profile"));
+		const char *pj = json_string_value(json_object_get(p,
+		    "project"));
+
+		if (pj == NULL && cmd_cache_int(p, "bytes") == 0 &&
+		    json_array_size(json_object_get(r, "profiles")) > 1)
+			continue;	/* an unused shared set */
+		printf("%-14s %s\n", name, pj ? pj : "(every project: "
+		    "\"caches\": \"profile\")");
 
 		json_array_foreach(json_object_get(p, "trees"), j, t) {
 			if (cmd_cache_int(t, "bytes") == 0)
@@ -90,9 +99,10 @@ cmd_cache_print_clear(const json_t *r)
 	char a[64];
 
 	json_array_foreach(json_object_get(r, "profiles"), i, p) {
-		printf("%s: freed %s", text_member(p, "profile", "?"),
-		    cmd_cache_size(cmd_cache_int(p, "freed_bytes"),
-		    a, sizeof a));
+		printf("%s%s%s: freed %s", text_member(p, "profile", "?"),
+		    json_is_string(json_object_get(p, "project")) ? " " : "",
+		    text_member(p, "project", ""),
+		    cmd_cache_size(cmd_cache_int(p, "freed_bytes"), a, sizeof a));
 		if (cmd_cache_int(p, "left") > 0)
 			printf(", %lld entries left (not removable)",
 			    (long long)cmd_cache_int(p, "left"));
@@ -102,18 +112,20 @@ cmd_cache_print_clear(const json_t *r)
 	    "freed_bytes"), a, sizeof a));
 }
 
-/* sbox cache list|clear [--profile P] [--json]. */
+/* sbox cache list|clear [--profile P] [--project DIR] [--json]. */
 int
 cmd_cache(const struct client_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
+		{ "project", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client_opts mo = *o;
 	struct client *cl;
 	json_t *params, *r;
+	char *dir;
 	sbox_error err;
 	int ch, clear;
 
@@ -123,10 +135,17 @@ cmd_cache(const struct client_opts *o, int argc, char **argv)
 	clear = strcmp(argv[1], "clear") == 0;
 	params = json_object();
 	optind = 0;
-	while ((ch = getopt_long(argc - 1, argv + 1, "+p:j", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc - 1, argv + 1, "+p:P:j", opts, NULL)) != -1) {
 		if (ch == 'p')
 			json_object_set_new(params, "profile", json_string(optarg));
-		else if (ch == 'j')
+		else if (ch == 'P') {
+			if ((dir = realpath(optarg, NULL)) == NULL) {
+				json_decref(params);
+				return client_usage("no folder %s", optarg);
+			}
+			json_object_set_new(params, "project", json_string(dir));
+			free(dir);
+		} else if (ch == 'j')
 			mo.json = 1;
 		else {
 			json_decref(params);

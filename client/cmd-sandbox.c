@@ -144,11 +144,13 @@ cmd_sandbox_print_caches(const json_t *c)
 		cmd_sandbox_line("caches", cmd_sandbox_s(c, "note", "none"));
 		return;
 	}
-	snprintf(line, sizeof line, "sbox's own, shared only by sessions of "
-	    "profile %s; the host's caches are never visible%s%s",
-	    cmd_sandbox_s(c, "shared_with", "?"), json_is_string(
-	    json_object_get(c, "root")) ? "; in " : "", cmd_sandbox_s(c, "root",
-	    ""));
+	snprintf(line, sizeof line, "sbox's own, shared only by %s of profile "
+	    "%s; the host's caches are never visible%s%s",
+	    strcmp(cmd_sandbox_s(c, "scope", ""), "profile") == 0 ?
+	    "every project (\"caches\": \"profile\")" :
+	    "sessions of the same project", cmd_sandbox_s(c, "shared_with", "?"),
+	    json_is_string(json_object_get(c, "root")) ? "; in " : "",
+	    cmd_sandbox_s(c, "root", ""));
 	cmd_sandbox_line("caches", line);
 	json_array_foreach(json_object_get(c, "trees"), i, t) {
 		snprintf(line, sizeof line, "%-20s %s%s(%s)", cmd_sandbox_s(t,

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -100,6 +102,134 @@ cachedir_prepare(const char *state_dir, const char *profile, uid_t uid,
 	return 0;
 }
 
+/* Read the project file of the folder dfd into buf; 0, or -1 with errno
+ * (ENOENT: none). */
+static int
+cachedir_read_project(int dfd, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = openat(dfd, CACHES_PROJECT_FILE, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK)) < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Take the folder of project in the projects folder dfd: <key>, or
+ * <key>-N when <key> names another project; made with its project file
+ * (sboxd's, 0644) when new. Its name in out; its descriptor, or -1. */
+static int
+cachedir_project_dir(int dfd, const char *project, char *out, size_t size,
+    sbox_error *err)
+{
+	char key[17], have[PATH_MAX + 2];
+	size_t len = strlen(project);
+	int n, fd, pf;
+
+	caches_project_key(project, key);
+	for (n = 0; n < 16; n++) {
+		if (n == 0)
+			snprintf(out, size, "%s", key);
+		else
+			snprintf(out, size, "%s-%d", key, n);
+		if ((fd = cachedir_mkdir(dfd, out, 0711, 0, 0, 0, err)) < 0)
+			return -1;
+		if (cachedir_read_project(fd, have, sizeof have) == 0) {
+			if (strcmp(have, project) == 0)
+				return fd;
+			close(fd);
+			continue;	/* another project with the same key */
+		}
+		if (errno != ENOENT || (pf = openat(fd, CACHES_PROJECT_FILE,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0644)) < 0) {
+			error_set_errno(err, E_IO, errno, "cannot record the "
+			    "project of the cache folder %s", out);
+			close(fd);
+			return -1;
+		}
+		if (write(pf, project, len) != (ssize_t)len ||
+		    write(pf, "\n", 1) != 1) {
+			error_set_errno(err, E_IO, errno, "cannot record the "
+			    "project of the cache folder %s", out);
+			close(pf);
+			unlinkat(fd, CACHES_PROJECT_FILE, 0);
+			close(fd);
+			return -1;
+		}
+		close(pf);
+		return fd;
+	}
+	error_set(err, E_IO, "too many projects share the cache key %s", key);
+	return -1;
+}
+
+/* Make the cache root of project under profile's:
+ * <state_dir>/caches/<profile>/projects/<key>/<tree>...; *root its path. */
+static int
+cachedir_prepare_project(const char *state_dir, const char *profile,
+    const char *project, uid_t uid, gid_t gid, char **root, sbox_error *err)
+{
+	const struct cache_tree *t;
+	int sfd, bfd, pfd, jfd, kfd, tfd;
+	char name[40], *proot;
+
+	*root = NULL;
+	if (project == NULL || project[0] != '/' || strlen(project) > PATH_MAX)
+		return error_set(err, E_INTERNAL, "caches: no project folder");
+	if ((proot = caches_profile_root(state_dir, profile, err)) == NULL)
+		return -1;
+	if ((sfd = cachedir_open(state_dir)) < 0) {
+		free(proot);
+		return error_set_errno(err, E_IO, errno, "cannot open the state "
+		    "folder %s", state_dir);
+	}
+	bfd = cachedir_mkdir(sfd, "caches", 0711, 0, 0, 0, err);
+	close(sfd);
+	pfd = bfd < 0 ? -1 : cachedir_mkdir(bfd, profile, 0700, uid, gid, 1,
+	    err);
+	if (bfd >= 0)
+		close(bfd);
+	jfd = pfd < 0 ? -1 : cachedir_mkdir(pfd, CACHES_PROJECTS, 0711, 0, 0, 0,
+	    err);
+	if (pfd >= 0)
+		close(pfd);
+	kfd = jfd < 0 ? -1 : cachedir_project_dir(jfd, project, name,
+	    sizeof name, err);
+	if (jfd >= 0)
+		close(jfd);
+	if (kfd < 0) {
+		free(proot);
+		return error_context(err, "package caches of profile %s for %s",
+		    profile, project);
+	}
+	for (t = caches_table; t->name != NULL; t++) {
+		if ((tfd = cachedir_mkdir(kfd, t->name, 0700, uid, gid, 1,
+		    err)) < 0) {
+			close(kfd);
+			free(proot);
+			return error_context(err, "package caches of profile %s "
+			    "for %s", profile, project);
+		}
+		close(tfd);
+	}
+	close(kfd);
+	if (asprintf(root, "%s/%s/%s", proot, CACHES_PROJECTS, name) == -1) {
+		*root = NULL;
+		free(proot);
+		return error_nomem(err);
+	}
+	free(proot);
+	return 0;
+}
+
 static void cachedir_measure_at(int, const char *, dev_t, int,
     struct cachedir_usage *);
 static void cachedir_clear_at(int, const char *, dev_t, int, int,
@@ -110,8 +240,8 @@ static void cachedir_clear_at(int, const char *, dev_t, int, int,
  * none. */
 int
 cachedir_session_root(const char *state_dir, const struct profile *p,
-    const struct plan *parent, uid_t uid, gid_t gid, char **root,
-    sbox_error *err)
+    const char *project, const struct plan *parent, uid_t uid, gid_t gid,
+    char **root, sbox_error *err)
 {
 	const struct plan_mount *m;
 	char *slash;
@@ -136,6 +266,9 @@ cachedir_session_root(const char *state_dir, const struct profile *p,
 		}
 		return 0;
 	}
+	if (!p->caches_shared)
+		return cachedir_prepare_project(state_dir, p->name, project, uid,
+		    gid, root, err);
 	if (cachedir_prepare(state_dir, p->name, uid, gid, err) == -1)
 		return -1;
 	if ((*root = caches_profile_root(state_dir, p->name, err)) == NULL)
@@ -150,22 +283,34 @@ cachedir_describe(const char *state_dir, const struct profile *p, int inside)
 {
 	const struct cache_tree *t;
 	json_t *trees, *o;
-	char *root;
+	char *root, *proot;
+	int n;
 
 	if (!p->sandboxed || !p->project_access)
 		return json_pack("{s:[], s:s}", "trees", "note", p->sandboxed ?
 		    "no package caches" : "not sandboxed: the host's own caches");
 	if ((root = caches_profile_root(state_dir, p->name, NULL)) == NULL)
 		return NULL;
+	if (!p->caches_shared) {	/* one folder per project below */
+		proot = root;
+		n = asprintf(&root, "%s/%s/<project>", proot, CACHES_PROJECTS);
+		free(proot);
+		if (n == -1)
+			return NULL;
+	}
 	trees = json_array();
 	for (t = caches_table; t->name != NULL; t++)
 		json_array_append_new(trees, inside ? json_pack("{s:s+, s:s}",
 		    "path", "~/", t->rel, "tools", t->tools) :
 		    json_pack("{s:s+, s:s, s:s++}", "path", "~/", t->rel, "tools",
 		    t->tools, "writes_to", root, "/", t->name));
-	o = json_pack("{s:o, s:s, s:s}", "trees", trees, "shared_with",
-	    p->name, "host_caches", "never visible; nothing written here is "
-	    "read by the host");
+	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:I}", "trees", trees,
+	    "shared_with", p->name, "scope", p->caches_shared ? "profile" :
+	    "project", "sharing", p->caches_shared ? "every project of the "
+	    "profile (\"caches\": \"profile\")" : "sessions of the same "
+	    "project and profile", "host_caches", "never visible; nothing "
+	    "written here is read by the host", "limit_bytes",
+	    (json_int_t)caches_limit_bytes(p));
 	if (o != NULL && !inside)
 		json_object_set_new(o, "root", json_string(root));
 	free(root);

@@ -35,17 +35,19 @@ int cachedir_prepare(const char *state_dir, const char *profile, uid_t uid,
     gid_t gid, sbox_error *err);
 struct profile;
 struct plan;
-/* The cache root under state_dir a new session of profile p binds (policy/
- * caches.h caches_profile_root), made with cachedir_prepare for owner
- * uid/gid; *root is NULL (and 0 returned) for a profile without caches
+/* The cache root under state_dir a new session of profile p in project
+ * (its real path) binds: the project's own (<profile>/projects/<key>, the
+ * default) or, with "caches": "profile", the profile's (policy/caches.h
+ * caches_profile_root), made for owner uid/gid; *root is NULL (and 0 returned) for a profile without caches
  * ("lab", "none"). A session made from inside a sandbox (parent: the plan
  * of the session it was made in) gets its parent's caches, or none when
  * its parent has none: never another profile's. The caller frees *root. */
 int cachedir_session_root(const char *state_dir, const struct profile *p,
-    const struct plan *parent, uid_t uid, gid_t gid, char **root,
-    sbox_error *err);
+    const char *project, const struct plan *parent, uid_t uid, gid_t gid,
+    char **root, sbox_error *err);
 /* What the sessions of profile p see of package caches, for sandbox.show:
- * {trees: [{path, tools, writes_to}], shared_with, host_caches, root};
+ * {trees: [{path, tools, writes_to}], shared_with, scope ("project" or
+ * "profile"), sharing, host_caches, limit_bytes, root};
  * host paths (writes_to, root) only when !inside. NULL on ENOMEM. */
 struct json_t;
 struct json_t *cachedir_describe(const char *state_dir, const struct profile *p,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -187,25 +188,98 @@ cgroup_delegate(char *parent, size_t size, sbox_error *err)
 	return got;
 }
 
-/* Is the sboxd that made sbox-<pid>-* gone? */
-int
-cgroup_owner_gone(pid_t pid)
+/* The boot id (the kernel's random boot_id, 36 characters), or "". */
+static void
+cgroup_boot_id(char *out, size_t size)
 {
-	char path[64], comm[64] = "";
-	FILE *f;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 
+	out[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(out, (int)size, f) == NULL)
+		out[0] = '\0';
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* A process's start time (clock ticks since boot, /proc/PID/stat field
+ * 22), or 0 when it is gone. */
+static unsigned long long
+cgroup_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the name (field 2) may hold spaces and parentheses */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%llu", &t) != 1)
+		return 0;
+	return t;
+}
+
+/* Is the sboxd process pid that started at start gone (dead, or the pid
+ * is another process now)? This process counts as gone (it made none
+ * before it started). */
+int
+cgroup_owner_gone(pid_t pid, unsigned long long start)
+{
 	if (pid <= 0 || pid == getpid())
 		return 1;
 	if (kill(pid, 0) == -1 && errno == ESRCH)
 		return 1;
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return 1;
-	if (fgets(comm, sizeof comm, f) == NULL)
-		comm[0] = '\0';
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return strcmp(comm, "sboxd") != 0;
+	return cgroup_start_time(pid) != start;
+}
+
+/* Mark dir (a cgroup this process made) as ours: its xattr
+ * CGROUP_MARK_XATTR = "<boot id> <pid> <start time>". */
+int
+cgroup_mark(const char *dir)
+{
+	char boot[64], val[160];
+	int n;
+
+	cgroup_boot_id(boot, sizeof boot);
+	if (boot[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	n = snprintf(val, sizeof val, "%s %ld %llu", boot, (long)getpid(),
+	    cgroup_start_time(getpid()));
+	return setxattr(dir, CGROUP_MARK_XATTR, val, (size_t)n, 0);
+}
+
+/* Was dir marked by an sboxd of this boot that is gone now? */
+int
+cgroup_mark_gone(const char *dir)
+{
+	char boot[64], val[160], vboot[64];
+	unsigned long long start;
+	ssize_t n;
+	long pid;
+
+	if ((n = getxattr(dir, CGROUP_MARK_XATTR, val, sizeof val - 1)) <= 0)
+		return 0;   /* not marked: not ours, whatever its name says */
+	val[n] = '\0';
+	cgroup_boot_id(boot, sizeof boot);
+	if (sscanf(val, "%63s %ld %llu", vboot, &pid, &start) != 3 ||
+	    boot[0] == '\0' || strcmp(vboot, boot) != 0 || pid <= 0 ||
+	    pid > INT_MAX)
+		return 0;
+	return cgroup_owner_gone((pid_t)pid, start);
 }
 
 /* Kill every process still in the cgroup at dir. */
@@ -324,10 +398,10 @@ cgroup_sweep(const char *dir)
 		pid = strtol(de->d_name + 5, &end, 10);
 		if (end == de->d_name + 5 || *end != '-' || end[1] == '\0' ||
 		    strspn(end + 1, "0123456789") != strlen(end + 1) ||
-		    pid <= 0 || pid > INT_MAX || !cgroup_owner_gone((pid_t)pid))
+		    pid <= 0 || pid > INT_MAX)
 			continue;
 		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >=
-		    (int)sizeof path)
+		    (int)sizeof path || !cgroup_mark_gone(path))
 			continue;
 		n++;
 		cgroup_remove(path);

@@ -11,9 +11,13 @@
  * a child <own>/sbox-<pid>-<n>.
  *
  * Leftovers: container cgroups are named sbox-<pid>-<n> after the sboxd
- * that made them; at start every such cgroup of a process that is gone (or
- * is no sboxd any more) is emptied (cgroup.kill, or SIGKILL to its
- * cgroup.procs) and removed; one still busy is retried from a timer. */
+ * that made them, and marked as its own (the xattr CGROUP_MARK_XATTR =
+ * "<boot id> <pid> <start time>"). At start every such cgroup whose mark
+ * names a process of this boot that is gone (or whose pid is another
+ * process now: its start time differs) is emptied (cgroup.kill, or SIGKILL
+ * to its cgroup.procs) and removed; one still busy is retried from a
+ * timer. A cgroup without the mark is never touched, whatever its name:
+ * the name alone says nothing about who made it. */
 #ifndef SBOX_CGROUP_H
 #define SBOX_CGROUP_H
 
@@ -40,10 +44,19 @@ int cgroup_write(const char *dir, const char *file, const char *text);
  * returns the CGROUP_* enabled (0 when none could be), or -1 with err
  * saying why there is no delegated cgroup. */
 int cgroup_delegate(char *parent, size_t size, sbox_error *err);
-/* Is the sboxd that made sbox-<pid>-* gone (dead, or the pid is another
- * program now)? The current process counts as gone (it made none yet). */
-int cgroup_owner_gone(pid_t pid);
-/* Remove the sbox-<pid>-<n> cgroups of gone sboxd processes under dir;
+#define CGROUP_MARK_XATTR "user.sbox.owner"
+/* Is the sboxd pid that started at start (clock ticks since boot) gone
+ * (dead, or the pid is another process now)? The current process counts
+ * as gone (it made none before it started). */
+int cgroup_owner_gone(pid_t pid, unsigned long long start);
+/* Mark dir as made by this process (0, or -1 with errno when the cgroup
+ * file system keeps no xattrs: a crash then leaves it behind). */
+int cgroup_mark(const char *dir);
+/* 1 when dir carries a mark of this boot whose process is gone; 0 when it
+ * has none, another boot's, or its process lives. */
+int cgroup_mark_gone(const char *dir);
+/* Remove the sbox-<pid>-<n> cgroups marked by gone sboxd processes under
+ * dir;
  * busy ones are queued for cgroup_remove's retries. Returns how many were
  * found. */
 int cgroup_sweep(const char *dir);

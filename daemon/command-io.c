@@ -18,6 +18,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "policy/config.h"
 #include "policy/plan.h"
 #include "protocol/base64.h"
 
@@ -25,6 +26,140 @@
 #define COMMAND_IO_HIGH      (1024 * 1024)     /* queued bytes before pausing */
 #define COMMAND_IO_PUMP_MS   20
 #define COMMAND_IO_FLUSH_S   10                /* a stalled reader of a forward */
+#define COMMAND_IO_FLOOR     (64 * 1024)       /* kept of a running command */
+
+/* Kept output of one top-level session and the sessions made inside it. */
+struct command_io_budget {
+	char     top[17];
+	uint64_t bytes;
+};
+
+static struct command_io_budget *command_io_budgets;
+static size_t command_io_nbudgets;
+static uint64_t command_io_kept_total;   /* kept output of every session */
+
+/* The budget entry of top (made when make; NULL if none / ENOMEM). */
+static struct command_io_budget *
+command_io_budget(const char *top, int make)
+{
+	struct command_io_budget *b;
+	size_t i;
+
+	for (i = 0; i < command_io_nbudgets; i++)
+		if (strcmp(command_io_budgets[i].top, top) == 0)
+			return &command_io_budgets[i];
+	if (!make)
+		return NULL;
+	b = realloc(command_io_budgets, (command_io_nbudgets + 1) * sizeof *b);
+	if (b == NULL)
+		return NULL;
+	command_io_budgets = b;
+	b = &command_io_budgets[command_io_nbudgets++];
+	snprintf(b->top, sizeof b->top, "%s", top);
+	b->bytes = 0;
+	return b;
+}
+
+/* Count n more (add) or fewer kept bytes of c in the budgets. */
+static void
+command_io_account(const struct command *c, uint64_t n, int add)
+{
+	struct command_io_budget *b = command_io_budget(c->budget_top, add);
+
+	if (add) {
+		command_io_kept_total += n;
+		if (b != NULL)
+			b->bytes += n;
+		return;
+	}
+	command_io_kept_total -= n <= command_io_kept_total ? n :
+	    command_io_kept_total;
+	if (b == NULL)
+		return;
+	b->bytes -= n <= b->bytes ? n : b->bytes;
+	if (b->bytes == 0)
+		*b = command_io_budgets[--command_io_nbudgets];
+}
+
+/* Drop up to want of the oldest kept bytes of v (stdout first), leaving
+ * it floor bytes per stream; the bytes dropped. */
+static uint64_t
+command_io_drop(struct command *v, uint64_t want, size_t floor)
+{
+	struct command_stream *sts[2] = { &v->out, &v->err };
+	uint64_t got = 0;
+	size_t have, n;
+	int i;
+
+	for (i = 0; i < 2 && got < want; i++) {
+		if (sts[i]->kept == NULL ||
+		    (have = evbuffer_get_length(sts[i]->kept)) <= floor)
+			continue;
+		have -= floor;
+		n = have < want - got ? have : (size_t)(want - got);
+		evbuffer_drain(sts[i]->kept, n);
+		sts[i]->dropped += n;
+		sts[i]->truncated = 1;
+		got += n;
+	}
+	if (got > 0)
+		command_io_account(v, got, 0);
+	return got;
+}
+
+/* Make room for n more kept bytes of c within its session's and the
+ * daemon's budgets, dropping the oldest kept output: of finished commands
+ * first, then of running ones down to COMMAND_IO_FLOOR a stream (a flood
+ * never takes a small output's place), never c's own. Returns how many of
+ * the n bytes fit. */
+static size_t
+command_io_make_room(struct command *c, size_t n)
+{
+	uint64_t per = config_output_session_bytes(sboxd.config);
+	uint64_t all = config_output_total_bytes(sboxd.config);
+	struct command_io_budget *b = command_io_budget(c->budget_top, 0);
+	uint64_t mine = b ? b->bytes : 0, over_s, over_d, got;
+	struct command *v;
+	int pass, same;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (v = command_next(NULL); v != NULL; v = command_next(v)) {
+			over_s = mine + n > per ? mine + n - per : 0;
+			over_d = command_io_kept_total + n > all ?
+			    command_io_kept_total + n - all : 0;
+			if (over_s == 0 && over_d == 0)
+				return n;
+			if (v == c || (pass == 0) != (v->state == COMMAND_DONE))
+				continue;
+			same = strcmp(v->budget_top, c->budget_top) == 0;
+			if (!same && over_d == 0)
+				continue;
+			got = command_io_drop(v, same && over_s > over_d ?
+			    over_s : over_d, pass == 0 ? 0 : COMMAND_IO_FLOOR);
+			if (same)
+				mine -= got <= mine ? got : mine;
+		}
+	}
+	over_s = mine + n > per ? mine + n - per : 0;
+	over_d = command_io_kept_total + n > all ?
+	    command_io_kept_total + n - all : 0;
+	if (over_d > over_s)
+		over_s = over_d;
+	return over_s >= n ? 0 : n - (size_t)over_s;
+}
+
+/* The top-level session c's kept output counts in: its session's top. */
+static void
+command_io_budget_top(struct command *c)
+{
+	const struct session *s = c->s, *up;
+	int depth = 0;
+
+	while (s->parent != NULL && depth++ < 64 &&
+	    (up = session_find(s->parent, NULL)) != NULL)
+		s = up;
+	snprintf(c->budget_top, sizeof c->budget_top, "%s", s->id);
+}
 
 /* Bytes of output kept per stream. */
 static size_t
@@ -88,7 +223,14 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	st->total += n;
 	room = evbuffer_get_length(st->kept) < cap ?
 	    cap - evbuffer_get_length(st->kept) : 0;
-	evbuffer_add(st->kept, data, n < room ? n : room);
+	if (room > n)
+		room = n;
+	if (room > 0)
+		room = command_io_make_room(c, room);
+	if (room > 0 && evbuffer_add(st->kept, data, room) == 0)
+		command_io_account(c, room, 1);
+	else
+		room = 0;
 	if (n > room)
 		st->truncated = 1;
 	if (st->forward != NULL)
@@ -315,6 +457,7 @@ command_io_setup(struct command *c, struct rpc_call *call, int *given,
 
 	c->out.kept = evbuffer_new();
 	c->err.kept = evbuffer_new();
+	command_io_budget_top(c);
 	if (c->tty)
 		return command_tty_setup(c, call, err);
 	switch (c->stdio) {
@@ -413,8 +556,11 @@ command_io_free(struct command *c)
 			bufferevent_free(sts[i]->bev);
 		if (sts[i]->forward)
 			bufferevent_free(sts[i]->forward);
-		if (sts[i]->kept)
+		if (sts[i]->kept) {
+			command_io_account(c, evbuffer_get_length(
+			    sts[i]->kept), 0);
 			evbuffer_free(sts[i]->kept);
+		}
 		sts[i]->bev = sts[i]->forward = NULL;
 		sts[i]->kept = NULL;
 	}
@@ -443,6 +589,8 @@ command_output(const struct command *c)
 	}
 	json_object_set_new(out, "output_truncated",
 	    json_boolean(c->out.truncated || c->err.truncated));
+	json_object_set_new(out, "output_dropped", json_integer(
+	    (json_int_t)(c->out.dropped + c->err.dropped)));
 	return out;
 }
 

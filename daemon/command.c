@@ -19,6 +19,7 @@
 #include "daemon/command-io.h"
 #include "daemon/conn.h"
 #include "daemon/container.h"
+#include "daemon/diskguard.h"
 #include "daemon/events.h"
 #include "daemon/hostexec.h"
 #include "daemon/log.h"
@@ -68,6 +69,13 @@ command_parse_request(json_t *params, enum command_stdio *stdio,
 		    "timeout must be between 0 and 604800 seconds");
 	*timeout_ms = (long long)t * 1000;
 	return 0;
+}
+
+/* The command after c in the order they started (the first for NULL). */
+struct command *
+command_next(const struct command *c)
+{
+	return c == NULL ? TAILQ_FIRST(&command_all) : TAILQ_NEXT(c, all);
 }
 
 /* Find a command by id. */
@@ -210,6 +218,7 @@ command_finish(struct command *c)
 	command_io_close_forwards(c);
 	blocked = command_blocked(c);
 	error_clear(&err);
+	diskguard_check(NULL, NULL);	/* room for the record */
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
 	    c->end_ms - c->start_ms, command_state_name(c), blocked, &err) == -1)
 		log_error("recording the end of command %lld: %s", c->id,
@@ -567,6 +576,8 @@ command_start(const struct command_params *p, struct rpc_call *call,
 		    "a terminal is made inside a sandbox, and %s",
 		    p->outside || p->target != NULL ? "this command runs "
 		    "outside it" : "this session is not sandboxed");
+	if (!p->outside && p->target == NULL && diskguard_check(p->s, err) == -1)
+		return -1;
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return error_nomem(err);
 	c->s = p->s;

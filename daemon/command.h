@@ -39,6 +39,8 @@ struct command_stream {
 	struct bufferevent *bev;      /* reads the command's pipe */
 	struct evbuffer    *kept;     /* output kept for command.read (capped) */
 	unsigned long long  total;    /* bytes seen */
+	unsigned long long  dropped;  /* kept bytes dropped for the session's
+	                                 or the daemon's output budget */
 	int                 truncated;
 	int                 open;     /* not at EOF yet */
 	struct bufferevent *forward;  /* fds mode: copy to the client's fd */
@@ -87,6 +89,8 @@ struct command {
 	void                *done_arg;
 	unsigned long       *followers;/* connection ids (command.follow) */
 	size_t               nfollowers;
+	char                 budget_top[17];/* top-level session whose output
+	                                  budget its kept output counts in */
 };
 
 #define COMMAND_MAX_FOLLOWERS 16
@@ -124,6 +128,9 @@ int command_start(const struct command_params *p, struct rpc_call *call,
 /* The stdio mode and timeout (ms) a command request names. */
 int command_parse_request(json_t *params, enum command_stdio *stdio,
     long long *timeout_ms, sbox_error *err);
+/* The command after c in the order they started (the first when c is
+ * NULL), or NULL. */
+struct command *command_next(const struct command *c);
 /* Find a command by id (E_COMMAND_NOT_FOUND). */
 struct command *command_find(long long id, sbox_error *err);
 /* command.wait: *result now if done, else RPC_LATER. */
@@ -139,7 +146,8 @@ int command_tty_resize(struct command *c, const struct ttysize *size,
     sbox_error *err);
 /* The command's state and result as JSON. */
 json_t *command_to_json(const struct command *c);
-/* Output kept for a command: {stdout, stderr (base64), truncated}. */
+/* Output kept for a command: {stdout, stderr (base64), output_truncated,
+ * output_dropped (bytes dropped for the output budgets)}. */
 json_t *command_output(const struct command *c);
 /* command-follow.c: command.follow; *result is never set (the call is
  * answered inside, then the kept output is sent): RPC_LATER or -1. */

@@ -57,6 +57,14 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 	}
 	if (access(dir, F_OK) < 0 || e == 16)
 		return -1;
+	if (cgroup_mark(dir) < 0) {
+		static int warned;
+
+		if (!warned++)
+			log_warn("cannot mark cgroup %s as sboxd's own (%s): a "
+			    "crash of sboxd will leave it behind", dir,
+			    strerror(errno));
+	}
 	snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
 	if ((file != NULL && cgroup_write(dir, file, value) < 0) ||
 	    (fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0) {

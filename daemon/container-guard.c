@@ -52,7 +52,7 @@ container_guard_send(struct container *c)
 		    "names are too many to send to the sandbox");
 		return -1;
 	}
-	rc = ctl_send(c->ctl, m, NULL, 0, &err);
+	rc = container_ctl_send(c, m, NULL, 0, &err);
 	json_decref(m);
 	if (rc < 0) {
 		container_abort(c, E_SANDBOX_SETUP, err.message);
@@ -211,7 +211,7 @@ container_exclude_done(struct container *c, long long xid, int code,
 	m = ctl_msg("exclude_done", "{s:I,s:i,s:s?}", "xid", (json_int_t)xid,
 	    "code", code, "message", message);
 	if (m != NULL)
-		ctl_send(c->ctl, m, NULL, 0, NULL);
+		container_ctl_send(c, m, NULL, 0, NULL);
 	json_decref(m);
 }
 

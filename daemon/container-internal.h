@@ -64,6 +64,8 @@ struct container {
 	int                   reaped;
 	int                   ctl;
 	struct event         *ev_ctl;
+	struct ctl_queue     *ctlq;     /* messages waiting for a full socket */
+	struct event         *ev_ctl_out; /* ctl writable while ctlq waits */
 	int                   errfd;
 	struct event         *ev_err;
 	char                  errbuf[CONTAINER_ERR_MAX + 1];
@@ -126,5 +128,10 @@ int container_req_msg(struct container *c, json_t *m, int *fds, int nfds);
 void container_abort(struct container *c, const char *name, const char *msg);
 /* Milliseconds on the monotonic clock. */
 long long container_now_ms(void);
+/* Send a message to sbox-init (msg not stolen), queued behind what waits
+ * when the socket is full (container.c): 0, or -1 with err (E_LIMIT when
+ * the queue is full). */
+int container_ctl_send(struct container *c, json_t *msg, const int *fds,
+    int nfds, sbox_error *err);
 
 #endif

@@ -348,7 +348,7 @@ container_req_send(struct container *c, struct container_req *r, json_t *m,
 		container_req_drop(c, r);
 		return error_nomem(err);
 	}
-	rc = ctl_send(c->ctl, m, fds, nfds, err);
+	rc = container_ctl_send(c, m, fds, nfds, err);
 	json_decref(m);
 	if (rc < 0) {
 		container_req_drop(c, r);
@@ -460,7 +460,7 @@ container_kill(struct container *c, uint64_t id, int sig, sbox_error *err)
 	if ((m = ctl_msg("kill", "{s:I,s:i}", "id", (json_int_t)id, "signal",
 	    sig)) == NULL)
 		return error_nomem(err);
-	rc = ctl_send(c->ctl, m, NULL, 0, err);
+	rc = container_ctl_send(c, m, NULL, 0, err);
 	json_decref(m);
 	return rc;
 }

@@ -162,6 +162,41 @@ container_on_ctl(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* Control socket writable again: send what waits. */
+static void
+container_on_ctl_out(evutil_socket_t fd, short what, void *arg)
+{
+	struct container *c = arg;
+	sbox_error err = { 0 };
+	int rc;
+
+	(void)fd;
+	(void)what;
+	if (c->ctl < 0 || c->ctlq == NULL)
+		return;
+	rc = ctl_queue_flush(c->ctlq, c->ctl, &err);
+	if (rc == 1)
+		event_add(c->ev_ctl_out, NULL);
+	else if (rc < 0 && c->state != CS_DEAD)
+		container_abort(c, E_SANDBOX_SETUP, err.message);
+}
+
+/* Send a message to sbox-init, behind what waits for a full socket. */
+int
+container_ctl_send(struct container *c, json_t *msg, const int *fds,
+    int nfds, sbox_error *err)
+{
+	int rc;
+
+	if (c->ctl < 0 || c->ctlq == NULL || c->ev_ctl_out == NULL)
+		return error_set(err, E_SANDBOX_SETUP, "the sandbox's control "
+		    "channel is closed");
+	rc = ctl_queue_send(c->ctlq, c->ctl, msg, fds, nfds, err);
+	if (rc == 1)
+		event_add(c->ev_ctl_out, NULL);
+	return rc < 0 ? -1 : 0;
+}
+
 /* bwrap exited (reaped by child.c). */
 static void
 container_on_exit(pid_t pid, int status, void *arg)
@@ -217,6 +252,12 @@ container_teardown(struct container *c)
 		event_free(c->ev_ctl);
 		c->ev_ctl = NULL;
 	}
+	if (c->ev_ctl_out) {
+		event_free(c->ev_ctl_out);
+		c->ev_ctl_out = NULL;
+	}
+	ctl_queue_free(c->ctlq);
+	c->ctlq = NULL;
 	if (c->ctl >= 0) {
 		close(c->ctl);
 		c->ctl = -1;
@@ -552,7 +593,11 @@ container_start(const struct plan *p, const struct container_opts *o,
 	c->ev_err = event_new(c->base, c->errfd, EV_READ | EV_PERSIST,
 	    container_on_err, c);
 	c->ev_timer = evtimer_new(c->base, container_on_timer, c);
-	if (c->ev_ctl == NULL || c->ev_err == NULL || c->ev_timer == NULL) {
+	c->ev_ctl_out = event_new(c->base, c->ctl, EV_WRITE,
+	    container_on_ctl_out, c);
+	c->ctlq = ctl_queue_new();
+	if (c->ev_ctl == NULL || c->ev_err == NULL || c->ev_timer == NULL ||
+	    c->ev_ctl_out == NULL || c->ctlq == NULL) {
 		/* Cannot watch it: end it now (on_exit will not run). */
 		child_reap_now(c->pid, 0);
 		c->reaped = 1;
@@ -624,7 +669,7 @@ container_close(struct container *c, container_closed_cb cb, void *arg)
 	}
 	c->state = CS_CLOSING;
 	if (c->ctl >= 0 && (m = ctl_msg("shutdown", NULL)) != NULL) {
-		ctl_send(c->ctl, m, NULL, 0, NULL);
+		container_ctl_send(c, m, NULL, 0, NULL);
 		json_decref(m);
 	}
 	if (c->ev_timer) {

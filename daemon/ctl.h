@@ -82,6 +82,33 @@
 /* Send one message (msg is not stolen) with nfds descriptors (may be 0).
  * Never raises SIGPIPE. Returns 0 or -1 (E_IO; errno is kept). */
 int ctl_send(int fd, json_t *msg, const int *fds, int nfds, sbox_error *err);
+/* What waits to be sent on a non-blocking control socket, in order, so a
+ * full socket (EAGAIN) is backpressure, never an error. Bounded: a message
+ * beyond a bound is refused with E_LIMIT. Pure: the caller watches the
+ * socket for writing while ctl_queue_send or _flush returned 1. */
+#define CTL_QUEUE_MSGS  4096
+#define CTL_QUEUE_BYTES (32 * 1024 * 1024)
+#define CTL_QUEUE_FDS   2048
+struct ctl_qmsg;
+struct ctl_queue {
+	struct ctl_qmsg *head, *tail;
+	size_t           n, bytes, nfds;          /* waiting now */
+	size_t           max_msgs, max_bytes, max_fds;
+};
+/* A new, empty queue with the default bounds (NULL on ENOMEM). */
+struct ctl_queue *ctl_queue_new(void);
+/* Send msg (not stolen) after what waits: 0 sent now, 1 queued with copies
+ * of fds (the caller keeps its own), -1 with err (E_LIMIT: a bound is
+ * reached; E_IO: the socket failed). */
+int ctl_queue_send(struct ctl_queue *q, int fd, json_t *msg, const int *fds,
+    int nfds, sbox_error *err);
+/* Send what waits until the socket is full: 0 empty, 1 more waits, -1 on a
+ * socket error (err). */
+int ctl_queue_flush(struct ctl_queue *q, int fd, sbox_error *err);
+/* Messages waiting. */
+size_t ctl_queue_len(const struct ctl_queue *q);
+/* Free q and its waiting messages (closing their descriptors). */
+void ctl_queue_free(struct ctl_queue *q);
 /* Receive one message: CTL_MSG with *msg (a new reference to a JSON object)
  * and fds[0..*nfds) (close-on-exec); CTL_EOF when the peer closed; CTL_AGAIN
  * on a non-blocking socket with nothing to read; -1 on an error (a

@@ -28,6 +28,7 @@
 #include "daemon/proxy.h"
 #include "daemon/proxy-hosts.h"
 #include "daemon/proxy-local.h"
+#include "daemon/diskguard.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
 #include "daemon/toolconf.h"
@@ -450,6 +451,7 @@ main(int argc, char **argv)
 	}
 	toolconf_start();
 	container_cgroup_start(sboxd.base);
+	diskguard_start(sboxd.base);
 	if (proxy_local_start(sboxd.base, &err) == -1)
 		log_warn("%s", err.message);
 	if (session_recover(&err) == -1)
@@ -481,6 +483,7 @@ main(int argc, char **argv)
 	toolconf_stop();
 	proxy_local_stop();
 	container_cgroup_stop();
+	diskguard_start(NULL);
 	listener_close();
 	event_free(main_flush_timer);
 	event_free(main_sig_term);

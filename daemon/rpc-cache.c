@@ -1,12 +1,14 @@
 /* rpc-cache.c: cache.list and cache.clear: sbox's own package caches
- * (policy/caches.h), per profile under <state_dir>/caches/: their sizes,
- * and freeing them. Sizes and removal never follow a link a sandbox
+ * (policy/caches.h), per profile and project under <state_dir>/caches/:
+ * their sizes, and freeing them. Sizes and removal never follow a link a sandbox
  * planted (daemon/cachedir.h). A sandbox decides how big a tree is, so the
  * walk runs in a child process and the event loop never waits for it.
  * Host clients only. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -87,9 +89,11 @@ rpc_cache_profiles(int bfd, const char *only, sbox_error *err)
 	return names;
 }
 
-/* Sizes of the trees of one profile's cache folder (pfd may be -1). */
+/* Sizes of the trees of one cache root (pfd may be -1): of a profile
+ * (project NULL) or of one project of it. */
 static json_t *
-rpc_cache_profile_usage(int pfd, const char *profile, const char *root)
+rpc_cache_profile_usage(int pfd, const char *profile, const char *project,
+    const char *root)
 {
 	const struct cache_tree *t;
 	struct cachedir_usage all = { 0 }, u;
@@ -118,65 +122,160 @@ rpc_cache_profile_usage(int pfd, const char *profile, const char *root)
 		    "files", (json_int_t)u.files, "links", (json_int_t)u.links,
 		    "skipped", (json_int_t)u.skipped));
 	}
-	o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:o}", "profile", profile,
-	    "path", root, "exists", pfd >= 0, "bytes", (json_int_t)all.bytes,
-	    "files", (json_int_t)all.files, "skipped", (json_int_t)all.skipped,
-	    "trees", trees);
+	o = json_pack("{s:s, s:s?, s:s, s:b, s:I, s:I, s:I, s:o}", "profile",
+	    profile, "project", project, "path", root, "exists", pfd >= 0,
+	    "bytes", (json_int_t)all.bytes, "files", (json_int_t)all.files,
+	    "skipped", (json_int_t)all.skipped, "trees", trees);
 	return o;
 }
 
-/* Empty one profile's cache folder: every tree kept (a live session's
- * mount stays valid) but emptied, anything else removed. */
-static json_t *
-rpc_cache_profile_clear(int pfd, const char *profile)
+/* Empty the cache root dfd: every tree kept (a live session's mount stays
+ * valid) but emptied, the project file kept, the projects folder handled
+ * by the caller, anything else removed. */
+static void
+rpc_cache_root_clear(int dfd, int project_root, struct cachedir_usage *f)
 {
-	struct cachedir_usage f = { 0 };
 	struct dirent *de;
 	struct stat st;
-	DIR *d;
+	DIR *d = NULL;
 	int fd;
 
-	d = NULL;
-	if (pfd >= 0 && fstat(pfd, &st) == 0 && (fd = dup(pfd)) >= 0 &&
+	if (dfd >= 0 && fstat(dfd, &st) == 0 && (fd = dup(dfd)) >= 0 &&
 	    (d = fdopendir(fd)) == NULL)
 		close(fd);
-	if (d != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			cachedir_clear(pfd, de->d_name, st.st_dev,
-			    caches_find(de->d_name) != NULL, &f);
-		}
-		closedir(d);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    (project_root && strcmp(de->d_name, CACHES_PROJECT_FILE) ==
+		    0) || (!project_root && strcmp(de->d_name, CACHES_PROJECTS) ==
+		    0))
+			continue;
+		cachedir_clear(dfd, de->d_name, st.st_dev,
+		    caches_find(de->d_name) != NULL, f);
 	}
-	return json_pack("{s:s, s:I, s:I, s:I}", "profile", profile,
-	    "freed_bytes", (json_int_t)f.bytes, "removed",
-	    (json_int_t)(f.files + f.dirs), "left", (json_int_t)f.skipped);
+	closedir(d);
 }
 
-/* Run list (clear = 0) or clear (1) over the profiles asked for. */
+/* The project of the cache root kfd (its project file), in buf; NULL when
+ * it has none. */
+static const char *
+rpc_cache_project_of(int kfd, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = openat(kfd, CACHES_PROJECT_FILE, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK)) < 0)
+		return NULL;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] == '/' ? buf : NULL;
+}
+
+/* List (clear = 0) or clear one profile's caches into list: its shared
+ * root (unless only is set) and the root of each project (only: just that
+ * one). Returns the bytes counted or freed. */
+static json_int_t
+rpc_cache_profile(int bfd, const char *profile, const char *root,
+    const char *only, int clear, json_t *list)
+{
+	struct cachedir_usage f;
+	char proj[PATH_MAX + 2], *path;
+	const char *pj;
+	struct dirent *de;
+	json_int_t total = 0;
+	json_t *o;
+	DIR *d = NULL;
+	int pfd, jfd, kfd;
+
+	pfd = bfd < 0 ? -1 : openat(bfd, profile, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	if (only == NULL) {
+		memset(&f, 0, sizeof f);
+		if (clear)
+			rpc_cache_root_clear(pfd, 0, &f);
+		o = clear ? json_pack("{s:s, s:n, s:I, s:I, s:I}", "profile",
+		    profile, "project", "freed_bytes", (json_int_t)f.bytes,
+		    "removed", (json_int_t)(f.files + f.dirs), "left",
+		    (json_int_t)f.skipped) :
+		    rpc_cache_profile_usage(pfd, profile, NULL, root);
+		total += json_integer_value(json_object_get(o, clear ?
+		    "freed_bytes" : "bytes"));
+		json_array_append_new(list, o);
+	}
+	jfd = pfd < 0 ? -1 : openat(pfd, CACHES_PROJECTS, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (jfd >= 0 && (d = fdopendir(jfd)) == NULL)
+		close(jfd);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || (kfd = openat(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		pj = rpc_cache_project_of(kfd, proj, sizeof proj);
+		if (pj == NULL || (only != NULL && strcmp(pj, only) != 0) ||
+		    asprintf(&path, "%s/%s/%s", root, CACHES_PROJECTS,
+		    de->d_name) == -1) {
+			close(kfd);
+			continue;
+		}
+		memset(&f, 0, sizeof f);
+		if (clear)
+			rpc_cache_root_clear(kfd, 1, &f);
+		o = clear ? json_pack("{s:s, s:s, s:I, s:I, s:I}", "profile",
+		    profile, "project", pj, "freed_bytes", (json_int_t)f.bytes,
+		    "removed", (json_int_t)(f.files + f.dirs), "left",
+		    (json_int_t)f.skipped) :
+		    rpc_cache_profile_usage(kfd, profile, pj, path);
+		total += json_integer_value(json_object_get(o, clear ?
+		    "freed_bytes" : "bytes"));
+		json_array_append_new(list, o);
+		free(path);
+		close(kfd);
+	}
+	if (d != NULL)
+		closedir(d);
+	if (pfd >= 0)
+		close(pfd);
+	return total;
+}
+
+/* Run list (clear = 0) or clear (1) over the profiles (and projects)
+ * asked for. */
 static int
 rpc_cache_run(json_t *params, int clear, json_t **result, sbox_error *err)
 {
 	const char *only = json_string_value(json_object_get(params, "profile"));
-	json_t *list, *o;
+	const char *pq = json_string_value(json_object_get(params, "project"));
+	json_t *list;
 	json_int_t total = 0;
-	char *base, *root;
+	char *base, *root, *project = NULL;
 	char **names;
 	size_t i;
-	int bfd, pfd;
+	int bfd;
 
-	if ((base = caches_base(sboxd.state_dir)) == NULL)
+	if (pq != NULL && (pq[0] != '/' || (project = realpath(pq, NULL)) ==
+	    NULL))
+		return error_set_errno(err, E_INVALID_PARAMS, pq[0] == '/' ?
+		    errno : EINVAL, "project %s", pq);
+	if ((base = caches_base(sboxd.state_dir)) == NULL) {
+		free(project);
 		return error_nomem(err);
+	}
 	bfd = cachedir_open(base);
 	if (bfd < 0 && errno != ENOENT) {
 		error_set_errno(err, E_IO, errno, "cannot open %s", base);
 		free(base);
+		free(project);
 		return -1;
 	}
 	if ((names = rpc_cache_profiles(bfd, only, err)) == NULL) {
 		free(base);
+		free(project);
 		if (bfd >= 0)
 			close(bfd);
 		return -1;
@@ -186,19 +285,13 @@ rpc_cache_run(json_t *params, int clear, json_t **result, sbox_error *err)
 		if ((root = caches_profile_root(sboxd.state_dir, names[i],
 		    err)) == NULL)
 			break;
-		pfd = bfd < 0 ? -1 : openat(bfd, names[i], O_RDONLY |
-		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		o = clear ? rpc_cache_profile_clear(pfd, names[i]) :
-		    rpc_cache_profile_usage(pfd, names[i], root);
-		total += json_integer_value(json_object_get(o, clear ?
-		    "freed_bytes" : "bytes"));
-		json_array_append_new(list, o);
+		total += rpc_cache_profile(bfd, names[i], root, project, clear,
+		    list);
 		free(root);
-		if (pfd >= 0)
-			close(pfd);
 	}
 	if (bfd >= 0)
 		close(bfd);
+	free(project);
 	if (names[i] != NULL) {		/* stopped by an error */
 		strv_free(names);
 		free(base);
@@ -390,8 +483,8 @@ rpc_cache_start(struct rpc_call *call, json_t *params, int clear,
 	return RPC_LATER;
 }
 
-/* cache.list {profile?}: the sizes of sbox's own caches, per profile and
- * tree. */
+/* cache.list {profile?, project?}: the sizes of sbox's own caches, per
+ * profile, project and tree. */
 static int
 rpc_cache_list(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
@@ -400,8 +493,9 @@ rpc_cache_list(struct rpc_call *call, json_t *params, json_t **result,
 	return rpc_cache_start(call, params, 0, err);
 }
 
-/* cache.clear {profile?}: empty sbox's own caches of one profile (or of
- * all); the host's caches are never touched. */
+/* cache.clear {profile?, project?}: empty sbox's own caches of one
+ * profile (or of all), of one project (or of all); the host's caches are
+ * never touched. */
 static int
 rpc_cache_clear(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
@@ -412,13 +506,14 @@ rpc_cache_clear(struct rpc_call *call, json_t *params, json_t **result,
 
 static const struct params_field rpc_cache_params[] = {
 	{ "profile", PARAMS_STRING, 0, 64 },
+	{ "project", PARAMS_STRING, 0, 4096 },
 	{ NULL, 0, 0, 0 },
 };
 
 const struct rpc_method rpc_cache_methods[] = {
 	{ "cache.list", rpc_cache_params, rpc_cache_list, RPC_HOST_ONLY,
-	  "sbox's own package caches: size per profile and tree" },
+	  "sbox's own package caches: size per profile, project and tree" },
 	{ "cache.clear", rpc_cache_params, rpc_cache_clear, RPC_HOST_ONLY,
-	  "empty sbox's own package caches of a profile (or all)" },
+	  "empty sbox's own package caches of a profile or project (or all)" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

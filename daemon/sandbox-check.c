@@ -18,6 +18,7 @@
 
 #include "daemon/command.h"
 #include "daemon/container.h"
+#include "daemon/diskguard.h"
 #include "daemon/log.h"
 #include "daemon/rpc.h"
 #include "daemon/rmtree.h"
@@ -184,6 +185,34 @@ sandbox_check_limits(struct sandbox_check *chk)
 	    container_cgroup_mode());
 }
 
+/* The disk step: free space on the state file system against the
+ * reserve sboxd keeps there for its own records, and cache roots stopped
+ * for being over their limits. Not ok while space is short. */
+static void
+sandbox_check_disk(struct sandbox_check *chk)
+{
+	json_t *d = diskguard_describe(), *f;
+	char full[512] = "";
+	size_t i, n = 0;
+	int shrt = json_is_true(json_object_get(d, "short"));
+
+	json_array_foreach(json_object_get(d, "full_caches"), i, f)
+		n += (size_t)snprintf(full + n, n < sizeof full ? sizeof full - n :
+		    0, "%s%s", i ? ", " : "; caches over their limit (stopped): ",
+		    json_string_value(json_object_get(f, "root")));
+	sandbox_check_step(chk, "disk", "state disk", !shrt, "%s: %lld MiB free "
+	    "of %lld MiB; sboxd keeps %lld MiB for its own records (%s)%s%s",
+	    json_string_value(json_object_get(d, "state_dir")),
+	    (long long)(json_integer_value(json_object_get(d, "free_bytes")) >>
+	    20), (long long)(json_integer_value(json_object_get(d,
+	    "total_bytes")) >> 20), (long long)(json_integer_value(
+	    json_object_get(d, "reserve_bytes")) >> 20), json_is_true(
+	    json_object_get(d, "reserve_held")) ? "held" : "not held",
+	    shrt ? "; short of space: free some (sbox cache clear) or set "
+	    "daemon.disk_reserve_mb" : "", full);
+	json_decref(d);
+}
+
 /* Free a check (its session and folder are gone already). */
 static void
 sandbox_check_free(struct sandbox_check *chk)
@@ -274,6 +303,7 @@ sandbox_check_finish(struct sandbox_check *chk)
 		return;
 	}
 	sandbox_check_limits(chk);
+	sandbox_check_disk(chk);
 	json_array_foreach(chk->steps, i, st) {
 		if (!json_is_true(json_object_get(st, "ok")))
 			ok = 0;

@@ -23,6 +23,7 @@
 #include "daemon/cachedir.h"
 #include "daemon/command.h"
 #include "daemon/container.h"
+#include "daemon/diskguard.h"
 #include "daemon/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
@@ -622,8 +623,8 @@ session_make_plan(struct session *s, const struct session_params *p,
 	cgid = getgid();
 	if (geteuid() == 0)
 		container_bind_sandbox_ids(&cuid, &cgid);
-	if (cachedir_session_root(sboxd.state_dir, s->profile, parent ?
-	    parent->plan : NULL, cuid, cgid, &cache_root, err) == -1) {
+	if (cachedir_session_root(sboxd.state_dir, s->profile, s->project,
+	    parent ? parent->plan : NULL, cuid, cgid, &cache_root, err) == -1) {
 		strv_free(client_env);
 		free(sockdir);
 		free(scratch_base);
@@ -743,7 +744,8 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	if (session_live >= sboxd.lim.max_sessions)
 		return error_set(err, E_LIMIT, "sboxd already runs %d sessions "
 		    "(its limit); close some first", session_live);
-	if (session_access_budget(p->parent, err) == -1)
+	if (session_access_budget(p->parent, err) == -1 ||
+	    diskguard_check(NULL, err) == -1)
 		return -1;
 	if (p->project == NULL || p->project[0] != '/')
 		return error_set_field(err, E_INVALID_PARAMS, "project",

@@ -108,3 +108,45 @@ caches_profile_root(const char *state_dir, const char *profile,
 	free(base);
 	return out;
 }
+
+/* The key of a project's caches: FNV-1a (64 bits) of its real path. */
+void
+caches_project_key(const char *project, char out[17])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)(project ? project : ""); *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ULL;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* Apply the profile key "caches": "project" or "profile". */
+int
+caches_profile_apply(struct profile *p, const json_t *v, const char *f,
+    sbox_error *err)
+{
+	const char *s = json_string_value(v);
+
+	if (s != NULL && strcmp(s, "project") == 0)
+		p->caches_shared = 0;
+	else if (s != NULL && strcmp(s, "profile") == 0)
+		p->caches_shared = 1;
+	else
+		return error_set_field(err, E_CONFIG, f, "must be \"project\" "
+		    "(each project its own caches) or \"profile\" (every project "
+		    "of the profile shares them)");
+	return 0;
+}
+
+/* Bytes the caches of one project (or shared profile) may hold. */
+uint64_t
+caches_limit_bytes(const struct profile *p)
+{
+	int64_t mb = p != NULL && p->limits.cache_mb > 0 ? p->limits.cache_mb :
+	    CACHES_LIMIT_MB_DEFAULT;
+
+	return (uint64_t)mb << 20;
+}

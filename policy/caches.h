@@ -2,17 +2,32 @@
  * its own copy of each. No I/O.
  *
  * A sandboxed profile with project access gets sbox's own cache trees,
- * kept per profile under sboxd's state folder
- * (<state_dir>/caches/<profile>/<name>) and bound read-write at the place
- * the tool looks (~/<rel>). The host's own caches are never bound into a
- * sandbox, and sbox's are never bound back onto the host's: what a sandbox
- * writes there is read only by later sandboxes of the same profile. */
+ * kept per project and profile under sboxd's state folder
+ * (<state_dir>/caches/<profile>/projects/<key>/<name>, key: a hash of the
+ * project's real path, its path written beside in a file "project") and
+ * bound read-write at the place the tool looks (~/<rel>). A profile with
+ * "caches": "profile" shares one set among all its projects
+ * (<state_dir>/caches/<profile>/<name>). The host's own caches are never
+ * bound into a sandbox, and sbox's are never bound back onto the host's:
+ * what a sandbox writes there is read only by later sandboxes of the same
+ * project and profile (of the same profile when shared). */
 #ifndef SBOX_POLICY_CACHES_H
 #define SBOX_POLICY_CACHES_H
 
+#include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "protocol/error.h"
+
+struct profile;
+
+/* Size of the caches of one project (or shared profile) by default. */
+#define CACHES_LIMIT_MB_DEFAULT 4096
+/* Folder of the per-project cache roots below a profile's. */
+#define CACHES_PROJECTS "projects"
+/* File in a project's cache root naming the project. */
+#define CACHES_PROJECT_FILE "project"
 
 struct cache_tree {
 	const char *name;   /* folder under the profile's cache root: "npm" */
@@ -37,5 +52,15 @@ char *caches_base(const char *state_dir);
  * profile_name_valid) or on ENOMEM. */
 char *caches_profile_root(const char *state_dir, const char *profile,
     sbox_error *err);
+/* The key of a project's caches: 16 hex digits of a hash (FNV-1a, 64
+ * bits) of its real path (a collision is told apart by the project file:
+ * cachedir.c then adds "-N"). */
+void caches_project_key(const char *project, char out[17]);
+/* Apply the profile key "caches" ("project" or "profile") at JSON path f. */
+int caches_profile_apply(struct profile *p, const json_t *v, const char *f,
+    sbox_error *err);
+/* Bytes the caches of one project (or shared profile) may hold:
+ * limits.cache_mb, else CACHES_LIMIT_MB_DEFAULT. */
+uint64_t caches_limit_bytes(const struct profile *p);
 
 #endif

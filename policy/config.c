@@ -510,7 +510,7 @@ static int
 config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 {
 	static const char *const keys[] = { "sandbox", "resolve", "spaces",
-	    "projects", "providers", "models", "approvals", "terminal", NULL };
+	    "projects", "providers", "models", "approvals", "terminal", "daemon", NULL };
 	const char *key;
 	json_t *v;
 	size_t i;
@@ -524,7 +524,7 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 		}
 		if (keys[i] == NULL)
 			return error_set_field(err, E_CONFIG, key,
-			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models, approvals or terminal)");
+			    "unknown key (expected sandbox, resolve, spaces, projects, providers, models, approvals, terminal or daemon)");
 	}
 	/* profiles first: everything else may name them */
 	if ((v = json_object_get(root, "sandbox")) != NULL &&
@@ -548,6 +548,8 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 		return -1;
 	if ((v = json_object_get(root, "terminal")) != NULL &&
 	    config_parse_terminal(cfg, v, err) == -1)
+	if ((v = json_object_get(root, "daemon")) != NULL &&
+	    config_parse_daemon(cfg, v, err) == -1)
 		return -1;
 	return 0;
 }
@@ -596,6 +598,8 @@ config_parse(const json_t *root, const char *path, const char *home,
 		return NULL;
 	}
 	cfg->approvals_timeout_s = -1;
+	cfg->output_session_mb = cfg->output_total_mb = -1;
+	cfg->disk_reserve_mb = -1;
 	cfg->report_reads = 1;
 	home = config_home(home);
 	cfg->path = strdup(path);

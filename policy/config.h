@@ -10,7 +10,9 @@
  *     "projects":  {"/home/me/code/Lib": {"sandbox": "strict"}},
  *     "providers": {"ollama": {"sandbox": "strict", "hosts": [...], "env": {"K": "V"}}},
  *     "models":    {"local-llm": {"sandbox": "none"}},
- *     "approvals": {"timeout_s": 300, "burst": 5, "per_minute": 20}
+ *     "approvals": {"timeout_s": 300, "burst": 5, "per_minute": 20},
+ *     "daemon":    {"output_mb_per_session": 16, "output_mb_total": 256,
+ *                   "disk_reserve_mb": 64}
  *   }
  *
  * The schema is strict: an unknown key, a wrong type, a bad host pattern, an
@@ -76,6 +78,9 @@ struct config {
 	                                     report reads a hidden path refused */
 	int     terminal_drop_osc;        /* terminal.drop_osc (default 0):
 	                                     -t relays drop OSC 52 and titles */
+	int64_t output_session_mb;        /* daemon.*: -1 = not set */
+	int64_t output_total_mb;
+	int64_t disk_reserve_mb;
 };
 
 /* The default config path: $XDG_CONFIG_HOME/sbox/config.json when that is
@@ -103,6 +108,18 @@ int64_t config_approvals_timeout_s(const struct config *cfg);
 #define CONFIG_APPROVALS_PER_MINUTE_DEFAULT 20
 int config_approvals_burst(const struct config *cfg);
 int config_approvals_per_minute(const struct config *cfg);
+/* config-daemon.c: parse the "daemon" object (sboxd's own budgets). */
+int config_parse_daemon(struct config *cfg, const json_t *obj,
+    sbox_error *err);
+/* Bytes of kept output one top-level session (with the sessions made
+ * inside it) may hold (daemon.output_mb_per_session, default 16 MiB). */
+uint64_t config_output_session_bytes(const struct config *cfg);
+/* Bytes of kept output all sessions may hold (daemon.output_mb_total,
+ * default 256 MiB). */
+uint64_t config_output_total_bytes(const struct config *cfg);
+/* Bytes sboxd keeps free on its state file system for its own records
+ * (daemon.disk_reserve_mb, default 64 MiB). */
+uint64_t config_disk_reserve_bytes(const struct config *cfg);
 /* config-provider.c: parse one key of a provider entry (hosts, env, home,
  * account_folders, sandbox_capable): 0, -1 with err, or 1 when key is not
  * a provider key. */

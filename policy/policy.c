@@ -428,6 +428,8 @@ policy_narrow(const struct profile *parent, const struct profile *child,
 	r->limits.timeout_s = policy_limit_min(parent->limits.timeout_s,
 	    child->limits.timeout_s, 1);
 	r->limits.nofile = policy_limit_min(parent->limits.nofile, child->limits.nofile, 0);
+	r->limits.cache_mb = policy_limit_min(parent->limits.cache_mb,
+	    child->limits.cache_mb, 0);
 	profile_resolve_free(r->resolve, r->n_resolve);
 	r->resolve = NULL;
 	r->n_resolve = 0;

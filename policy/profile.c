@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/caches.h"
 #include "policy/envfilter.h"
 #include "policy/hostpat.h"
 #include "policy/jsonpath.h"
@@ -54,7 +55,7 @@ profile_new(const char *name, sbox_error *err)
 	p->project_access = 1;
 	p->network = PROFILE_NET_NONE;
 	p->run_outside = PROFILE_RUN_ASK;
-	p->limits = (struct profile_limits){ -1, -1, -1, -1, -1, -1 };
+	p->limits = (struct profile_limits){ -1, -1, -1, -1, -1, -1, -1 };
 	return p;
 }
 
@@ -429,6 +430,7 @@ profile_apply_limits(struct profile *p, const json_t *obj, const char *field,
 		{ "output_mb", offsetof(struct profile_limits, output_mb), 1, 1 << 16 },
 		{ "timeout_s", offsetof(struct profile_limits, timeout_s), 0, 1 << 24 },
 		{ "nofile", offsetof(struct profile_limits, nofile), 16, 1 << 20 },
+		{ "cache_mb", offsetof(struct profile_limits, cache_mb), 1, 1 << 24 },
 	};
 	char f[PROFILE_FIELD_MAX];
 	const char *key;
@@ -445,7 +447,7 @@ profile_apply_limits(struct profile *p, const json_t *obj, const char *field,
 		}
 		if (i == sizeof keys / sizeof keys[0])
 			return error_set_field(err, E_CONFIG, f,
-			    "unknown key (expected pids, memory_mb, tmp_mb, output_mb, timeout_s or nofile)");
+			    "unknown key (expected pids, memory_mb, tmp_mb, output_mb, timeout_s, nofile or cache_mb)");
 		if (!json_is_integer(v) || json_integer_value(v) < keys[i].min ||
 		    json_integer_value(v) > keys[i].max)
 			return error_set_field(err, E_CONFIG, f,
@@ -663,6 +665,8 @@ profile_apply_json(struct profile *p, const json_t *obj, const char *path,
 			rc = profile_apply_folders(p, v, f, home, err);
 		else if (strcmp(key, "limits") == 0)
 			rc = profile_apply_limits(p, v, f, err);
+		else if (strcmp(key, "caches") == 0)
+			rc = caches_profile_apply(p, v, f, err);
 		else
 			return error_set_field(err, E_CONFIG, f, "unknown key");
 		if (rc == -1)
@@ -724,7 +728,7 @@ profile_json(const struct profile *p, int redact)
 	limits = json_object();
 #define LIMIT(k) if (p->limits.k >= 0) json_object_set_new(limits, #k, json_integer(p->limits.k))
 	LIMIT(pids); LIMIT(memory_mb); LIMIT(tmp_mb); LIMIT(output_mb);
-	LIMIT(timeout_s); LIMIT(nofile);
+	LIMIT(timeout_s); LIMIT(nofile); LIMIT(cache_mb);
 #undef LIMIT
 	json_object_set_new(o, "name", json_string(p->name));
 	json_object_set_new(o, "extends", p->extends ? json_string(p->extends) : json_null());
@@ -743,10 +747,12 @@ profile_json(const struct profile *p, int redact)
 	json_object_set_new(o, "run_outside",
 	    json_string(profile_run_outside_name(p->run_outside)));
 	json_object_set_new(o, "exclude", profile_json_strv(p->exclude));
+	json_object_set_new(o, "caches", json_string(p->caches_shared ?
+	    "profile" : "project"));
 	json_object_set_new(o, "limits", limits);
 	json_object_set_new(o, "resolve", res);
 	profile_provider_to_json(p, o);
-	if (json_object_size(o) != 24) {	/* some allocation failed */
+	if (json_object_size(o) != 25) {	/* some allocation failed */
 		json_decref(o);
 		return NULL;
 	}

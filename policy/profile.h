@@ -25,6 +25,8 @@ enum profile_run_outside {
 /* Per-profile limits; -1 = not set (the plan's default applies). */
 struct profile_limits {
 	int64_t pids, memory_mb, tmp_mb, output_mb, timeout_s, nofile;
+	int64_t cache_mb;          /* package caches of one project (or of the
+	                              profile with "caches": "profile") */
 };
 
 /* A static host table entry (config "resolve"), copied into resolved profiles. */
@@ -51,6 +53,8 @@ struct profile {
 	char **env;                /* variable names that pass from the client (NAME or PREFIX*) */
 	char **env_values;         /* "NAME=VALUE" set by a provider entry */
 	enum profile_run_outside run_outside;
+	int    caches_shared;      /* "caches": "profile" (every project of the
+	                              profile shares them); 0: "project" */
 	char **exclude;            /* command patterns that always run outside (with approval) */
 	struct profile_limits limits;
 	struct profile_resolve *resolve;  /* resolve[n_resolve] */
@@ -88,8 +92,8 @@ const char *profile_run_outside_name(enum profile_run_outside r);
 
 /* Apply a profile object of the config (keys: extends, network, hosts,
  * private_hosts, local_ports, mcp_servers, folders{read_write, read_only,
- * deny}, env, run_outside, exclude, limits{pids, memory_mb, tmp_mb,
- * output_mb, timeout_s, nofile}) onto p: lists are added to, scalars replace.
+ * deny}, env, run_outside, exclude, caches ("project" | "profile"),
+ * limits{pids, memory_mb, tmp_mb, output_mb, timeout_s, nofile, cache_mb}) onto p: lists are added to, scalars replace.
  * `path` is the JSON path of obj for errors ("sandbox.profiles.company");
  * `home` expands "~". With `stored` set, the extra keys of profile_to_json
  * (name, sandboxed, provenance, project_access, env_values, resolve) are

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-npm-cache.sh: the figures of issue 11 (package caches of sbox's
-# own, per profile). A real `npm ci` of a small lockfile (three small
+# own, per project and profile). A real `npm ci` of a small lockfile (three small
 # packages without dependencies) from the npm registry this machine
 # reaches (its address comes from `npm config get registry` at run time):
 #  - in a new session of a fresh profile cache: cold;
@@ -99,14 +99,15 @@ first_warm_ms=$(ms_of "$(in_sandbox "$sid")") || exit 1
 warm_ms=$( (echo "$first_warm_ms"; for _ in $(seq $((RUNS - 1))); do
 	ms_of "$(in_sandbox "$sid")"; done) | median)
 "$BIN/sbox" session close "$sid" >/dev/null
-cache_kb=$(du -sk "$work/state/caches/bench/npm" | cut -f1)
+# the project's own caches of the profile (caches/<profile>/projects/<key>)
+cache_kb=$(du -sk "$work/state/caches/bench/projects/"*/npm | cut -f1)
 
 printf '   %-44s %8s\n' "npm ci, 3 packages (median of $RUNS)" "ms"
 printf '   %-44s %8d\n' "host, warm host cache" "$host_ms"
 printf '   %-44s %8d\n' "sandbox, new session, cold sbox cache" "$cold_ms"
 printf '   %-44s %8d\n' "sandbox, second new session, warm (first)" "$first_warm_ms"
 printf '   %-44s %8d\n' "sandbox, warm (median)" "$warm_ms"
-printf '   %-44s %8d\n' "sbox's npm cache of the profile (KiB)" "$cache_kb"
+printf '   %-44s %8d\n' "sbox's npm cache of the project (KiB)" "$cache_kb"
 awk -v w="$warm_ms" -v h="$host_ms" 'BEGIN {
 	r = h > 0 ? w / h : 0
 	printf "   warm sandbox / warm host: %.2fx (goal <= 1.3x: %s)\n", r,

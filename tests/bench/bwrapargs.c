@@ -115,8 +115,8 @@ main(int argc, char **argv)
 	ctx.sbox_paths = sbox_paths;
 	ctx.xdg_runtime_dir = getenv("XDG_RUNTIME_DIR");
 	ctx.hostname = "sbox";
-	if (cachedir_session_root(argv[2], prof, NULL, getuid(), getgid(),
-	    &cache_root, &err) == -1)
+	if (cachedir_session_root(argv[2], prof, argv[5], NULL, getuid(),
+	    getgid(), &cache_root, &err) == -1)
 		bwrapargs_fail("caches", &err);
 	ctx.cache_root = cache_root;
 	if ((plan = policy_plan(prof, &ctx, &err)) == NULL)

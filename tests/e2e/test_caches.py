@@ -49,8 +49,25 @@ def _host_env(d, **extra):
     return e
 
 
-def _cache_dir(d, profile, tree):
-    return os.path.join(d.state, "caches", profile, tree)
+def _cache_dir(d, profile, tree, proj=None):
+    """sbox's cache tree of profile: of the project proj (found by its
+    project file), or the profile's shared one (proj None)."""
+    if proj is None:
+        return os.path.join(d.state, "caches", profile, tree)
+    base = os.path.join(d.state, "caches", profile, "projects")
+    want = os.path.realpath(proj) + "\n"
+    for k in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        with open(os.path.join(base, k, "project")) as f:
+            if f.read() == want:
+                return os.path.join(base, k, tree)
+    raise AssertionError("no caches of %s for %s" % (profile, proj))
+
+
+def _entry(lst, proj):
+    """The cache.list or cache.clear entry of project proj."""
+    e = [p for p in lst["profiles"] if p["project"] == os.path.realpath(proj)]
+    assert len(e) == 1, lst
+    return e[0]
 
 
 def _close(c, s):
@@ -107,9 +124,9 @@ true
     _close(c, s)
     sock.close()
     # what was planted went to sbox's own cache of the profile, nowhere else
-    assert os.path.exists(os.path.join(_cache_dir(d, "workspace", "npm"),
+    assert os.path.exists(os.path.join(_cache_dir(d, "workspace", "npm", proj),
                                        "_npx", "2222"))
-    assert os.path.islink(os.path.join(_cache_dir(d, "workspace", "npm"),
+    assert os.path.islink(os.path.join(_cache_dir(d, "workspace", "npm", proj),
                                        "evil-link"))
     after = snapshot(d.home)
     before.pop(".cache/host.sock", None)
@@ -154,10 +171,10 @@ def test_warm_per_profile(ctx):
     out = ok(c, b, "cat ~/.npm/warm.txt ~/.cache/pip/http/e1 ~/go/pkg/mod/x/go.mod")
     assert out.split() == ["warm", "warm", "m"], out
     # where it lives on the host: sbox's state folder, not the home folder
-    with open(os.path.join(_cache_dir(d, "workspace", "npm"), "warm.txt")) as f:
+    with open(os.path.join(_cache_dir(d, "workspace", "npm", proj), "warm.txt")) as f:
         assert f.read() == "warm\n"
     assert not os.path.exists(os.path.join(d.home, ".npm", "warm.txt"))
-    st = os.stat(_cache_dir(d, "workspace", "npm"))
+    st = os.stat(_cache_dir(d, "workspace", "npm", proj))
     # owned by the uid the sandbox runs as: a root sboxd's is not root
     assert st.st_mode & 0o777 == 0o700, st
     assert st.st_uid == (os.getuid() if os.getuid() else 2147352576), st
@@ -171,15 +188,17 @@ def test_warm_per_profile(ctx):
     # sandbox show says what a profile sees and where its writes go
     sh = c.call("sandbox.show", {"profile": "workspace"})["caches"]
     trees = {t["path"]: t for t in sh["trees"]}
-    assert trees["~/.npm"]["writes_to"] == _cache_dir(d, "workspace", "npm")
+    assert trees["~/.npm"]["writes_to"] == os.path.join(
+        d.state, "caches", "workspace", "projects", "<project>", "npm")
     assert "~/.cache" in trees and "~/.cargo/registry" in trees, trees
-    assert sh["shared_with"] == "workspace", sh
+    assert sh["shared_with"] == "workspace" and sh["scope"] == "project", sh
     lab = c.call("sandbox.show", {"profile": "lab"})["caches"]
     assert lab["trees"] == [], lab
     r = d.cli("sandbox", "show", "other")
     text = r.stdout.decode()
-    assert r.returncode == 0 and "~/.npm" in text and \
-        _cache_dir(d, "other", "npm") in text, text
+    assert r.returncode == 0 and "~/.npm" in text and os.path.join(
+        d.state, "caches", "other", "projects", "<project>", "npm") in text \
+        and "same project" in text, text
     _close(c, b)
     _close(c, o)
     c.call("cache.clear", {})	# Go's read-only folders go too
@@ -196,13 +215,13 @@ def test_list_clear_no_follow(ctx):
              "mkdir -p ~/.cache/ro && touch ~/.cache/ro/f && chmod 0 ~/.cache/ro"
              % (outside, outside))
     # as a sandbox cannot, plant a hard link to a file outside directly
-    hard = os.path.join(_cache_dir(d, "workspace", "npm"), "hard")
+    hard = os.path.join(_cache_dir(d, "workspace", "npm", proj), "hard")
     try:
         os.link(os.path.join(outside, "keep"), hard)
     except OSError:
         hard = None
     lst = c.call("cache.list", {"profile": "workspace"})
-    p = lst["profiles"][0]
+    p = _entry(lst, proj)
     trees = {t["name"]: t for t in p["trees"]}
     assert p["profile"] == "workspace" and p["exists"] is True, p
     assert trees["npm"]["bytes"] >= 1 << 20, trees["npm"]
@@ -238,9 +257,9 @@ def test_list_clear_no_follow(ctx):
         assert f.read() == "keep me too\n"
     if hard is not None:
         assert os.stat(os.path.join(outside, "keep")).st_nlink == 1
-    assert os.listdir(_cache_dir(d, "workspace", "npm")) == ["again"]
+    assert os.listdir(_cache_dir(d, "workspace", "npm", proj)) == ["again"]
     lst = c.call("cache.list", {"profile": "workspace"})
-    assert lst["profiles"][0]["bytes"] < 64 << 10, lst
+    assert lst["bytes"] < 64 << 10, lst
     e = c.error("cache.list", {"profile": "../x"})
     assert e.name == "sbox.InvalidParams" and e.field == "profile", e
     _close(c, s)
@@ -299,7 +318,7 @@ def test_walk_does_not_stall_the_daemon(ctx):
     s = create(c, proj)
     # a sandbox decides how big its cache is: 10000 entries (made from
     # here, as a sandbox would, only faster)
-    junk = os.path.join(_cache_dir(d, "workspace", "npm"), "junk")
+    junk = os.path.join(_cache_dir(d, "workspace", "npm", proj), "junk")
     for i in range(50):
         os.makedirs(os.path.join(junk, str(i)))
         for j in range(200):
@@ -312,11 +331,12 @@ def test_walk_does_not_stall_the_daemon(ctx):
     ready, _, _ = select.select([c.sock], [], [], 0)
     assert not ready and not c.buf, "cache.list answered before the ping"
     r = c.result(c.wait_reply(walk))
-    files = {t["name"]: t for t in r["profiles"][0]["trees"]}["npm"]["files"]
+    files = {t["name"]: t for t in _entry(r, proj)["trees"]}["npm"]["files"]
     assert files >= 10000, r
     r = c.call("cache.clear", {"profile": "workspace"})
-    assert r["profiles"][0]["left"] == 0, r
-    assert os.listdir(_cache_dir(d, "workspace", "npm")) == []
+    assert all(p["left"] == 0 for p in r["profiles"]), r
+    assert _entry(r, proj)["freed_bytes"] > 0, r
+    assert os.listdir(_cache_dir(d, "workspace", "npm", proj)) == []
     _close(c, s)
 
 
@@ -332,9 +352,108 @@ def test_child_session_gets_its_parents_caches(ctx):
         "strict) && ./sbox session exec $child -- sh -c 'cat ~/.npm/parent.txt"
         " && echo child > ~/.npm/child.txt'"]})
     assert e["exit_code"] == 0 and b64(e["stdout"]).strip() == "parent", e
-    with open(os.path.join(_cache_dir(d, "workspace", "npm"), "child.txt")) as f:
+    with open(os.path.join(_cache_dir(d, "workspace", "npm", proj), "child.txt")) as f:
         assert f.read() == "child\n"
     assert not os.path.exists(os.path.join(d.state, "caches", "strict"))
     os.unlink(os.path.join(proj, "sbox"))
     _close(c, s)
 
+
+
+SERVE = r"""
+import os, socket, sys, time
+p = os.path.expanduser("~/.cache/a.sock")
+s = socket.socket(socket.AF_UNIX)
+s.bind(p)
+s.listen(4)
+print("serving", flush=True)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"from-A\n")
+    c.close()
+"""
+
+CONNECT = r"""
+import os, socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(os.path.expanduser("~/.cache/a.sock"))
+    print("CONNECTED", s.recv(100))
+except OSError as e:
+    print("refused", e.errno)
+"""
+
+
+def test_caches_belong_to_a_project(ctx):
+    """Two projects of one profile: what project A's sandbox writes in its
+    caches (an npx package, a socket it serves) is not seen by project B's;
+    another session of A sees it. "caches": "profile" shares them, and
+    sandbox show says which. cache list|clear --project work per project."""
+    d = ctx.daemon(start=False, name="cacheproj")
+    make_home(d.home)
+    d.write_config({"sandbox": {"profiles": {
+        "shared": {"extends": "workspace", "caches": "profile"}}}})
+    d.start()
+    c = d.client()
+    pa = make_project(os.path.join(ctx.tmp, "proj-a"))
+    pb = make_project(os.path.join(ctx.tmp, "proj-b"))
+    os.chmod(ctx.tmp, 0o755)
+    a = create(c, pa)
+    ok(c, a, "mkdir -p ~/.npm/_npx/99/node_modules/.bin && echo 'echo RAN-A'"
+             " > ~/.npm/_npx/99/node_modules/.bin/tool && chmod +x "
+             "~/.npm/_npx/99/node_modules/.bin/tool && echo a > ~/.cache/mark")
+    srv = c.call("command.exec", {"session": a, "argv": ["python3", "-c",
+                                  SERVE], "detach": True, "stdio": "none"})
+    sboxtest.wait_for(lambda: os.path.exists(os.path.join(
+        _cache_dir(d, "workspace", "cache", pa), "a.sock")), 10,
+        what="A's socket")
+    # project A's own sessions see it, and reach the socket
+    a2 = create(c, pa)
+    assert ok(c, a2, "~/.npm/_npx/99/node_modules/.bin/tool").strip() == \
+        "RAN-A"
+    assert "CONNECTED" in py(c, a2, CONNECT).out
+    # project B's do not
+    b = create(c, pb)
+    r = run(c, b, "ls -A ~/.npm ~/.cache; ~/.npm/_npx/99/node_modules/.bin/"
+                  "tool; cat ~/.cache/mark")
+    assert "RAN-A" not in r.out and "_npx" not in r.out and \
+        "mark" not in r.out and "a.sock" not in r.out, r
+    r = py(c, b, CONNECT)
+    assert "CONNECTED" not in r.out and "refused" in r.out, r
+    ok(c, b, "echo b > ~/.npm/b.txt")
+    # on the host: one folder per project, each naming its project
+    assert os.path.exists(os.path.join(_cache_dir(d, "workspace", "npm", pb),
+                                       "b.txt"))
+    assert not os.path.exists(os.path.join(
+        _cache_dir(d, "workspace", "npm", pa), "b.txt"))
+    # "caches": "profile": every project of the profile shares them
+    s1 = create(c, pa, "shared")
+    ok(c, s1, "echo s > ~/.npm/shared.txt")
+    s2 = create(c, pb, "shared")
+    assert ok(c, s2, "cat ~/.npm/shared.txt").strip() == "s"
+    assert "RAN-A" not in run(c, s2, "cat ~/.npm/_npx/99/node_modules/.bin/"
+                                     "tool").out
+    sh = c.call("sandbox.show", {"profile": "shared"})["caches"]
+    assert sh["scope"] == "profile", sh
+    text = d.cli("sandbox", "show", "shared").stdout.decode()
+    assert "every project" in text and '"caches": "profile"' in text, text
+    assert c.call("sandbox.show", {"profile": "workspace"})["caches"][
+        "scope"] == "project"
+    # cache list|clear --project
+    lst = c.call("cache.list", {"project": pa})
+    assert [p["project"] for p in lst["profiles"]] == \
+        [os.path.realpath(pa)], lst
+    r = d.cli("cache", "list", "--project", pb)
+    out = r.stdout.decode()
+    assert r.returncode == 0 and os.path.realpath(pb) in out and \
+        os.path.realpath(pa) + "\n" not in out, (r, out)
+    r = d.cli("cache", "clear", "--project", pb)
+    assert r.returncode == 0 and "freed" in r.stdout.decode(), r
+    assert not os.path.exists(os.path.join(
+        _cache_dir(d, "workspace", "npm", pb), "b.txt"))
+    assert os.path.isdir(os.path.join(_cache_dir(d, "workspace", "npm", pa),
+                                      "_npx", "99"))
+    assert ok(c, s2, "cat ~/.npm/shared.txt").strip() == "s"
+    c.call("command.kill", {"command": srv["command"], "signal": 9})
+    for s in (a, a2, b, s1, s2):
+        _close(c, s)

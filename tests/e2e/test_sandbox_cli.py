@@ -488,7 +488,7 @@ def test_check(ctx):
     ids = [s["id"] for s in r["steps"]]
     assert ids == ["bwrap", "init", "userns", "shell", "tools", "write_in",
                    "write_out", "read_out", "sbox", "creds", "network",
-                   "limits"], ids
+                   "limits", "disk"], ids
     bad = [s for s in r["steps"] if not s["ok"]]
     assert not bad and r["ok"] is True, bad
     for s in r["steps"]:

@@ -467,42 +467,120 @@ START_TEST(test_many)
 }
 END_TEST
 
-/* A session's cache root: its profile's (made), none for lab, and for a
- * session made from inside a sandbox its parent's, never its own. */
+/* A session's cache root: its project's (made, with the project file),
+ * its profile's with "caches": "profile", none for lab, and for a session
+ * made from inside a sandbox its parent's, never its own. */
 START_TEST(test_session_root)
 {
 	struct profile *strict = profile_builtin("strict", NULL);
 	struct profile *lab = profile_builtin("lab", NULL);
 	struct plan *ws = plan_of("workspace", ROOT), *lp = plan_of("lab", ROOT);
-	char a[512], b[512], *root;
+	char a[512], b[512], want[600], key[17], *root, *root2;
 	sbox_error err;
 	struct stat st;
+	FILE *f;
 
 	mkdir(at(a, sizeof a, "state"), 0700);
 	error_clear(&err);
-	ck_assert_int_eq(cachedir_session_root(a, strict, NULL, getuid(),
-	    getgid(), &root, &err), 0);
+	/* by default: the project's own */
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-a", NULL,
+	    getuid(), getgid(), &root, &err), 0);
+	caches_project_key("/src/proj-a", key);
+	snprintf(want, sizeof want, "%s/caches/strict/projects/%s", a, key);
+	ck_assert_str_eq(root, want);
+	snprintf(want, sizeof want, "%s/npm", root);
+	ck_assert_int_eq(lstat(want, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700);
+	snprintf(want, sizeof want, "%s/project", root);
+	ck_assert_ptr_nonnull(f = fopen(want, "r"));
+	ck_assert_ptr_nonnull(fgets(b, sizeof b, f));
+	fclose(f);
+	ck_assert_str_eq(b, "/src/proj-a\n");
+	/* the same project again: the same root; another: another */
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-a", NULL,
+	    getuid(), getgid(), &root2, &err), 0);
+	ck_assert_str_eq(root, root2);
+	free(root2);
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-b", NULL,
+	    getuid(), getgid(), &root2, &err), 0);
+	ck_assert_str_ne(root, root2);
+	free(root2);
+	/* a folder of the key naming another project (a collision) is not
+	 * taken: the next one is */
+	snprintf(want, sizeof want, "%s/project", root);
+	ck_assert_ptr_nonnull(f = fopen(want, "w"));
+	fputs("/src/other\n", f);
+	fclose(f);
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-a", NULL,
+	    getuid(), getgid(), &root2, &err), 0);
+	snprintf(want, sizeof want, "%s-1", root);
+	ck_assert_str_eq(root2, want);
+	free(root2);
+	free(root);
+	/* "caches": "profile": one set for every project */
+	strict->caches_shared = 1;
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-a", NULL,
+	    getuid(), getgid(), &root, &err), 0);
 	ck_assert_str_eq(root, at(b, sizeof b, "state/caches/strict"));
 	ck_assert_int_eq(lstat(at(b, sizeof b, "state/caches/strict/cache"),
 	    &st), 0);
 	free(root);
-	ck_assert_int_eq(cachedir_session_root(a, lab, NULL, getuid(), getgid(),
-	    &root, &err), 0);
+	strict->caches_shared = 0;
+	ck_assert_int_eq(cachedir_session_root(a, lab, "/src/proj-a", NULL,
+	    getuid(), getgid(), &root, &err), 0);
 	ck_assert_ptr_null(root);
 	rmdir(at(b, sizeof b, "state/caches/strict/cache"));
-	ck_assert_int_eq(cachedir_session_root(a, strict, ws, getuid(),
-	    getgid(), &root, &err), 0);
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-a", ws,
+	    getuid(), getgid(), &root, &err), 0);
 	ck_assert_str_eq(root, ROOT);
 	free(root);
 	ck_assert_int_eq(lstat(at(b, sizeof b, "state/caches/strict/cache"),
 	    &st), -1);
-	ck_assert_int_eq(cachedir_session_root(a, strict, lp, getuid(),
-	    getgid(), &root, &err), 0);
+	ck_assert_int_eq(cachedir_session_root(a, strict, "/src/proj-a", lp,
+	    getuid(), getgid(), &root, &err), 0);
 	ck_assert_ptr_null(root);
 	plan_free(ws);
 	plan_free(lp);
 	profile_free(strict);
 	profile_free(lab);
+}
+END_TEST
+
+/* The project key: 16 hex digits, stable, different for other paths; the
+ * profile key "caches". */
+START_TEST(test_project_key)
+{
+	struct profile *p = profile_new("x", NULL);
+	json_t *v[3] = { json_string("profile"), json_string("project"),
+	    json_string("all") };
+	sbox_error err;
+	char k1[17], k2[17];
+
+	caches_project_key("/home/me/a", k1);
+	caches_project_key("/home/me/a", k2);
+	ck_assert_str_eq(k1, k2);
+	ck_assert_uint_eq(strlen(k1), 16);
+	ck_assert_uint_eq(strspn(k1, "0123456789abcdef"), 16);
+	caches_project_key("/home/me/b", k2);
+	ck_assert_str_ne(k1, k2);
+	/* FNV-1a of "" is its offset basis */
+	caches_project_key("", k1);
+	ck_assert_str_eq(k1, "cbf29ce484222325");
+	ck_assert_int_eq(p->caches_shared, 0);
+	ck_assert_int_eq(caches_profile_apply(p, v[0], "c", &err), 0);
+	ck_assert_int_eq(p->caches_shared, 1);
+	ck_assert_int_eq(caches_profile_apply(p, v[1], "c", &err), 0);
+	ck_assert_int_eq(p->caches_shared, 0);
+	ck_assert_int_eq(caches_profile_apply(p, v[2], "c", &err), -1);
+	json_decref(v[0]);
+	json_decref(v[1]);
+	json_decref(v[2]);
+	ck_assert_str_eq(err.field, "c");
+	ck_assert_uint_eq(caches_limit_bytes(p),
+	    (uint64_t)CACHES_LIMIT_MB_DEFAULT << 20);
+	p->limits.cache_mb = 10;
+	ck_assert_uint_eq(caches_limit_bytes(p), 10u << 20);
+	profile_free(p);
 }
 END_TEST
 
@@ -516,6 +594,7 @@ caches_suite(void)
 
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_profile_root);
+	tcase_add_test(tc, test_project_key);
 	tcase_add_test(tc, test_plan_binds);
 	tcase_add_test(tc, test_plan_no_caches);
 	tcase_add_test(tc, test_renderers);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +94,28 @@ dead_pid(void)
 	return pid;
 }
 
+/* Mark a folder below the fake root as made by pid (started at start) in
+ * the boot boot (NULL: this one). */
+static void
+mark(const char *rel, pid_t pid, unsigned long long start, const char *boot)
+{
+	char path[PATH_MAX * 2], val[160], id[64] = "";
+	FILE *f;
+
+	if (boot == NULL) {
+		ck_assert_ptr_nonnull(f = fopen("/proc/sys/kernel/random/boot_id",
+		    "r"));
+		ck_assert_ptr_nonnull(fgets(id, sizeof id, f));
+		fclose(f);
+		id[strcspn(id, "\n")] = '\0';
+		boot = id;
+	}
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	snprintf(val, sizeof val, "%s %d %llu", boot, (int)pid, start);
+	ck_assert_int_eq(setxattr(path, CGROUP_MARK_XATTR, val, strlen(val), 0),
+	    0);
+}
+
 START_TEST(test_own_paths)
 {
 	char out[PATH_MAX], want[PATH_MAX * 2];
@@ -164,7 +187,7 @@ START_TEST(test_sweep_leftovers)
 {
 	struct event_base *base = event_base_new();
 	struct timeval tick = { 0, 50 * 1000 };
-	char name[64], busy[64], mine[64], path[PATH_MAX * 2];
+	char name[64], busy[64], mine[64], other[2][64], path[PATH_MAX * 2];
 	pid_t gone = dead_pid();
 	int i;
 
@@ -175,18 +198,31 @@ START_TEST(test_sweep_leftovers)
 	dir(name);
 	dir(busy);
 	dir(mine);
+	mark(name, gone, 123, NULL);
+	mark(busy, gone, 123, NULL);
+	/* our pid, but an earlier process (another start time) */
+	mark(mine, getpid(), 1, NULL);
 	/* a folder that is not empty stands for a busy cgroup */
 	snprintf(path, sizeof path, "%s/x", busy);
 	put(path, "");
 	dir("pids/box/sbox-abc-1");
 	dir("pids/box/sbox-12");
 	dir("pids/box/user.slice");
+	/* named like ours, but unmarked (a test harness's, a renamed
+	 * program's), or marked in another boot: never touched */
+	snprintf(other[0], sizeof other[0], "pids/box/sbox-%d-3", (int)gone);
+	dir(other[0]);
+	snprintf(other[1], sizeof other[1], "pids/box/sbox-%d-4", (int)gone);
+	dir(other[1]);
+	mark(other[1], gone, 123, "00000000-0000-0000-0000-000000000000");
 	cgroup_timer(base);
 	snprintf(path, sizeof path, "%s/pids/box", root);
 	ck_assert_int_eq(cgroup_sweep(path), 3);
 	ck_assert(!exists(name));
 	ck_assert(!exists(mine));
 	ck_assert(exists(busy));
+	ck_assert(exists(other[0]));
+	ck_assert(exists(other[1]));
 	ck_assert_int_eq(cgroup_pending(), 1);
 	/* the retry timer removes it once it is free */
 	snprintf(path, sizeof path, "%s/%s/x", root, busy);
@@ -286,11 +322,45 @@ END_TEST
 
 START_TEST(test_owner_gone)
 {
-	ck_assert(cgroup_owner_gone(dead_pid()));
-	ck_assert(cgroup_owner_gone(getpid()));
-	ck_assert(cgroup_owner_gone(0));
-	/* alive, but not an sboxd: the pid was reused */
-	ck_assert(cgroup_owner_gone(getppid()));
+	char path[PATH_MAX * 2];
+	int p[2], q[2];
+	pid_t pid;
+	char c;
+
+	ck_assert(cgroup_owner_gone(dead_pid(), 0));
+	ck_assert(cgroup_owner_gone(getpid(), 0));
+	ck_assert(cgroup_owner_gone(0, 0));
+	/* alive, but another start time: the pid was reused */
+	ck_assert(cgroup_owner_gone(getppid(), 1));
+	/* a live process's own mark keeps its cgroup; once it is gone, the
+	 * cgroup goes */
+	dir("pids/live");
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(pipe(q), 0);
+	snprintf(path, sizeof path, "%s/pids/live/sbox-1-1", root);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		close(q[1]);
+		c = cgroup_mark(path) == 0 ? 'y' : 'n';
+		if (write(p[1], &c, 1) != 1 || read(q[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	close(p[1]);
+	close(q[0]);
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'y');
+	ck_assert_int_eq(cgroup_mark_gone(path), 0);
+	snprintf(path, sizeof path, "%s/pids/live", root);
+	ck_assert_int_eq(cgroup_sweep(path), 0);
+	ck_assert(exists("pids/live/sbox-1-1"));
+	close(q[1]);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(cgroup_sweep(path), 1);
+	ck_assert(!exists("pids/live/sbox-1-1"));
+	close(p[0]);
 }
 END_TEST
 

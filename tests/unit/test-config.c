@@ -165,6 +165,10 @@ START_TEST(test_missing_file)
 	    CONFIG_APPROVALS_BURST_DEFAULT);
 	ck_assert_int_eq(config_approvals_per_minute(cfg),
 	    CONFIG_APPROVALS_PER_MINUTE_DEFAULT);
+	/* sboxd's own budgets: the defaults */
+	ck_assert_uint_eq(config_output_session_bytes(cfg), 16u << 20);
+	ck_assert_uint_eq(config_output_total_bytes(cfg), 256u << 20);
+	ck_assert_uint_eq(config_disk_reserve_bytes(cfg), 64u << 20);
 	names = profile_list(cfg);
 	ck_assert_uint_eq(strv_len(names), 4);
 	ck_assert_str_eq(names[0], "workspace");
@@ -288,7 +292,40 @@ static const struct {
 	{ "{\"terminal\": true}", "terminal", "must be an object" },
 	{ "{\"approvals\": {\"burst\": 0}}", "approvals.burst", "from 1 to 1000" },
 	{ "{\"approvals\": {\"per_minute\": \"5\"}}", "approvals.per_minute", "from 1 to 1000" },
+	{ "{\"daemon\": {\"output_mb\": 5}}", "daemon.output_mb", "unknown key" },
+	{ "{\"daemon\": {\"output_mb_total\": 0}}", "daemon.output_mb_total",
+	    "from 1" },
+	{ "{\"daemon\": {\"disk_reserve_mb\": \"64\"}}", "daemon.disk_reserve_mb",
+	    "integer" },
+	{ "{\"daemon\": []}", "daemon", "must be an object" },
+	{ "{\"sandbox\": {\"profiles\": {\"c\": {\"caches\": \"all\"}}}}",
+	    "sandbox.profiles.c.caches", "\"project\"" },
+	{ "{\"sandbox\": {\"profiles\": {\"c\": {\"limits\": {\"cache_mb\": 0}}}}}",
+	    "sandbox.profiles.c.limits.cache_mb", "from 1" },
 };
+
+/* The "daemon" object and the caches keys of a profile. */
+START_TEST(test_daemon_and_caches)
+{
+	const struct profile *p;
+	struct config *cfg;
+	sbox_error err;
+
+	cfg = load("{\"daemon\": {\"output_mb_per_session\": 4, "
+	    "\"output_mb_total\": 40, \"disk_reserve_mb\": 0}, \"sandbox\": "
+	    "{\"profiles\": {\"c\": {\"extends\": \"workspace\", \"caches\": "
+	    "\"profile\", \"limits\": {\"cache_mb\": 100}}}}}", &err);
+	ck_assert_msg(cfg != NULL, "%s", err.message);
+	ck_assert_uint_eq(config_output_session_bytes(cfg), 4u << 20);
+	ck_assert_uint_eq(config_output_total_bytes(cfg), 40u << 20);
+	ck_assert_uint_eq(config_disk_reserve_bytes(cfg), 0);
+	p = config_find_profile(cfg, "c");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->caches_shared, 1);
+	ck_assert_int_eq(p->limits.cache_mb, 100);
+	config_free(cfg);
+}
+END_TEST
 
 /* Every error path gives E_CONFIG with the file, the key and the reason. */
 START_TEST(test_errors)
@@ -504,6 +541,7 @@ config_suite(void)
 	tcase_add_test(tc, test_profile_get);
 	tcase_add_test(tc, test_save_host);
 	tcase_add_test(tc, test_profile_json);
+	tcase_add_test(tc, test_daemon_and_caches);
 	suite_add_tcase(s, tc);
 	return s;
 }
