@@ -548,6 +548,7 @@ config_parse_root(struct config *cfg, const json_t *root, sbox_error *err)
 		return -1;
 	if ((v = json_object_get(root, "terminal")) != NULL &&
 	    config_parse_terminal(cfg, v, err) == -1)
+		return -1;
 	if ((v = json_object_get(root, "daemon")) != NULL &&
 	    config_parse_daemon(cfg, v, err) == -1)
 		return -1;
