@@ -407,11 +407,13 @@ def test_caches_belong_to_a_project(ctx):
     sboxtest.wait_for(lambda: os.path.exists(os.path.join(
         _cache_dir(d, "workspace", "cache", pa), "a.sock")), 10,
         what="A's socket")
-    # project A's own sessions see it, and reach the socket
+    # project A's own sessions see it; its socket is a socket another
+    # sandbox made, which no session but A's own may connect to
     a2 = create(c, pa)
     assert ok(c, a2, "~/.npm/_npx/99/node_modules/.bin/tool").strip() == \
         "RAN-A"
-    assert "CONNECTED" in py(c, a2, CONNECT).out
+    r = py(c, a2, CONNECT)
+    assert "CONNECTED" not in r.out and "refused" in r.out, r
     # project B's do not
     b = create(c, pb)
     r = run(c, b, "ls -A ~/.npm ~/.cache; ~/.npm/_npx/99/node_modules/.bin/"
