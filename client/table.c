@@ -21,7 +21,8 @@ static const struct client_sub table_subs[] = {
 	  "close every session and stop sboxd; returns once it has exited",
 	  "", -1 },
 	{ "daemon", "reload", "sbox daemon reload",
-	  "load the config file again (as SIGHUP); a broken one is refused",
+	  "load the config file again (as SIGHUP); a broken or missing one is "
+	  "refused",
 	  "", -1 },
 	{ "events", NULL, "sbox events [--since SEQ] [TOPIC...]",
 	  "print events as they come, one JSON object per line (--since: "
@@ -137,6 +138,9 @@ static const struct client_sub table_subs[] = {
 	{ "config", "check", "sbox config check [FILE]",
 	  "check a config file (default: the daemon's) and list every error",
 	  "", -1 },
+	{ "config", "reset", "sbox config reset",
+	  "load the config file as at start: a deleted file becomes the empty "
+	  "config (a reload keeps the old one)", "", -1 },
 	{ "completion", NULL, "sbox completion bash",
 	  "print a bash completion script (source it from ~/.bashrc)", "", -1 },
 	{ "help", NULL, "sbox help [COMMAND [SUBCOMMAND]]", "show help", "", -1 },

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,12 +109,47 @@ main_find_init(void)
 	return out;
 }
 
+/* The pid written in the lock file, waiting a moment for a winner of a
+ * start race that has the lock but has not written its pid yet; buf "" when
+ * none came. */
+static void
+main_lock_holder(int fd, char *buf, size_t len)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		n = pread(fd, buf, len - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		if (strchr(buf, '\n') != NULL) {	/* the pid is written whole */
+			buf[strcspn(buf, "\n")] = '\0';
+			return;
+		}
+		nanosleep(&ts, NULL);
+	}
+	buf[0] = '\0';
+}
+
+/* Write our pid into the lock file (the pid first, then cut what is left of
+ * an older one, so a reader never sees an empty file). */
+static void
+main_lock_write_pid(void)
+{
+	char buf[32];
+	int n;
+
+	n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+	if (pwrite(main_lock_fd, buf, (size_t)n, 0) != n ||
+	    ftruncate(main_lock_fd, n) == -1)
+		log_warn("cannot write the pid into the lock file");
+}
+
 /* Take the state folder's lock, or say who holds it. */
 static int
 main_lock(sbox_error *err)
 {
 	char *path, buf[32];
-	ssize_t n;
 
 	if (asprintf(&path, "%s/sboxd.lock", sboxd.state_dir) == -1)
 		return error_nomem(err);
@@ -124,20 +160,50 @@ main_lock(sbox_error *err)
 		return -1;
 	}
 	if (flock(main_lock_fd, LOCK_EX | LOCK_NB) == -1) {
-		n = pread(main_lock_fd, buf, sizeof buf - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
+		main_lock_holder(main_lock_fd, buf, sizeof buf);
 		error_set(err, E_IO, "another sboxd (pid %s) is already using the "
-		    "state folder %s", buf[0] ? buf : "?", sboxd.state_dir);
+		    "state folder %s", buf[0] ? buf : "unknown: it did not write "
+		    "its pid", sboxd.state_dir);
 		free(path);
 		return -1;
 	}
 	free(path);
-	if (ftruncate(main_lock_fd, 0) == 0) {
-		n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-		if (pwrite(main_lock_fd, buf, (size_t)n, 0) != n)
-			log_warn("cannot write the pid into the lock file");
-	}
+	main_lock_write_pid();
+	return 0;
+}
+
+/* Checks made before anything else (before the lock and the store): the
+ * socket path fits a sockaddr_un, and the runtime folder that holds the
+ * default socket is the user's own and private. */
+static int
+main_precheck(sbox_error *err)
+{
+	struct sockaddr_un sun;
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	const char *pid = getenv("LISTEN_PID");
+	size_t n = run != NULL ? strlen(run) : 0;
+	struct stat st;
+
+	if (pid != NULL && atol(pid) == (long)getpid())
+		return 0;	/* systemd passes the socket: no path is bound */
+	if (strlen(sboxd.socket_path) >= sizeof sun.sun_path)
+		return error_set(err, E_INVALID_PARAMS, "socket path too long "
+		    "(%zu bytes, at most %zu): %s; use a shorter --socket or "
+		    "XDG_RUNTIME_DIR", strlen(sboxd.socket_path),
+		    sizeof sun.sun_path - 1, sboxd.socket_path);
+	if (run == NULL || run[0] != '/' || strncmp(sboxd.socket_path, run,
+	    n) != 0 || sboxd.socket_path[n] != '/')
+		return 0;
+	if (stat(run, &st) == -1)
+		return error_set_errno(err, E_IO, errno, "runtime folder "
+		    "XDG_RUNTIME_DIR=%s", run);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0)
+		return error_set(err, E_PERMISSION, "runtime folder "
+		    "XDG_RUNTIME_DIR=%s must be a folder owned by you (uid %u) "
+		    "with mode 0700; it is owned by uid %u with mode %04o", run,
+		    (unsigned)geteuid(), (unsigned)st.st_uid,
+		    (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 
@@ -404,6 +470,10 @@ main(int argc, char **argv)
 	umask(077);
 	signal(SIGPIPE, SIG_IGN);
 	error_clear(&err);
+	if (main_precheck(&err) == -1) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
 	if (listener_private_dir(sboxd.state_dir, &err) == -1) {
 		fprintf(stderr, "sboxd: state folder: %s\n", err.message);
 		return 1;
@@ -427,11 +497,7 @@ main(int argc, char **argv)
 		}
 		main_log_to_file();
 		/* the flock is shared with the parent's open file; record our pid */
-		char pid[32];
-		int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-		if (ftruncate(main_lock_fd, 0) == -1 ||
-		    pwrite(main_lock_fd, pid, (size_t)n, 0) != n)
-			log_warn("cannot write the pid into the lock file");
+		main_lock_write_pid();
 	}
 	main_nofile();
 	sboxd.started = time(NULL);

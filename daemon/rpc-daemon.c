@@ -3,6 +3,7 @@
 
 #include <event2/event.h>
 
+#include "daemon/config-reload.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/rpc.h"
@@ -51,29 +52,31 @@ rpc_daemon_stop(struct rpc_call *call, json_t *params, json_t **result,
 	return 0;
 }
 
-/* daemon.reload: load the config file again, as SIGHUP does; a broken one
- * is refused (sbox.ConfigError) and the old one stays. */
+/* daemon.reload: load the config file again, as SIGHUP does; a broken or
+ * missing one is refused (sbox.ConfigError) and the old one stays. */
 static int
 rpc_daemon_reload(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct config *cfg;
-
 	(void)call; (void)params;
-	if ((cfg = config_load(sboxd.config_path, err)) == NULL) {
-		log_error("config reload refused, keeping the old config: %s",
-		    err->message);
-		events_publish("config.rejected", NULL, json_pack("{s:s, s:s}",
-		    "path", sboxd.config_path, "error", err->message));
+	if (config_reload("daemon.reload", err) == -1)
 		return -1;
-	}
-	config_free(sboxd.config);
-	sboxd.config = cfg;
-	log_info("config reloaded from %s (daemon.reload)", sboxd.config_path);
-	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
-	    sboxd.config_path));
 	*result = json_pack("{s:b, s:s}", "reloaded", 1, "config",
 	    sboxd.config_path);
+	return *result ? 0 : error_nomem(err);
+}
+
+/* config.reset: load the config file as at start: a missing file is the
+ * empty config (the one way to drop a deleted config without a restart). */
+static int
+rpc_daemon_config_reset(struct rpc_call *call, json_t *params,
+    json_t **result, sbox_error *err)
+{
+	(void)call; (void)params;
+	if (config_reload_file("config.reset", 1, err) == -1)
+		return -1;
+	*result = json_pack("{s:b, s:s, s:b}", "reloaded", 1, "config",
+	    sboxd.config_path, "file", access(sboxd.config_path, F_OK) == 0);
 	return *result ? 0 : error_nomem(err);
 }
 
@@ -84,5 +87,7 @@ const struct rpc_method rpc_daemon_methods[] = {
 	  "close every session and stop the daemon" },
 	{ "daemon.reload", NULL, rpc_daemon_reload, RPC_HOST_ONLY,
 	  "load the config file again (as SIGHUP)" },
+	{ "config.reset", NULL, rpc_daemon_config_reset, RPC_HOST_ONLY,
+	  "load the config file as at start: a missing file is the empty config" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

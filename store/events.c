@@ -68,8 +68,9 @@ store_event_list(struct store *st, long long since_id, int limit,
 {
 	sqlite3_stmt *stmt;
 
-	if (store_flush(st, err) == -1)
-		return NULL;
+	/* what could not be written yet is still read from what is stored
+	 * (the queue is retried by the daemon's timer) */
+	(void)store_flush(st, NULL);
 	if ((stmt = store_stmt_get(st, SQL_LIST, err)) == NULL)
 		return NULL;
 	store_stmt_bind_int(stmt, 1, since_id);
@@ -107,8 +108,9 @@ store_event_bounds(struct store *st, long long *last, long long *first,
 	json_t *row;
 
 	*last = *first = 0;
-	if (store_flush(st, err) == -1)
-		return -1;
+	/* what could not be written yet is still read from what is stored
+	 * (the queue is retried by the daemon's timer) */
+	(void)store_flush(st, NULL);
 	if ((stmt = store_stmt_get(st, SQL_BOUNDS, err)) == NULL)
 		return -1;
 	if (store_stmt_one(st, stmt, "reading event ids", &row, err) == -1)

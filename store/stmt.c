@@ -17,6 +17,7 @@ static const char SQL_SYNC_NORMAL[] = "PRAGMA synchronous = NORMAL";
 int
 store_stmt_error(struct store *st, sbox_error *err, const char *what)
 {
+	st->last_rc = sqlite3_extended_errcode(st->db);
 	return error_set(err, E_STORE, "%s: %s (database %s)", what,
 	    sqlite3_errmsg(st->db), st->path);
 }
