@@ -30,6 +30,7 @@
 #include "daemon/proxy-local.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/store-watch.h"
 #include "daemon/toolconf.h"
 #include "policy/config.h"
 #include "protocol/paths.h"
@@ -218,8 +219,7 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd; (void)what; (void)arg;
 	log_flush_repeats(0);
 	session_access_tick();
-	if (store_flush(sboxd.store, &err) == -1)
-		log_error("store: %s", err.message);
+	store_watch_tick();
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,
 	    store_now_ms() - 7LL * 24 * 3600 * 1000, &err) < 0)
 		log_error("store: pruning events: %s", err.message);
@@ -518,8 +518,11 @@ main(int argc, char **argv)
 	container_cgroup_start(sboxd.base);
 	if (proxy_local_start(sboxd.base, &err) == -1)
 		log_warn("%s", err.message);
-	if (session_recover(&err) == -1)
-		log_error("recovering sessions of a previous run: %s", err.message);
+	if (session_recover(&err) == -1) {
+		log_error("recovering sessions of a previous run: %s (retrying)",
+		    err.message);
+		store_watch_recovery_failed(err.message);
+	}
 	if (listener_open(sboxd.socket_path, &err) == -1) {
 		log_error("%s", err.message);
 		return 1;

@@ -9,6 +9,7 @@
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/store-watch.h"
 #include "policy/config.h"
 
 /* daemon.status: version, pid, uptime, connections, sessions, store path. */
@@ -16,7 +17,7 @@ static int
 rpc_daemon_status(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	(void)call; (void)params; (void)err;
+	(void)call; (void)params;
 	*result = json_pack("{s:s, s:i, s:I, s:i, s:i, s:s, s:s, s:s, s:s, s:b}",
 	    "version", SBOX_VERSION, "pid", (int)getpid(),
 	    "uptime_ms", (json_int_t)(sboxd_now_ms() -
@@ -26,6 +27,10 @@ rpc_daemon_status(struct rpc_call *call, json_t *params, json_t **result,
 	    "store", sboxd.db_path, "socket", sboxd.socket_path,
 	    "state_dir", sboxd.state_dir, "config", sboxd.config_path,
 	    "stopping", sboxd.stopping);
+	if (*result == NULL)
+		return error_nomem(err);
+	/* memory only: answered at once even while the database is locked */
+	json_object_set_new(*result, "store_health", store_watch_health());
 	return 0;
 }
 
@@ -82,7 +87,7 @@ rpc_daemon_config_reset(struct rpc_call *call, json_t *params,
 
 const struct rpc_method rpc_daemon_methods[] = {
 	{ "daemon.status", NULL, rpc_daemon_status, 0,
-	  "version, pid, uptime, connections, sessions, store path" },
+	  "version, pid, uptime, connections, sessions, paths, store health" },
 	{ "daemon.stop", NULL, rpc_daemon_stop, RPC_HOST_ONLY,
 	  "close every session and stop the daemon" },
 	{ "daemon.reload", NULL, rpc_daemon_reload, RPC_HOST_ONLY,
