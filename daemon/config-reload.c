@@ -36,8 +36,8 @@ config_reload_file(const char *why, int allow_missing, sbox_error *err)
 	config_free(sboxd.config);
 	sboxd.config = cfg;
 	log_info("config reloaded from %s (%s)", sboxd.config_path, why);
-	events_publish("config.reloaded", NULL, json_pack("{s:s, s:s}", "path",
-	    sboxd.config_path, "why", why));
+	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
+	    sboxd.config_path));
 	return 0;
 }
 

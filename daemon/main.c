@@ -61,11 +61,15 @@ main_usage(FILE *f)
 	    "usage: sboxd [--socket PATH] [--state-dir DIR] [--config FILE]\n"
 	    "             [--foreground] [--log-level error|warn|info|debug]\n"
 	    "             [--init PATH] [--bwrap PATH] [--proxy-max-conns N]\n"
-	    "             [--version]\n"
+	    "             [--idle-timeout SECONDS] [--version]\n"
 	    "  --proxy-max-conns N  client connections one session's proxy holds\n"
 	    "                       open at once, at most (default 1024); sboxd\n"
 	    "                       lowers it to fit its descriptor limit (each\n"
-	    "                       connection uses two: raise `ulimit -Hn` for more)\n");
+	    "                       connection uses two: raise `ulimit -Hn` for more)\n"
+	    "  --idle-timeout SECONDS  close a client connection with nothing in\n"
+	    "                       flight and no subscription after this long\n"
+	    "                       (default 600; 0: never). At a connection cap\n"
+	    "                       the longest-idle one is closed for a new client\n");
 }
 
 /* Join a base folder from the environment (or home) with a tail. */
@@ -220,6 +224,7 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 	log_flush_repeats(0);
 	session_access_tick();
 	store_watch_tick();
+	conn_tick();
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,
 	    store_now_ms() - 7LL * 24 * 3600 * 1000, &err) < 0)
 		log_error("store: pruning events: %s", err.message);
@@ -348,6 +353,7 @@ main_options(int argc, char **argv, int *foreground)
 		{ "init", required_argument, NULL, 'i' },
 		{ "bwrap", required_argument, NULL, 'b' },
 		{ "proxy-max-conns", required_argument, NULL, 'P' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -381,6 +387,16 @@ main_options(int argc, char **argv, int *foreground)
 				exit(2);
 			}
 			sboxd.lim.proxy_max_conns = (int)n;
+			break;
+		case 'I':
+			n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 0 ||
+			    n > 86400 * 365) {
+				fprintf(stderr, "sboxd: --idle-timeout must be a "
+				    "number of seconds (0: never)\n");
+				exit(2);
+			}
+			sboxd.lim.idle_timeout_ms = n > 0 ? n * 1000 : -1;
 			break;
 		case 'V': printf("sboxd %s\n", SBOX_VERSION); exit(0);
 		case 'h': main_usage(stdout); exit(0);
@@ -418,6 +434,10 @@ main_defaults(void)
 	sboxd.lim.host_sessions = 64;   /* kept for host clients */
 	if (sboxd.lim.proxy_max_conns == 0)
 		sboxd.lim.proxy_max_conns = 1024;
+	if (sboxd.lim.idle_timeout_ms == 0)
+		sboxd.lim.idle_timeout_ms = 600 * 1000;
+	else if (sboxd.lim.idle_timeout_ms < 0)
+		sboxd.lim.idle_timeout_ms = 0;	/* --idle-timeout 0: never */
 }
 
 /* Raise the soft descriptor limit to the hard one and size the connection
