@@ -177,6 +177,10 @@ command_trim(struct session *s, struct command *except)
 	TAILQ_FOREACH(c, &s->commands, entry) {
 		if (c->state == COMMAND_DONE && c->waiters == NULL)
 			done++;
+		/* a kept command keeps its output, not its pipes: no finished
+		 * command holds a descriptor outside the budget */
+		if (c->state == COMMAND_DONE && c != except)
+			command_io_release(c);
 	}
 	for (c = TAILQ_FIRST(&s->commands); c != NULL && done > COMMAND_KEEP_DONE;
 	    c = next) {

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "daemon/child.h"
 #include "daemon/conn.h"
 #include "daemon/container.h"
+#include "daemon/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/limits.h"
 #include "daemon/listener.h"
@@ -209,6 +212,37 @@ main_precheck(sbox_error *err)
 		    "with mode 0700; it is owned by uid %u with mode %04o", run,
 		    (unsigned)geteuid(), (unsigned)st.st_uid,
 		    (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* As root, sandboxes run as the first id of the subordinate range of the
+ * user "sbox" (or a fixed unused id): an id that names an account of this
+ * host (e.g. `sbox:65534:1`, nobody) would give every sandbox what that
+ * account owns. Refused before anything starts. */
+static int
+main_check_sandbox_ids(sbox_error *err)
+{
+	struct passwd *pw;
+	struct group *gr;
+	uid_t u;
+	gid_t g;
+
+	if (geteuid() != 0)
+		return 0;	/* the sandbox runs as the user in a user namespace */
+	container_bind_sandbox_ids(&u, &g);
+	if ((pw = getpwuid(u)) != NULL)
+		return error_set(err, E_SANDBOX_UNAVAILABLE, "the sandboxes' uid "
+		    "%u (the first of the subordinate range of user \"sbox\" in "
+		    "/etc/subuid) is the account \"%s\" of this host: sandboxes "
+		    "would own its files; give \"sbox\" a range of unused ids "
+		    "(e.g. `usermod --add-subuids 2147352576-2147418111 sbox`) "
+		    "or remove its line", (unsigned)u, pw->pw_name);
+	if ((gr = getgrgid(g)) != NULL)
+		return error_set(err, E_SANDBOX_UNAVAILABLE, "the sandboxes' gid "
+		    "%u (the first of the subordinate range of user \"sbox\" in "
+		    "/etc/subgid) is the group \"%s\" of this host; give "
+		    "\"sbox\" a range of unused ids or remove its line",
+		    (unsigned)g, gr->gr_name);
 	return 0;
 }
 
@@ -491,6 +525,10 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	error_clear(&err);
 	if (main_precheck(&err) == -1) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
+	if (main_check_sandbox_ids(&err) == -1) {
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;
 	}
