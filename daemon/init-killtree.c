@@ -3,8 +3,9 @@
  * sandbox's processes: a command's tree is every process whose parent is
  * in the tree, or that shares the session or process group of one in it.
  * A grandchild that called setsid (its own session and group) is still
- * found through its parent; the walk is repeated until nothing of the tree
- * is left, so what forked during a walk goes too. */
+ * found through its parent: the tree is stopped (SIGSTOP) walk by walk
+ * until a walk finds nothing new, so nothing forks or is orphaned while it
+ * is walked, and only then killed. */
 #include "daemon/init.h"
 
 #include <dirent.h>
@@ -44,13 +45,15 @@ init_kt_stat(pid_t pid, struct init_kt_proc *p)
 	return 0;
 }
 
-/* One walk: signal every process of root's tree; how many were signaled. */
+/* One walk: stop every process of root's tree not stopped yet (known:
+ * the pids already stopped, *nknown of them); how many were added. */
 static int
-init_kt_walk(pid_t root, int sig, struct init_kt_proc *ps)
+init_kt_walk(pid_t root, struct init_kt_proc *ps, pid_t *known,
+    size_t *nknown)
 {
 	struct dirent *de;
-	size_t n = 0, i;
-	int changed, killed = 0;
+	size_t n = 0, i, j;
+	int changed, added = 0;
 	DIR *d;
 	long v;
 
@@ -64,13 +67,15 @@ init_kt_walk(pid_t root, int sig, struct init_kt_proc *ps)
 			n++;
 	}
 	closedir(d);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ps[i].in = ps[i].pid == root || ps[i].sid == root ||
 		    ps[i].pgrp == root;
+		for (j = 0; j < *nknown && !ps[i].in; j++)
+			ps[i].in = ps[i].pid == known[j];
+	}
 	do {	/* children of the tree, and their sessions and groups */
 		changed = 0;
 		for (i = 0; i < n; i++) {
-			size_t j;
 			if (ps[i].in)
 				continue;
 			for (j = 0; j < n; j++) {
@@ -87,27 +92,52 @@ init_kt_walk(pid_t root, int sig, struct init_kt_proc *ps)
 		}
 	} while (changed);
 	for (i = 0; i < n; i++) {
-		if (ps[i].in && kill(ps[i].pid, sig) == 0)
-			killed++;
+		if (!ps[i].in)
+			continue;
+		for (j = 0; j < *nknown; j++)
+			if (known[j] == ps[i].pid)
+				break;
+		if (j < *nknown || *nknown == INIT_KT_MAX)
+			continue;
+		/* stopped, it forks no more and its children stay its own */
+		if (kill(ps[i].pid, SIGSTOP) == 0) {
+			known[(*nknown)++] = ps[i].pid;
+			added++;
+		}
 	}
-	return killed;
+	return added;
 }
 
-/* Signal root's whole tree (its group first), walking again until no
- * process of it is left to signal. */
+/* Signal root's whole tree: stop it walk by walk until a walk finds
+ * nothing new (a process whose parent was killed first would be orphaned
+ * to sbox-init and lost), then send sig to all and let them run it. */
 void
 init_killtree(pid_t root, int sig)
 {
 	struct init_kt_proc *ps;
+	pid_t *known;
+	size_t nknown = 0, i;
 	int r;
 
-	if (kill(-root, sig) < 0)
-		kill(root, sig);
-	if ((ps = calloc(INIT_KT_MAX, sizeof *ps)) == NULL)
+	ps = calloc(INIT_KT_MAX, sizeof *ps);
+	known = calloc(INIT_KT_MAX, sizeof *known);
+	if (ps == NULL || known == NULL) {
+		free(ps);
+		free(known);
+		if (kill(-root, sig) < 0)
+			kill(root, sig);
 		return;
+	}
 	for (r = 0; r < INIT_KT_ROUNDS; r++) {
-		if (init_kt_walk(root, sig, ps) == 0)
+		if (init_kt_walk(root, ps, known, &nknown) == 0)
 			break;
 	}
+	if (kill(-root, sig) < 0)
+		kill(root, sig);
+	for (i = 0; i < nknown; i++) {
+		kill(known[i], sig);
+		kill(known[i], SIGCONT);
+	}
 	free(ps);
+	free(known);
 }
