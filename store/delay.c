@@ -140,6 +140,13 @@ store_delay_retry(struct store *st, sbox_error *err)
 	return 0;
 }
 
+/* Let the next write or flush try the database at once. */
+void
+store_retry_now(struct store *st)
+{
+	st->retry_at = 0;
+}
+
 /* Drop every delayed write (close). */
 void
 store_delay_clear(struct store *st)

@@ -108,6 +108,8 @@ int store_moved(struct store *st);
  * file; the caller writes the live state again. -1 with err (the store
  * then fails every call until a reopen works). */
 int store_reopen(struct store *st, sbox_error *err);
+/* Let the next write or flush try the database at once (no back-off). */
+void store_retry_now(struct store *st);
 /* Wall-clock time in unix milliseconds. */
 long long store_now_ms(void);
 
