@@ -265,13 +265,15 @@ def leftovers(d, marker):
         "('starting', 'ready')")]
     n += ["command row %s" % r for r in db_rows(
         d, "SELECT id FROM commands WHERE state = 'running'")]
+    n += ["approval row %s" % r for r in db_rows(
+        d, "SELECT id FROM approvals WHERE decision = 'pending'")]
     return n
 
 
 def test_kill9_at_random_points_leaves_nothing(ctx):
-    """kill -9 at random moments of session.create and command.exec, ten
-    times: after each restart nothing is left (no scratch folder, note,
-    process, or live row)."""
+    """kill -9 at random moments of session.create, command.exec and an
+    approved run outside, ten times: after each restart nothing is left
+    (no scratch folder, note, process, or live or pending row)."""
     rnd = random.Random(27)
     d = ctx.daemon(start=False)
     proj = project(ctx)
@@ -280,6 +282,8 @@ def test_kill9_at_random_points_leaves_nothing(ctx):
     for i in range(10):
         d.start()
         c = d.client()
+        a = d.client()
+        a.call("events.subscribe", {"topics": ["approval.requested"]})
 
         def work():
             try:
@@ -288,16 +292,26 @@ def test_kill9_at_random_points_leaves_nothing(ctx):
                     "env": {"PATH": "/usr/bin:/bin"}})["session"]
                 c.call("command.exec", {"session": sid, "argv": [
                     "sleep", marker], "detach": True, "stdio": "pipes"})
+                c.send("command.run_outside", {
+                    "session": sid, "argv": ["sleep", marker],
+                    "reason": "kill -9 test", "stdio": "pipes"})
+                req_ = a.wait_notification(
+                    "events.event", lambda p: p["topic"] ==
+                    "approval.requested", timeout=10)["data"]
+                a.call("approval.decide", {"approval": req_["approval"],
+                                           "decision": "allow_once"})
                 c.call("command.exec", {"session": sid, "argv": [
                     "sh", "-c", "sleep " + marker], "stdio": "pipes"})
-            except (RpcError, OSError, ConnectionError, ValueError):
+            except (RpcError, OSError, ConnectionError, ValueError,
+                    AssertionError):
                 pass
         t = threading.Thread(target=work, daemon=True)
         t.start()
-        time.sleep(rnd.uniform(0.0, 0.6))
+        time.sleep(rnd.uniform(0.0, 0.8))
         d.kill()
-        t.join(10)
+        t.join(15)
         c.close()
+        a.close()
         wait_for(lambda: not sbox_processes("sleep\0" + marker), 10,
                  what="the sandbox's processes to die with sboxd")
         d.start()
