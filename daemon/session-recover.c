@@ -4,7 +4,8 @@
  * notes of no live session name, and marks the store's live rows of the
  * previous run as ended by a crash. A recovery that fails (a locked or
  * full store) is retried from store-watch.c. Also here: writing the live
- * state into a re-created database. */
+ * state into a re-created database: the live sessions and their commands
+ * (running, and the finished ones still kept in memory, with their end). */
 #include "daemon/session.h"
 
 #include <dirent.h>
@@ -123,10 +124,14 @@ session_recover(sbox_error *err)
 	return 0;
 }
 
-/* Insert one running command again (same id). */
+/* Insert one command of a live session again (same id); a finished one
+ * with its end (kept in memory, as command.read shows it). */
 static int
 session_rewrite_command(struct session *s, struct command *c, sbox_error *err)
 {
+	json_t *j;
+	int rc;
+
 	struct store_command sc;
 	json_t *argv = json_array();
 	long long id;
@@ -144,7 +149,21 @@ session_rewrite_command(struct session *s, struct command *c, sbox_error *err)
 	sc.started_at = store_now_ms() - (sboxd_now_ms() - c->start_ms);
 	id = store_command_start(sboxd.store, &sc, err);
 	json_decref(argv);
-	return id < 0 ? -1 : 0;
+	if (id < 0)
+		return -1;
+	if (c->state == COMMAND_RUNNING)
+		return 0;
+	j = command_to_json(c);
+	rc = store_command_finish(sboxd.store, c->id,
+	    json_is_integer(json_object_get(j, "exit_code")) ?
+	    (int)json_integer_value(json_object_get(j, "exit_code")) : -1,
+	    json_is_integer(json_object_get(j, "signal")) ?
+	    (int)json_integer_value(json_object_get(j, "signal")) : -1,
+	    json_integer_value(json_object_get(j, "duration_ms")),
+	    json_string_value(json_object_get(j, "state")),
+	    json_object_get(j, "blocked"), err);
+	json_decref(j);
+	return rc == -1 ? -1 : 0;
 }
 
 /* The database was re-created: insert every live session and its running
@@ -171,8 +190,6 @@ session_store_rewrite(sbox_error *err)
 		}
 		sessions++;
 		TAILQ_FOREACH(c, &s->commands, entry) {
-			if (c->state != COMMAND_RUNNING)
-				continue;
 			if (session_rewrite_command(s, c, &e) == -1) {
 				log_error("store: command %lld: %s", c->id,
 				    e.message);
@@ -182,7 +199,7 @@ session_store_rewrite(sbox_error *err)
 				commands++;
 		}
 	}
-	log_info("store: wrote %d live session(s) and %d running command(s) "
+	log_info("store: wrote %d live session(s) and %d of their command(s) "
 	    "into the new database", sessions, commands);
 	return failed ? -1 : 0;
 }

@@ -121,6 +121,7 @@ store_watch_moved(void)
 	if (session_store_rewrite(&err) == -1)
 		log_error("store: writing the live state again: %s",
 		    err.message);
+	store_retry_now(sboxd.store);	/* now the kept writes, in order */
 	events_publish("store.degraded", NULL, json_pack("{s:s, s:s}",
 	    "reason", "moved", "path", store_path(sboxd.store)));
 	store_watch_degraded = 1;

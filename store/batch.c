@@ -173,6 +173,9 @@ store_flush(struct store *st, sbox_error *err)
 
 	if (st->fault && store_now_ms() < st->retry_at)
 		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
+	if (store_moved(st))	/* never into a deleted file */
+		return error_set(err, E_STORE, "the database file %s was deleted "
+		    "or replaced (it is re-created)", st->path);
 	if (store_delay_retry(st, err) == -1)
 		return -1;
 	if (st->batch_len == 0 &&

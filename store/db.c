@@ -347,6 +347,7 @@ store_reopen(struct store *st, sbox_error *err)
 	st->durable = 0;
 	st->reopened++;
 	st->retry_at = 0;
+	st->hold = 1;	/* the caller writes the live state, then retries */
 	sqlite3_commit_hook(st->db, store_commit_hook, st);
 	return 0;
 }

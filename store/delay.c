@@ -113,6 +113,9 @@ store_delay_retry(struct store *st, sbox_error *err)
 
 	if (st->ndelayed == 0)
 		return 0;
+	if (store_moved(st) || st->hold)	/* the daemon re-creates it and
+						 * writes the live state first */
+		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
 	if (store_now_ms() < st->retry_at)
 		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
 	for (i = 0; i < st->ndelayed; i++) {
@@ -123,8 +126,12 @@ store_delay_retry(struct store *st, sbox_error *err)
 				store_delay_fault(st, &e);
 				break;
 			}
-			st->delayed_dropped++;
-			st->dropped++;
+			/* a command already ended has its end: nothing lost */
+			if (!(st->delayed[i].kind == STORE_DELAY_COMMAND_FINISH &&
+			    strcmp(e.name, E_INVALID_PARAMS) == 0)) {
+				st->delayed_dropped++;
+				st->dropped++;
+			}
 		}
 		store_delay_free(&st->delayed[i]);
 	}
@@ -145,6 +152,7 @@ void
 store_retry_now(struct store *st)
 {
 	st->retry_at = 0;
+	st->hold = 0;
 }
 
 /* Drop every delayed write (close). */
@@ -163,6 +171,14 @@ store_delay_clear(struct store *st)
 static int
 store_delay_write(struct store *st, struct store_delayed *d, sbox_error *err)
 {
+	if (store_moved(st)) {	/* not into a deleted file: kept for the new */
+		snprintf(st->last_error, sizeof st->last_error, "the database "
+		    "file %s was deleted or replaced", st->path);
+		store_delay_fault(st, NULL);
+		error_set(err, E_STORE, "%s (kept to write later)",
+		    st->last_error);
+		return store_delay_push(st, d);
+	}
 	if (st->ndelayed > 0)
 		(void)store_delay_retry(st, NULL);
 	if (st->ndelayed > 0) {	/* keep the order: behind the waiting ones */

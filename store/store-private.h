@@ -79,6 +79,8 @@ struct store {
 	unsigned long long     delayed_dropped;
 	unsigned long long     reopened;
 	long long              retry_at;    /* no retry before (unix ms) */
+	int                    hold;        /* re-created: the delayed writes
+	                                       wait for store_retry_now */
 	int                    last_rc;     /* SQLite code of the last failure */
 	int                    fault;       /* the last write failed for a fault */
 	char                   last_error[1024];

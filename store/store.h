@@ -105,10 +105,13 @@ int store_moved(struct store *st);
 /* Open the file at the store's path again (a new database when it is gone;
  * a file there that is not a usable database is renamed to PATH.bad-MS
  * first). The queued and delayed records are kept and written to the new
- * file; the caller writes the live state again. -1 with err (the store
+ * file once the caller has written the live state again and called
+ * store_retry_now. -1 with err (the store
  * then fails every call until a reopen works). */
 int store_reopen(struct store *st, sbox_error *err);
-/* Let the next write or flush try the database at once (no back-off). */
+/* Let the next write or flush try the database at once (no back-off).
+ * After store_reopen the kept writes wait for this call, so that the
+ * caller first writes the live state (the rows they update) again. */
 void store_retry_now(struct store *st);
 /* Wall-clock time in unix milliseconds. */
 long long store_now_ms(void);

@@ -150,13 +150,17 @@ def test_store_locked_status_fast_and_end_kept(ctx):
 
 def test_store_deleted_is_recreated_with_live_state(ctx):
     """rm sbox.db* while sboxd runs: noticed, re-created, the live session
-    and its running command written again (same ids)."""
+    and its commands written again (same ids; a finished one with its
+    end)."""
     d = ctx.daemon()
     c = d.client()
     sid = unsandboxed(c, project(ctx))
     cmd = c.call("command.exec", {"session": sid, "argv": ["sleep", "86401"],
                                   "detach": True, "stdio": "pipes"})
     cid = cmd["command"]
+    done = c.call("command.exec", {"session": sid, "argv": ["true"],
+                                   "stdio": "pipes"})
+    assert done["state"] == "exited", done
     for name in os.listdir(d.state):
         if name.startswith("sbox.db"):
             os.unlink(os.path.join(d.state, name))
@@ -167,6 +171,15 @@ def test_store_deleted_is_recreated_with_live_state(ctx):
         10, what="the live session in the new database")
     assert db_rows(d, "SELECT state FROM commands WHERE id = ?",
                    (cid,)) == [("running",)]
+    # a finished command the daemon still holds comes back with its end
+    assert db_rows(d, "SELECT state, exit_code FROM commands WHERE id = ?",
+                   (done["command"],)) == [("exited", 0)]
+    # a command that ends now is written into the new database
+    r = c.call("command.exec", {"session": sid, "argv": ["sh", "-c",
+                                                         "exit 3"],
+                                "stdio": "pipes"})
+    assert db_rows(d, "SELECT exit_code FROM commands WHERE id = ?",
+                   (r["command"],)) == [(3,)]
     c.call("session.close", {"session": sid})
     wait_for(lambda: db_rows(d, "SELECT state FROM commands WHERE id = ?",
                              (cid,)) != [("running",)], 10,

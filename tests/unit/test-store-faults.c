@@ -112,8 +112,19 @@ START_TEST(test_delayed_keep_order_and_drop_refused)
 	    a);
 	ck_assert_int_eq(raw_int(buf), 1);	/* the first one, in order */
 	store_stats(st, &stats);
+	/* (a second end of an ended command is no loss) */
+	ck_assert_int_eq(stats.dropped_delayed, 0);
+	/* a kept write that can never be written is dropped and counted */
+	lock = lock_db();
+	ck_assert_int_eq(store_session_set_state(st, "ghost", "closed", NULL,
+	    &err), 1);
+	unlock_db(lock);
+	store_retry_now(st);
+	ck_assert_int_eq(store_flush(st, &err), 0);
+	store_stats(st, &stats);
 	ck_assert_int_eq(stats.dropped_delayed, 1);
 	ck_assert_int_eq(stats.dropped, 1);
+	ck_assert_int_eq(stats.delayed, 0);
 	/* a write refused for its content is not delayed */
 	ck_assert_int_eq(store_command_finish(st, a, 3, -1, 5, "exited", NULL,
 	    &err), -1);
