@@ -340,6 +340,7 @@ store_reopen(struct store *st, sbox_error *err)
 		store_delay_fault(st, err);
 		return -1;
 	}
+	store_stmt_finalize_all(&tmp);	/* prepared on tmp's cache */
 	store_stmt_finalize_all(st);
 	sqlite3_close_v2(st->db);
 	st->db = tmp.db;
