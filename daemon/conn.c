@@ -146,11 +146,13 @@ conn_on_close(struct conn *c, conn_close_cb cb, void *arg)
 }
 
 /* Is a connection idle: nothing in flight, nothing it waits for (no
- * subscription, follower or other close callback), nothing to write? */
+ * subscription, follower or other close callback), nothing to write? A
+ * sandboxed command's channel never is: it cannot connect again. */
 static int
 conn_is_idle(const struct conn *c)
 {
-	return !c->dead && !c->closing && c->ncalls == 0 &&
+	return !c->dead && !c->closing && c->sandbox_session == NULL &&
+	    c->ncalls == 0 &&
 	    c->close_cbs == NULL && conn_pending_output(c) == 0;
 }
 
