@@ -24,7 +24,7 @@ import time
 import sboxtest
 from sboxtest import Client, RpcError, Skip, is_root, wait_for
 from daemonlib import out, req
-from sandboxlib import sbox_processes
+from sandboxlib import make_project, sbox_processes
 
 
 # ---------------------------------------------------------------- helpers
@@ -618,6 +618,42 @@ def test_timeout_kills_setsid_grandchild(ctx):
     assert r["state"] == "timeout", r
     wait_for(lambda: not sbox_processes("sleep\0" + marker), 10,
              what="the setsid grandchild to be killed")
+    c.call("session.close", {"session": sid})
+    serving_and_intact(d)
+
+
+def test_file_refused_events_rate_limited(ctx):
+    """A command that hammers two protected files: its refusals are all
+    noted on the command, but file.refused events are rate-limited like
+    host.refused (5 per session, operation and path in 10 s)."""
+    d = ctx.daemon()
+    proj = make_project(os.path.join(ctx.tmp, "gitproj"))
+    os.chmod(proj, 0o755)
+    c = d.client()
+    ev = d.client()
+    ev.call("events.subscribe", {"topics": ["file.refused",
+                                            "command.exited"]})
+    sid = c.call("session.create", {"project": proj, "sandbox": "workspace",
+                                    "env": {"PATH": "/usr/bin:/bin"}})[
+        "session"]
+    # alternating paths: sbox-init does not fold them as one repeat
+    r = c.call("command.exec", {"session": sid, "argv": [
+        "sh", "-c", "for i in $(seq 60); do echo x > .git/hooks/a; "
+        "echo x > .git/hooks/b; done 2>/dev/null; true"],
+        "stdio": "pipes"})
+    assert r["exit_code"] == 0, r
+    files = r["blocked"]["files"]
+    assert any(f["path"].endswith(".git/hooks/a") for f in files), files
+    ev.wait_notification("events.event", lambda p: p["topic"] ==
+                         "command.exited", timeout=10)
+    per_path = {}
+    for n in ev.notifications:
+        p = n["params"]
+        if p["topic"] != "file.refused" or p["data"].get("summary"):
+            continue
+        per_path[p["data"]["path"]] = per_path.get(p["data"]["path"], 0) + 1
+    assert per_path, "no file.refused event at all"
+    assert all(v <= 5 for v in per_path.values()), per_path
     c.call("session.close", {"session": sid})
     serving_and_intact(d)
 
