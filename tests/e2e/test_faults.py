@@ -658,6 +658,34 @@ def test_file_refused_events_rate_limited(ctx):
     serving_and_intact(d)
 
 
+def test_finished_commands_hold_no_descriptors(ctx):
+    """A finished command keeps its output for command.read, not its
+    pipes: 40 finished commands add (almost) no descriptor to sboxd."""
+    d = ctx.daemon()
+    c = d.client()
+    sid = c.call("session.create", {"project": project(ctx),
+                                    "sandbox": "workspace",
+                                    "env": {"PATH": "/usr/bin:/bin"}})[
+        "session"]
+
+    def nfds():
+        return len(os.listdir("/proc/%d/fd" % d.proc.pid))
+    c.call("command.exec", {"session": sid, "argv": ["true"],
+                            "stdio": "pipes"})
+    before = nfds()
+    ids = []
+    for i in range(40):
+        r = c.call("command.exec", {"session": sid, "argv": [
+            "echo", "out%d" % i], "stdio": "pipes"})
+        ids.append(r["command"])
+    grown = nfds() - before
+    assert grown < 10, "40 finished commands hold %d descriptors" % grown
+    r = c.call("command.read", {"command": ids[0]})
+    assert "out0" in json.dumps(r), r
+    c.call("session.close", {"session": sid})
+    serving_and_intact(d)
+
+
 def test_bwrap_exec_failure_says_why(ctx):
     """--bwrap that cannot be executed: the error says why (errno text),
     not only `exited with status 127`."""
