@@ -618,6 +618,18 @@ main(int argc, char **argv)
 	if (sboxd.dns)
 		evdns_base_free(sboxd.dns, 0);
 	events_close();
+	{	/* said, not silent: what a failing store could not take */
+		struct store_stats ss;
+
+		store_retry_now(sboxd.store);
+		(void)store_flush(sboxd.store, NULL);
+		store_stats(sboxd.store, &ss);
+		if (ss.delayed > 0 || ss.pending > 0)
+			log_error("store: %zu record(s) could not be written "
+			    "before the exit (%s); the next start marks what "
+			    "was running as ended by a crash",
+			    ss.delayed + ss.pending, ss.last_error);
+	}
 	store_close(sboxd.store);
 	config_free(sboxd.config);
 	event_base_free(sboxd.base);
