@@ -68,9 +68,8 @@ store_event_list(struct store *st, long long since_id, int limit,
 {
 	sqlite3_stmt *stmt;
 
-	/* what could not be written yet is still read from what is stored
-	 * (the queue is retried by the daemon's timer) */
-	(void)store_flush(st, NULL);
+	if (store_flush(st, err) == -1)
+		return NULL;
 	if ((stmt = store_stmt_get(st, SQL_LIST, err)) == NULL)
 		return NULL;
 	store_stmt_bind_int(stmt, 1, since_id);
@@ -108,9 +107,8 @@ store_event_bounds(struct store *st, long long *last, long long *first,
 	json_t *row;
 
 	*last = *first = 0;
-	/* what could not be written yet is still read from what is stored
-	 * (the queue is retried by the daemon's timer) */
-	(void)store_flush(st, NULL);
+	if (store_flush(st, err) == -1)
+		return -1;
 	if ((stmt = store_stmt_get(st, SQL_BOUNDS, err)) == NULL)
 		return -1;
 	if (store_stmt_one(st, stmt, "reading event ids", &row, err) == -1)

@@ -16,8 +16,9 @@
  * dropped and counted beyond) and return 1; store_flush writes the kept
  * ones first, in order, at most once a second while the database fails.
  * The busy timeout is short (STORE_BUSY_TIMEOUT_MS) so a locked database
- * costs sboxd's event loop that much per try, not seconds; reads after a
- * failed flush read what is stored.
+ * costs sboxd's event loop that much per try, not seconds; the reads of
+ * refusals and of a session's log after a failed flush read what is stored
+ * (event reads fail instead: a replay must not skip queued events).
  *
  * Batching. store_refusal_add() and store_event_add() append to one bounded
  * in-memory queue (STORE_BATCH_MAX records, order kept) that store_flush()
