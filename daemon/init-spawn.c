@@ -556,8 +556,7 @@ init_spawn_timeouts(void)
 		left = c->deadline - now;
 		if (left <= 0) {
 			c->timed_out = 1;
-			kill(-c->pid, SIGKILL);
-			kill(c->pid, SIGKILL);
+			init_killtree(c->pid, SIGKILL);	/* all it started */
 			continue;
 		}
 		if (next < 0 || left < next)
