@@ -100,15 +100,18 @@ store_watch_retry_recovery(void)
 static void
 store_watch_moved(void)
 {
+	static int failing;	/* said once per streak of failed tries */
 	sbox_error err;
 
-	log_error("store: the database %s was deleted or replaced while sboxd "
-	    "ran; re-creating it and writing the live sessions again",
-	    store_path(sboxd.store));
+	if (!failing)
+		log_error("store: the database %s was deleted or replaced while "
+		    "sboxd ran; re-creating it and writing the live sessions "
+		    "again", store_path(sboxd.store));
 	error_clear(&err);
 	if (store_reopen(sboxd.store, &err) == -1) {
-		log_error("store: cannot re-create %s: %s (retrying)",
-		    store_path(sboxd.store), err.message);
+		if (!failing++)
+			log_error("store: cannot re-create %s: %s (retrying)",
+			    store_path(sboxd.store), err.message);
 		if (!store_watch_degraded) {
 			store_watch_degraded = 1;
 			events_publish("store.degraded", NULL, json_pack(
@@ -117,6 +120,7 @@ store_watch_moved(void)
 		}
 		return;
 	}
+	failing = 0;
 	events_store_reopened();
 	if (session_store_rewrite(&err) == -1)
 		log_error("store: writing the live state again: %s",
