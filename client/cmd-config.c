@@ -30,6 +30,37 @@ cmd_config_daemon_path(const struct client_opts *o)
 	return path;
 }
 
+/* sbox config reset: sboxd loads its config file as at start (a deleted
+ * file becomes the empty config). */
+static int
+cmd_config_reset(const struct client_opts *o)
+{
+	struct client_opts ns = *o;
+	struct client *cl;
+	sbox_error err;
+	json_t *r;
+
+	ns.no_start = 1;
+	error_clear(&err);
+	if ((cl = client_connect(&ns, &err)) == NULL)
+		return client_fail(&err);
+	r = client_call(cl, "config.reset", NULL, NULL, 0, &err);
+	client_close(cl);
+	if (r == NULL)
+		return client_fail(&err);
+	if (o->json)
+		client_print_json(r);
+	else if (json_is_true(json_object_get(r, "file")))
+		printf("config reloaded from %s\n", json_string_value(
+		    json_object_get(r, "config")));
+	else
+		printf("config reset: %s does not exist, sboxd runs with the "
+		    "empty config\n", json_string_value(json_object_get(r,
+		    "config")));
+	json_decref(r);
+	return EXIT_OK;
+}
+
 /* sbox config check [FILE]: exit 0 when valid, 1 with every error listed. */
 int
 cmd_config(const struct client_opts *o, int argc, char **argv)
@@ -40,8 +71,10 @@ cmd_config(const struct client_opts *o, int argc, char **argv)
 	size_t i;
 	int n;
 
+	if (argc == 2 && strcmp(argv[1], "reset") == 0)
+		return cmd_config_reset(o);
 	if (argc < 2 || strcmp(argv[1], "check") != 0)
-		return client_usage("sbox config needs a subcommand: check");
+		return client_usage("sbox config needs a subcommand: check, reset");
 	if (argc > 3)
 		return client_usage("unexpected argument \"%s\"", argv[3]);
 	if (argc == 3)

@@ -56,6 +56,33 @@ cmd_version(const struct client_opts *o, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Print the store's health: ok, or what fails and what waits. */
+static void
+cmd_daemon_print_store(const json_t *h)
+{
+	long long delayed, dropped, drefs;
+
+	if (!json_is_object(h))
+		return;
+	delayed = json_integer_value(json_object_get(h, "delayed"));
+	dropped = json_integer_value(json_object_get(h, "dropped"));
+	drefs = json_integer_value(json_object_get(h, "dropped_refusals"));
+	if (json_is_true(json_object_get(h, "ok")))
+		printf("store health ok");
+	else
+		printf("store health DEGRADED: %s", json_string_value(
+		    json_object_get(h, "error")) ? json_string_value(
+		    json_object_get(h, "error")) : json_string_value(
+		    json_object_get(h, "recovery_error")) ?
+		    json_string_value(json_object_get(h, "recovery_error")) :
+		    "?");
+	printf(" (%lld record(s) waiting to be written, %lld record(s) "
+	    "dropped, %lld refusal(s) lost; database re-created %lld "
+	    "time(s))\n", delayed + (long long)json_integer_value(
+	    json_object_get(h, "pending")), dropped, drefs,
+	    (long long)json_integer_value(json_object_get(h, "reopened")));
+}
+
 /* Print daemon.status for a person. */
 static void
 cmd_daemon_print_status(const json_t *r)
@@ -73,6 +100,7 @@ cmd_daemon_print_status(const json_t *r)
 	printf("socket       %s\n", text_member(r, "socket", "?"));
 	printf("store        %s\n", text_member(r, "store", "?"));
 	printf("config       %s\n", text_member(r, "config", "?"));
+	cmd_daemon_print_store(json_object_get(r, "store_health"));
 }
 
 /* Has process pid exited (gone, or a zombie nobody reaped yet)? */

@@ -119,6 +119,25 @@ client_channel_fd(void)
 	return (int)fd;
 }
 
+/* The process behind the socket must run as this user (or root): another
+ * user's program listening at the path would see every request. */
+static int
+client_check_server(int fd, const char *path, sbox_error *err)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
+		return error_set_errno(err, E_PERMISSION, errno,
+		    "cannot check who listens on %s", path);
+	if (cred.uid != geteuid() && cred.uid != 0)
+		return error_set(err, E_PERMISSION, "the server on %s runs as "
+		    "uid %u (pid %d), not as you (uid %u): refusing to talk to "
+		    "it", path, (unsigned)cred.uid, (int)cred.pid,
+		    (unsigned)geteuid());
+	return 0;
+}
+
 /* Connect (starting sboxd when allowed) and say hello. */
 struct client *
 client_connect(const struct client_opts *o, sbox_error *err)
@@ -156,6 +175,11 @@ client_connect(const struct client_opts *o, sbox_error *err)
 			error_set_errno(err, E_UNAVAILABLE, errno,
 			    "no sboxd is listening on %s (start it with "
 			    "'sboxd --socket %s')", path, path);
+		free(def);
+		return NULL;
+	}
+	if (client_check_server(fd, path, err) == -1) {
+		close(fd);
 		free(def);
 		return NULL;
 	}

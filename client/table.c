@@ -22,7 +22,8 @@ static const struct client_sub table_subs[] = {
 	  "close every session and stop sboxd; returns once it has exited",
 	  "", -1 },
 	{ "daemon", "reload", "sbox daemon reload",
-	  "load the config file again (as SIGHUP); a broken one is refused",
+	  "load the config file again (as SIGHUP); a broken or missing one is "
+	  "refused",
 	  "", -1 },
 	{ "events", NULL, "sbox events [--since SEQ] [-f|--follow] [TOPIC...]",
 	  "print the stored events (after SEQ; the newest 1000) one JSON "
@@ -152,6 +153,9 @@ static const struct client_sub table_subs[] = {
 	{ "config", "check", "sbox config check [FILE]",
 	  "check a config file (default: the daemon's) and list every error",
 	  "", -1 },
+	{ "config", "reset", "sbox config reset",
+	  "load the config file as at start: a deleted file becomes the empty "
+	  "config (a reload keeps the old one)", "", -1 },
 	{ "completion", NULL, "sbox completion bash",
 	  "print a bash completion script (source it from ~/.bashrc); it "
 	  "completes session ids and profile names too, from 'sbox completion "

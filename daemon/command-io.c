@@ -543,6 +543,25 @@ command_io_close_outputs(struct command *c)
 	}
 }
 
+/* A finished command's pipes (not a terminal's master): closed, its kept
+ * output stays for command.read. */
+void
+command_io_release(struct command *c)
+{
+	struct command_stream *sts[2] = { &c->out, &c->err };
+	int i;
+
+	if (c->tty)
+		return;
+	for (i = 0; i < 2; i++) {
+		if (sts[i]->bev != NULL) {
+			bufferevent_free(sts[i]->bev);
+			sts[i]->bev = NULL;
+		}
+		sts[i]->open = 0;
+	}
+}
+
 /* Release every stdio resource. */
 void
 command_io_free(struct command *c)

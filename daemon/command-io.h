@@ -23,6 +23,8 @@ void command_io_close_forwards(struct command *c);
 void command_io_close_outputs(struct command *c);
 /* Release every stdio resource. */
 void command_io_free(struct command *c);
+/* A finished command: close its pipes, keep its output. */
+void command_io_release(struct command *c);
 /* Read callbacks of an output stream (command-tty.c reads the master with
  * them). */
 void command_io_read_cb(struct bufferevent *bev, void *arg);

@@ -186,6 +186,10 @@ command_trim(struct session *s, struct command *except)
 	TAILQ_FOREACH(c, &s->commands, entry) {
 		if (c->state == COMMAND_DONE && c->waiters == NULL)
 			done++;
+		/* a kept command keeps its output, not its pipes: no finished
+		 * command holds a descriptor outside the budget */
+		if (c->state == COMMAND_DONE && c != except)
+			command_io_release(c);
 	}
 	for (c = TAILQ_FIRST(&s->commands); c != NULL && done > COMMAND_KEEP_DONE;
 	    c = next) {
@@ -344,21 +348,6 @@ command_host_exit(pid_t pid, int code, int sig, void *arg)
 {
 	(void)pid;
 	command_exited(arg, code, sig, 0);
-}
-
-/* The client of a running command went away or cancelled: kill it. */
-static void
-command_cancel_cb(struct rpc_call *call, void *arg)
-{
-	struct command *c = arg;
-	sbox_error err;
-
-	(void)call;
-	if (c->state == COMMAND_RUNNING && !c->detach) {
-		log_info("client of command %lld went away or cancelled; killing it",
-		    c->id);
-		command_kill(c, SIGKILL, &err);
-	}
 }
 
 /* An outside run does not go through the session's proxy (it listens in

@@ -138,6 +138,10 @@ int command_wait(struct command *c, struct rpc_call *call, json_t **result,
     sbox_error *err);
 /* Signal a running command's process group. */
 int command_kill(struct command *c, int sig, sbox_error *err);
+/* rpc cancel callback of command.exec: the client went away or cancelled:
+ * kill the command (again from a timer until the kill is sent;
+ * command-cancel.c). */
+void command_cancel_cb(struct rpc_call *call, void *arg);
 /* Write to a pipes-mode command's stdin (or its terminal); eof closes it. */
 int command_write(struct command *c, const void *data, size_t n, int eof,
     sbox_error *err);

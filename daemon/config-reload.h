@@ -6,5 +6,7 @@
 
 /* Replace the daemon's config with the file's; -1 with err (old kept). */
 int config_reload(const char *why, sbox_error *err);
+/* The same; allow_missing: a missing file is the empty config (reset). */
+int config_reload_file(const char *why, int allow_missing, sbox_error *err);
 
 #endif

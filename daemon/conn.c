@@ -54,6 +54,7 @@ struct conn {
 	int                closing;  /* close once the output is written */
 	int                dead;     /* closed; freed when no longer in use */
 	int                busy;     /* inside a read callback */
+	long long          active_ms;/* last byte read or call ended (monotonic) */
 };
 
 static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
@@ -144,6 +145,64 @@ conn_on_close(struct conn *c, conn_close_cb cb, void *arg)
 	c->close_cbs = n;
 }
 
+/* Is a connection idle: nothing in flight, nothing it waits for (no
+ * subscription, follower or other close callback), nothing to write? A
+ * sandboxed command's channel never is: it cannot connect again. */
+static int
+conn_is_idle(const struct conn *c)
+{
+	return !c->dead && !c->closing && c->sandbox_session == NULL &&
+	    c->ncalls == 0 &&
+	    c->close_cbs == NULL && conn_pending_output(c) == 0;
+}
+
+/* Make room for a new client of uid beyond a cap: close the connection of
+ * that uid (any uid when any_uid) that has been idle longest. 0 when one
+ * was closed, -1 when none is idle. */
+int
+conn_evict_idle(uid_t uid, int any_uid)
+{
+	struct conn *c, *old = NULL;
+
+	TAILQ_FOREACH(c, &conn_list, entry) {
+		if ((any_uid || c->uid == uid) && conn_is_idle(c) &&
+		    (old == NULL || c->active_ms < old->active_ms))
+			old = c;
+	}
+	if (old == NULL)
+		return -1;
+	log_debug("closing idle client %lu (uid %u) to make room for a new one",
+	    old->id, (unsigned)old->uid);
+	conn_close(old);
+	return 0;
+}
+
+/* Close the connections idle for longer than the idle timeout (checked
+ * about once a second from the daemon's timer). */
+void
+conn_tick(void)
+{
+	static long long last;
+	struct conn *c, *next;
+	long long now = sboxd_now_ms();
+	int n = 0;
+
+	if (sboxd.lim.idle_timeout_ms <= 0 || now - last < 1000)
+		return;
+	last = now;
+	for (c = TAILQ_FIRST(&conn_list); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (conn_is_idle(c) &&
+		    now - c->active_ms >= sboxd.lim.idle_timeout_ms) {
+			conn_close(c);
+			n++;
+		}
+	}
+	if (n > 0)
+		log_info("closed %d client connection(s) idle for %lld s", n,
+		    sboxd.lim.idle_timeout_ms / 1000);
+}
+
 /* Requests in flight on the connection. */
 int
 conn_inflight(const struct conn *c)
@@ -176,6 +235,7 @@ conn_call_remove(struct conn *c, struct rpc_call *call)
 	for (i = 0; i < c->ncalls; i++) {
 		if (c->calls[i] == call) {
 			c->calls[i] = c->calls[--c->ncalls];
+			c->active_ms = sboxd_now_ms();
 			return;
 		}
 	}
@@ -347,6 +407,7 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	c->busy++;
+	c->active_ms = sboxd_now_ms();
 	conn_take_cmsg(c, &msg, c->received + (unsigned long long)n - 1);
 	c->received += (unsigned long long)n;
 	if (framer_feed(&c->fr, buf, (size_t)n, &err) == -1) {
@@ -395,6 +456,7 @@ conn_new(int fd, uid_t uid, gid_t gid, pid_t pid, const char *sandbox_session)
 	c->gid = gid;
 	c->pid = pid;
 	c->sandbox_session = sandbox_session ? strdup(sandbox_session) : NULL;
+	c->active_ms = sboxd_now_ms();
 	framer_init(&c->fr, sboxd.lim.max_line);
 	evutil_make_socket_nonblocking(fd);
 	c->rev = event_new(sboxd.base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);

@@ -18,6 +18,11 @@ void conn_close(struct conn *c);
 int conn_send(struct conn *c, const json_t *msg);
 /* Close every connection (daemon shutdown), after writing what is queued. */
 void conn_close_all(void);
+/* Close the longest-idle connection of uid (any uid when any_uid) to make
+ * room for a new client: 0, or -1 when none is idle. */
+int conn_evict_idle(uid_t uid, int any_uid);
+/* From the daemon's timer: close connections idle past the idle timeout. */
+void conn_tick(void);
 /* Count connections of one uid. */
 int conn_count_uid(uid_t uid);
 /* Track a pending call on its connection (for in-flight limits and cancel). */

@@ -46,9 +46,14 @@ container_find_bwrap(const char *configured, sbox_error *err)
 	if (configured != NULL && configured[0] != '\0') {
 		if (access(configured, X_OK) == 0)
 			return strdup(configured);
-		error_set(err, E_SANDBOX_UNAVAILABLE, "bwrap is not installed "
-		    "at %s: apt install bubblewrap (or set the path to bwrap)",
-		    configured);
+		if (errno == ENOENT)
+			error_set(err, E_SANDBOX_UNAVAILABLE, "bwrap is not "
+			    "installed at %s: apt install bubblewrap (or set the "
+			    "path to bwrap)", configured);
+		else
+			error_set_errno(err, E_SANDBOX_UNAVAILABLE, errno,
+			    "cannot run bwrap at %s (give the path of an "
+			    "executable bwrap)", configured);
 		return NULL;
 	}
 	path = getenv("PATH");
@@ -404,6 +409,8 @@ container_spawn_bwrap(struct container *c, const char *bwrap,
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		execve(bwrap, argv, envp);
+		/* fd 2 is bwrap's stderr pipe: container_explain shows this */
+		dprintf(2, "cannot run bwrap %s: %s\n", bwrap, strerror(errno));
 		_exit(127);
 	}
 	if (pid < 0)

@@ -74,6 +74,18 @@ events_next_seq(void)
 	return events_seq;
 }
 
+/* The database was re-created: take seqs ahead in the new one, going on
+ * from the last one published (ids never go back). */
+void
+events_store_reopened(void)
+{
+	sbox_error err;
+
+	events_reserved = events_seq + EVENTS_RESERVE;
+	if (store_event_set_last(sboxd.store, events_reserved, &err) == -1)
+		log_error("store: %s", err.message);
+}
+
 /* The daemon stops cleanly: give back the seqs taken ahead, so the next
  * daemon goes on from the last one. */
 void

@@ -23,6 +23,8 @@ int events_subscribe_since(struct rpc_call *call, json_t *topics,
     long long since, sbox_error *err);
 /* The daemon stops cleanly: the next one goes on from the last seq. */
 void events_close(void);
+/* The database was re-created: reserve seqs in the new one. */
+void events_store_reopened(void);
 /* The seq of the last event published (0 when none ever was). */
 long long events_last_seq(void);
 /* Drop one subscription of a connection (0) or report it unknown (-1). */

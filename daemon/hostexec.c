@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +74,10 @@ hostexec_child(const struct hostexec_how *h, const int fds[3], int errpipe)
 	int i, fd, e;
 
 	setsid();
+	/* a kill -9 of sboxd takes what it runs on the host along (the next
+	 * start cannot find it: it holds no note of host pids) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() == 1)
+		goto fail;
 	for (i = 0; i < 3; i++) {
 		fd = fds[i] >= 0 ? fds[i] : open("/dev/null", i == 0 ? O_RDONLY :
 		    O_WRONLY);

@@ -556,8 +556,7 @@ init_spawn_timeouts(void)
 		left = c->deadline - now;
 		if (left <= 0) {
 			c->timed_out = 1;
-			kill(-c->pid, SIGKILL);
-			kill(c->pid, SIGKILL);
+			init_killtree(c->pid, SIGKILL);	/* all it started */
 			continue;
 		}
 		if (next < 0 || left < next)
@@ -585,6 +584,10 @@ init_spawn_kill(json_t *msg)
 	c = init_spawn_find(json_integer_value(id), 0);
 	if (c == NULL)
 		return; /* already gone: its exit is on the way or sent */
+	if (s == SIGKILL) {	/* a timeout or a kill: everything it started */
+		init_killtree(c->pid, SIGKILL);
+		return;
+	}
 	if (kill(-c->pid, (int)s) < 0)
 		kill(c->pid, (int)s);
 }

@@ -24,6 +24,9 @@ long long init_now_ms(void);
 /* init-spawn.c: commands. */
 void init_spawn(json_t *msg, int *fds, int nfds);
 void init_spawn_kill(json_t *msg);
+/* Signal every process a command started: its group, its descendants and
+ * their sessions and groups (init-killtree.c). */
+void init_killtree(pid_t root, int sig);
 /* Reap every exited child, report commands' exits. */
 void init_spawn_reap(void);
 /* Fill pfd[] with exec-status pipes to watch; returns how many (<= max). */

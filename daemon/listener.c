@@ -114,12 +114,18 @@ listener_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		listener_refuse(fd, E_SHUTTING_DOWN, "sboxd is shutting down");
 		return;
 	}
-	if (sboxd.connections >= sboxd.lim.max_conns) {
+	/* at a cap, the longest-idle connection makes room for the new
+	 * client: idle ones cannot lock a user out */
+	if (sboxd.connections >= sboxd.lim.max_conns &&
+	    conn_evict_idle(cred.uid, 0) == -1 &&
+	    conn_evict_idle(cred.uid, 1) == -1) {
 		listener_refuse(fd, E_LIMIT, "too many connections to sboxd");
 		return;
 	}
-	if (conn_count_uid(cred.uid) >= sboxd.lim.max_conns_per_uid) {
-		listener_refuse(fd, E_LIMIT, "too many connections from this user");
+	if (conn_count_uid(cred.uid) >= sboxd.lim.max_conns_per_uid &&
+	    conn_evict_idle(cred.uid, 0) == -1) {
+		listener_refuse(fd, E_LIMIT, "too many connections from this "
+		    "user, none of them idle");
 		return;
 	}
 	if (conn_new(fd, cred.uid, cred.gid, cred.pid, NULL) == NULL)

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 #include "daemon/child.h"
 #include "daemon/conn.h"
 #include "daemon/container.h"
+#include "daemon/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/limits.h"
 #include "daemon/listener.h"
@@ -31,6 +35,7 @@
 #include "daemon/diskguard.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/store-watch.h"
 #include "daemon/toolconf.h"
 #include "policy/config.h"
 #include "policy/providers.h"
@@ -62,11 +67,15 @@ main_usage(FILE *f)
 	    "usage: sboxd [--socket PATH] [--state-dir DIR] [--config FILE]\n"
 	    "             [--foreground] [--log-level error|warn|info|debug]\n"
 	    "             [--init PATH] [--bwrap PATH] [--proxy-max-conns N]\n"
-	    "             [--version]\n"
+	    "             [--idle-timeout SECONDS] [--version]\n"
 	    "  --proxy-max-conns N  client connections one session's proxy holds\n"
 	    "                       open at once, at most (default 1024); sboxd\n"
 	    "                       lowers it to fit its descriptor limit (each\n"
-	    "                       connection uses two: raise `ulimit -Hn` for more)\n");
+	    "                       connection uses two: raise `ulimit -Hn` for more)\n"
+	    "  --idle-timeout SECONDS  close a client connection with nothing in\n"
+	    "                       flight and no subscription after this long\n"
+	    "                       (default 600; 0: never). At a connection cap\n"
+	    "                       the longest-idle one is closed for a new client\n");
 }
 
 /* Join a base folder from the environment (or home) with a tail. */
@@ -103,12 +112,47 @@ main_find_init(void)
 	return out != NULL ? out : strdup("/usr/local/libexec/sbox/sbox-init");
 }
 
+/* The pid written in the lock file, waiting a moment for a winner of a
+ * start race that has the lock but has not written its pid yet; buf "" when
+ * none came. */
+static void
+main_lock_holder(int fd, char *buf, size_t len)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		n = pread(fd, buf, len - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		if (strchr(buf, '\n') != NULL) {	/* the pid is written whole */
+			buf[strcspn(buf, "\n")] = '\0';
+			return;
+		}
+		nanosleep(&ts, NULL);
+	}
+	buf[0] = '\0';
+}
+
+/* Write our pid into the lock file (the pid first, then cut what is left of
+ * an older one, so a reader never sees an empty file). */
+static void
+main_lock_write_pid(void)
+{
+	char buf[32];
+	int n;
+
+	n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+	if (pwrite(main_lock_fd, buf, (size_t)n, 0) != n ||
+	    ftruncate(main_lock_fd, n) == -1)
+		log_warn("cannot write the pid into the lock file");
+}
+
 /* Take the state folder's lock, or say who holds it. */
 static int
 main_lock(sbox_error *err)
 {
 	char *path, buf[32];
-	ssize_t n;
 
 	if (asprintf(&path, "%s/sboxd.lock", sboxd.state_dir) == -1)
 		return error_nomem(err);
@@ -119,20 +163,81 @@ main_lock(sbox_error *err)
 		return -1;
 	}
 	if (flock(main_lock_fd, LOCK_EX | LOCK_NB) == -1) {
-		n = pread(main_lock_fd, buf, sizeof buf - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
+		main_lock_holder(main_lock_fd, buf, sizeof buf);
 		error_set(err, E_IO, "another sboxd (pid %s) is already using the "
-		    "state folder %s", buf[0] ? buf : "?", sboxd.state_dir);
+		    "state folder %s", buf[0] ? buf : "unknown: it did not write "
+		    "its pid", sboxd.state_dir);
 		free(path);
 		return -1;
 	}
 	free(path);
-	if (ftruncate(main_lock_fd, 0) == 0) {
-		n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-		if (pwrite(main_lock_fd, buf, (size_t)n, 0) != n)
-			log_warn("cannot write the pid into the lock file");
-	}
+	main_lock_write_pid();
+	return 0;
+}
+
+/* Checks made before anything else (before the lock and the store): the
+ * socket path fits a sockaddr_un, and the runtime folder that holds the
+ * default socket is the user's own and private. */
+static int
+main_precheck(sbox_error *err)
+{
+	struct sockaddr_un sun;
+	const char *run = getenv("XDG_RUNTIME_DIR");
+	const char *pid = getenv("LISTEN_PID");
+	size_t n = run != NULL ? strlen(run) : 0;
+	struct stat st;
+
+	if (pid != NULL && atol(pid) == (long)getpid())
+		return 0;	/* systemd passes the socket: no path is bound */
+	if (strlen(sboxd.socket_path) >= sizeof sun.sun_path)
+		return error_set(err, E_INVALID_PARAMS, "socket path too long "
+		    "(%zu bytes, at most %zu): %s; use a shorter --socket or "
+		    "XDG_RUNTIME_DIR", strlen(sboxd.socket_path),
+		    sizeof sun.sun_path - 1, sboxd.socket_path);
+	if (run == NULL || run[0] != '/' || strncmp(sboxd.socket_path, run,
+	    n) != 0 || sboxd.socket_path[n] != '/')
+		return 0;
+	if (stat(run, &st) == -1)
+		return error_set_errno(err, E_IO, errno, "runtime folder "
+		    "XDG_RUNTIME_DIR=%s", run);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0)
+		return error_set(err, E_PERMISSION, "runtime folder "
+		    "XDG_RUNTIME_DIR=%s must be a folder owned by you (uid %u) "
+		    "with mode 0700; it is owned by uid %u with mode %04o", run,
+		    (unsigned)geteuid(), (unsigned)st.st_uid,
+		    (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* As root, sandboxes run as the first id of the subordinate range of the
+ * user "sbox" (or a fixed unused id): an id that names an account of this
+ * host (e.g. `sbox:65534:1`, nobody) would give every sandbox what that
+ * account owns. Refused before anything starts. */
+static int
+main_check_sandbox_ids(sbox_error *err)
+{
+	struct passwd *pw;
+	struct group *gr;
+	uid_t u;
+	gid_t g;
+
+	if (geteuid() != 0)
+		return 0;	/* the sandbox runs as the user in a user namespace */
+	container_bind_sandbox_ids(&u, &g);
+	if ((pw = getpwuid(u)) != NULL)
+		return error_set(err, E_SANDBOX_UNAVAILABLE, "the sandboxes' uid "
+		    "%u (the first of the subordinate range of user \"sbox\" in "
+		    "/etc/subuid) is the account \"%s\" of this host: sandboxes "
+		    "would own its files; give \"sbox\" a range of unused ids "
+		    "(e.g. `usermod --add-subuids 2147352576-2147418111 sbox`) "
+		    "or remove its line", (unsigned)u, pw->pw_name);
+	if ((gr = getgrgid(g)) != NULL)
+		return error_set(err, E_SANDBOX_UNAVAILABLE, "the sandboxes' gid "
+		    "%u (the first of the subordinate range of user \"sbox\" in "
+		    "/etc/subgid) is the group \"%s\" of this host; give "
+		    "\"sbox\" a range of unused ids or remove its line",
+		    (unsigned)g, gr->gr_name);
 	return 0;
 }
 
@@ -147,8 +252,8 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd; (void)what; (void)arg;
 	log_flush_repeats(0);
 	session_access_tick();
-	if (store_flush(sboxd.store, &err) == -1)
-		log_error("store: %s", err.message);
+	store_watch_tick();
+	conn_tick();
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,
 	    store_now_ms() - 7LL * 24 * 3600 * 1000, &err) < 0)
 		log_error("store: pruning events: %s", err.message);
@@ -277,6 +382,7 @@ main_options(int argc, char **argv, int *foreground)
 		{ "init", required_argument, NULL, 'i' },
 		{ "bwrap", required_argument, NULL, 'b' },
 		{ "proxy-max-conns", required_argument, NULL, 'P' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -314,6 +420,16 @@ main_options(int argc, char **argv, int *foreground)
 			}
 			sboxd.lim.proxy_max_conns = (int)n;
 			break;
+		case 'I':
+			n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 0 ||
+			    n > 86400 * 365) {
+				fprintf(stderr, "sboxd: --idle-timeout must be a "
+				    "number of seconds (0: never)\n");
+				exit(2);
+			}
+			sboxd.lim.idle_timeout_ms = n > 0 ? n * 1000 : -1;
+			break;
 		case 'V': printf("sboxd %s\n", SBOX_VERSION); exit(0);
 		case 'h': main_usage(stdout); exit(0);
 		default: main_usage(stderr); exit(2);
@@ -350,6 +466,10 @@ main_defaults(void)
 	sboxd.lim.host_sessions = 64;   /* kept for host clients */
 	if (sboxd.lim.proxy_max_conns == 0)
 		sboxd.lim.proxy_max_conns = 1024;
+	if (sboxd.lim.idle_timeout_ms == 0)
+		sboxd.lim.idle_timeout_ms = 600 * 1000;
+	else if (sboxd.lim.idle_timeout_ms < 0)
+		sboxd.lim.idle_timeout_ms = 0;	/* --idle-timeout 0: never */
 }
 
 /* Raise the soft descriptor limit to the hard one and size the connection
@@ -402,6 +522,14 @@ main(int argc, char **argv)
 	umask(077);
 	signal(SIGPIPE, SIG_IGN);
 	error_clear(&err);
+	if (main_precheck(&err) == -1) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
+	if (main_check_sandbox_ids(&err) == -1) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
 	if (listener_private_dir(sboxd.state_dir, &err) == -1) {
 		fprintf(stderr, "sboxd: state folder: %s\n", err.message);
 		return 1;
@@ -426,11 +554,7 @@ main(int argc, char **argv)
 		}
 		main_log_to_file();
 		/* the flock is shared with the parent's open file; record our pid */
-		char pid[32];
-		int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-		if (ftruncate(main_lock_fd, 0) == -1 ||
-		    pwrite(main_lock_fd, pid, (size_t)n, 0) != n)
-			log_warn("cannot write the pid into the lock file");
+		main_lock_write_pid();
 	}
 	main_nofile();
 	sboxd.started = time(NULL);
@@ -454,8 +578,11 @@ main(int argc, char **argv)
 	diskguard_start(sboxd.base);
 	if (proxy_local_start(sboxd.base, &err) == -1)
 		log_warn("%s", err.message);
-	if (session_recover(&err) == -1)
-		log_error("recovering sessions of a previous run: %s", err.message);
+	if (session_recover(&err) == -1) {
+		log_error("recovering sessions of a previous run: %s (retrying)",
+		    err.message);
+		store_watch_recovery_failed(err.message);
+	}
 	if (listener_open(sboxd.socket_path, &err) == -1) {
 		log_error("%s", err.message);
 		return 1;
@@ -496,6 +623,18 @@ main(int argc, char **argv)
 	proxy_hosts_free();
 	providers_set_fallback(NULL);
 	events_close();
+	{	/* said, not silent: what a failing store could not take */
+		struct store_stats ss;
+
+		store_retry_now(sboxd.store);
+		(void)store_flush(sboxd.store, NULL);
+		store_stats(sboxd.store, &ss);
+		if (ss.delayed > 0 || ss.pending > 0)
+			log_error("store: %zu record(s) could not be written "
+			    "before the exit (%s); the next start marks what "
+			    "was running as ended by a crash",
+			    ss.delayed + ss.pending, ss.last_error);
+	}
 	store_close(sboxd.store);
 	config_free(sboxd.config);
 	event_base_free(sboxd.base);

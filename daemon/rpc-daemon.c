@@ -3,11 +3,13 @@
 
 #include <event2/event.h>
 
+#include "daemon/config-reload.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
+#include "daemon/store-watch.h"
 #include "policy/config.h"
 
 /* daemon.status: version, pid, uptime, connections, sessions, store path. */
@@ -15,7 +17,7 @@ static int
 rpc_daemon_status(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	(void)call; (void)params; (void)err;
+	(void)call; (void)params;
 	*result = json_pack("{s:s, s:i, s:I, s:i, s:i, s:s, s:s, s:s, s:s, s:b}",
 	    "version", SBOX_VERSION, "pid", (int)getpid(),
 	    "uptime_ms", (json_int_t)(sboxd_now_ms() -
@@ -25,6 +27,10 @@ rpc_daemon_status(struct rpc_call *call, json_t *params, json_t **result,
 	    "store", sboxd.db_path, "socket", sboxd.socket_path,
 	    "state_dir", sboxd.state_dir, "config", sboxd.config_path,
 	    "stopping", sboxd.stopping);
+	if (*result == NULL)
+		return error_nomem(err);
+	/* memory only: answered at once even while the database is locked */
+	json_object_set_new(*result, "store_health", store_watch_health());
 	return 0;
 }
 
@@ -51,38 +57,42 @@ rpc_daemon_stop(struct rpc_call *call, json_t *params, json_t **result,
 	return 0;
 }
 
-/* daemon.reload: load the config file again, as SIGHUP does; a broken one
- * is refused (sbox.ConfigError) and the old one stays. */
+/* daemon.reload: load the config file again, as SIGHUP does; a broken or
+ * missing one is refused (sbox.ConfigError) and the old one stays. */
 static int
 rpc_daemon_reload(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
-	struct config *cfg;
-
 	(void)call; (void)params;
-	if ((cfg = config_load(sboxd.config_path, err)) == NULL) {
-		log_error("config reload refused, keeping the old config: %s",
-		    err->message);
-		events_publish("config.rejected", NULL, json_pack("{s:s, s:s}",
-		    "path", sboxd.config_path, "error", err->message));
+	if (config_reload("daemon.reload", err) == -1)
 		return -1;
-	}
-	config_free(sboxd.config);
-	sboxd.config = cfg;
-	log_info("config reloaded from %s (daemon.reload)", sboxd.config_path);
-	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
-	    sboxd.config_path));
 	*result = json_pack("{s:b, s:s}", "reloaded", 1, "config",
 	    sboxd.config_path);
 	return *result ? 0 : error_nomem(err);
 }
 
+/* config.reset: load the config file as at start: a missing file is the
+ * empty config (the one way to drop a deleted config without a restart). */
+static int
+rpc_daemon_config_reset(struct rpc_call *call, json_t *params,
+    json_t **result, sbox_error *err)
+{
+	(void)call; (void)params;
+	if (config_reload_file("config.reset", 1, err) == -1)
+		return -1;
+	*result = json_pack("{s:b, s:s, s:b}", "reloaded", 1, "config",
+	    sboxd.config_path, "file", access(sboxd.config_path, F_OK) == 0);
+	return *result ? 0 : error_nomem(err);
+}
+
 const struct rpc_method rpc_daemon_methods[] = {
 	{ "daemon.status", NULL, rpc_daemon_status, 0,
-	  "version, pid, uptime, connections, sessions, store path" },
+	  "version, pid, uptime, connections, sessions, paths, store health" },
 	{ "daemon.stop", NULL, rpc_daemon_stop, RPC_HOST_ONLY,
 	  "close every session and stop the daemon" },
 	{ "daemon.reload", NULL, rpc_daemon_reload, RPC_HOST_ONLY,
 	  "load the config file again (as SIGHUP)" },
+	{ "config.reset", NULL, rpc_daemon_config_reset, RPC_HOST_ONLY,
+	  "load the config file as at start: a missing file is the empty config" },
 	{ NULL, NULL, NULL, 0, NULL },
 };

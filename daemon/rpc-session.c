@@ -61,6 +61,28 @@ rpc_session_create(struct rpc_call *call, json_t *params, json_t **result,
 	return session_create(&p, call, result, err);
 }
 
+/* A row the store holds as live (starting, ready) with no live session
+ * behind it is one a recovery has not settled yet (a previous run's, or
+ * its end is still waiting to be written): never shown as ready. */
+static void
+rpc_session_mark_unsettled(json_t *list)
+{
+	const char *state;
+	json_t *rec;
+	size_t i;
+
+	json_array_foreach(list, i, rec) {
+		state = json_string_value(json_object_get(rec, "state"));
+		if (state == NULL || (strcmp(state, "ready") != 0 &&
+		    strcmp(state, "starting") != 0))
+			continue;
+		if (session_find(json_string_value(json_object_get(rec,
+		    "session")), NULL) != NULL)
+			continue;
+		json_object_set_new(rec, "state", json_string("unsettled"));
+	}
+}
+
 /* session.list {all?}: live sessions, or every session the store knows. */
 static int
 rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
@@ -76,6 +98,7 @@ rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
 	if (l == NULL)
 		return -1;
 	shape_each(l, shape_session);
+	rpc_session_mark_unsettled(l);
 	if (viewer == NULL) {
 		*result = json_pack("{s:o}", "sessions", l);
 		return 0;
@@ -108,6 +131,12 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
 		return -1;
 	shape_session(rec);
+	if (session_find(id, NULL) == NULL) {
+		json_t *one = json_array();
+		json_array_append(one, rec);
+		rpc_session_mark_unsettled(one);
+		json_decref(one);
+	}
 	if ((s = session_find(id, NULL)) != NULL) {
 		json_object_update_new(rec, session_to_json(s));
 		json_object_set_new(rec, "live", json_true());

@@ -22,6 +22,8 @@ struct sboxd_limits {
 	                             (--proxy-max-conns, lowered to fit nofile) */
 	long   nofile;            /* soft RLIMIT_NOFILE after raising it */
 	int    host_sessions;     /* sessions only host clients may create */
+	long long idle_timeout_ms;/* a client connection with nothing in flight
+	                             is closed after this (0: never) */
 };
 
 struct sboxd {

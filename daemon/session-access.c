@@ -113,6 +113,11 @@ session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
 static struct ratelimit session_access_rl_host, session_access_rl_session;
 static struct ratelimit_slot session_access_slots_host[256];
 static struct ratelimit_slot session_access_slots_session[256];
+/* file.refused events (and their log lines): the same limits, per session
+ * and per (session, op, path); each refusal is still noted on its command */
+static struct ratelimit session_access_rl_file, session_access_rl_fsession;
+static struct ratelimit_slot session_access_slots_file[256];
+static struct ratelimit_slot session_access_slots_fsession[256];
 static int session_access_rl_ready;
 
 /* Publish the summary of host.refused events held back for one key
@@ -137,6 +142,32 @@ session_access_refused_summary(const char *key, unsigned long n, void *arg)
 	    "suppressed", (json_int_t)n));
 }
 
+/* Publish the summary of file.refused events held back for one key
+ * ("session" or "session op path"). */
+static void
+session_access_file_summary(const char *key, unsigned long n, void *arg)
+{
+	char session[RATELIMIT_KEY_MAX];
+	const char *op = NULL, *path = NULL;
+	char *sp, *sp2;
+
+	(void)arg;
+	snprintf(session, sizeof session, "%s", key);
+	if ((sp = strchr(session, ' ')) != NULL) {
+		*sp = '\0';
+		op = sp + 1;
+		if ((sp2 = strchr(sp + 1, ' ')) != NULL) {
+			*sp2 = '\0';
+			path = sp2 + 1;
+		}
+	}
+	log_info("session %s: %lu more file refusal(s) like the last ones "
+	    "(%s %s)", session, n, op ? op : "any", path ? path : "");
+	events_publish("file.refused", session, json_pack("{s:s?, s:s?, s:b, "
+	    "s:I}", "op", op, "path", path, "summary", 1, "suppressed",
+	    (json_int_t)n));
+}
+
 /* Set the limiters up once. */
 static void
 session_access_rl_init(void)
@@ -149,6 +180,13 @@ session_access_rl_init(void)
 	ratelimit_init(&session_access_rl_session, session_access_slots_session,
 	    sizeof session_access_slots_session /
 	    sizeof session_access_slots_session[0],
+	    SESSION_ACCESS_EV_PER_SESSION, SESSION_ACCESS_EV_INTERVAL_MS);
+	ratelimit_init(&session_access_rl_file, session_access_slots_file,
+	    sizeof session_access_slots_file / sizeof session_access_slots_file[0],
+	    SESSION_ACCESS_EV_PER_HOST, SESSION_ACCESS_EV_INTERVAL_MS);
+	ratelimit_init(&session_access_rl_fsession,
+	    session_access_slots_fsession, sizeof session_access_slots_fsession /
+	    sizeof session_access_slots_fsession[0],
 	    SESSION_ACCESS_EV_PER_SESSION, SESSION_ACCESS_EV_INTERVAL_MS);
 	session_access_rl_ready = 1;
 }
@@ -165,6 +203,10 @@ session_access_tick(void)
 	    session_access_refused_summary, NULL);
 	ratelimit_expire(&session_access_rl_host, now,
 	    session_access_refused_summary, NULL);
+	ratelimit_expire(&session_access_rl_fsession, now,
+	    session_access_file_summary, NULL);
+	ratelimit_expire(&session_access_rl_file, now,
+	    session_access_file_summary, NULL);
 }
 
 /* Called by the proxy for each refused host of a session: counted in the
@@ -298,7 +340,7 @@ session_access_file_refused(struct container *ct,
 	struct session *s = arg;
 	const char *op = f->op, *xop = f->op, *xrule = f->rule;
 	const char *reason = f->reason;
-	char *msg = NULL, why[GUARD_COMMENT_MAX + 128];
+	char *msg = NULL, why[GUARD_COMMENT_MAX + 128], key[RATELIMIT_KEY_MAX];
 
 	(void)ct;
 	if (s->plan == NULL)
@@ -322,10 +364,18 @@ session_access_file_refused(struct container *ct,
 		msg = NULL;
 		goto out;
 	}
-	log_info("session %s: %s (%s; %s, pid %d)", s->id, msg, reason,
-	    f->process, (int)f->pid);
 	command_note_file(s, f->id, f->path, xop, xrule, msg, reason,
 	    (int)f->pid, f->process);
+	session_access_rl_init();
+	if (!ratelimit_hit(&session_access_rl_fsession, s->id, sboxd_now_ms(),
+	    session_access_file_summary, NULL))
+		goto out;
+	snprintf(key, sizeof key, "%s %s %s", s->id, xop, f->path);
+	if (!ratelimit_hit(&session_access_rl_file, key, sboxd_now_ms(),
+	    session_access_file_summary, NULL))
+		goto out;
+	log_info("session %s: %s (%s; %s, pid %d)", s->id, msg, reason,
+	    f->process, (int)f->pid);
 	events_publish("file.refused", s->id, json_pack("{s:s, s:s, s:s, "
 	    "s:s, s:s, s:i, s:s}", "path", f->path, "op", xop, "rule", xrule,
 	    "reason", reason, "message", msg, "pid", (int)f->pid, "process",

@@ -106,7 +106,7 @@ session_new_id(char out[17])
 }
 
 /* Where the sessions' scratch folders and recovery notes live. */
-static char *
+char *
 session_path(const char *kind, const char *id)
 {
 	char *out;
@@ -133,8 +133,9 @@ session_path(const char *kind, const char *id)
 	return out;
 }
 
-/* Write the note that lets the next start clean up after a crash. */
-static void
+/* Write the note that lets the next start clean up after a crash (before
+ * the scratch folder is made: a crash at any point leaves a note). */
+static int
 session_write_note(struct session *s)
 {
 	char *dir = session_path("notes", NULL), *path = session_path("notes",
@@ -144,12 +145,30 @@ session_write_note(struct session *s)
 	if (dir != NULL && path != NULL) {
 		mkdir(dir, 0700);
 		note = json_pack("{s:s}", "scratch", s->scratch);
-		if (json_dump_file(note, path, JSON_COMPACT) == -1)
+		if (json_dump_file(note, path, JSON_COMPACT) == -1) {
 			log_warn("cannot write %s", path);
+			json_decref(note);
+			free(dir);
+			free(path);
+			return -1;
+		}
 		json_decref(note);
 	}
 	free(dir);
 	free(path);
+	return 0;
+}
+
+/* Remove the session's crash note (it is cleaned up). */
+static void
+session_drop_note(const struct session *s)
+{
+	char *note;
+
+	if ((note = session_path("notes", s->id)) != NULL) {
+		unlink(note);
+		free(note);
+	}
 }
 
 /* The session as JSON. */
@@ -484,6 +503,7 @@ fail:
 	container_close(ct, NULL, NULL);
 	s->ct = NULL;
 	rmtree(s->scratch);
+	session_drop_note(s);
 	TAILQ_REMOVE(&session_list, s, entry);
 	session_live--;
 	session_free(s);
@@ -683,7 +703,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 }
 
 /* Insert the new session in the store (state starting). */
-static int
+int
 session_record(struct session *s, uid_t uid, sbox_error *err)
 {
 	struct store_session ss = {
@@ -795,6 +815,11 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		char *base = session_path("scratch", NULL);
 		mkdir(base, 0700);
 		free(base);
+		if (session_write_note(s) == -1) {
+			error_set(err, E_IO, "cannot write the session's "
+			    "recovery note in %s/sessions", sboxd.state_dir);
+			goto fail;
+		}
 		if (mkdir(s->scratch, 0700) == -1) {
 			error_set_errno(err, E_IO, errno, "cannot create the "
 			    "scratch folder %s", s->scratch);
@@ -854,45 +879,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 fail_rm:
 	rmtree(s->scratch);
 fail:
+	session_drop_note(s);
 	session_free(s);
 	return -1;
-}
-
-/* At start: mark what a previous run left live as ended by a crash and
- * remove its leftovers. */
-int
-session_recover(sbox_error *err)
-{
-	char *dir, *path;
-	json_t *ids, *note;
-	size_t i;
-	json_t *id;
-	int n;
-
-	if ((ids = store_session_mark_crashed(sboxd.store, err)) == NULL)
-		return -1;
-	if (json_array_size(ids) > 0)
-		log_warn("%zu session(s) of a previous run ended by a crash",
-		    json_array_size(ids));
-	dir = session_path("notes", NULL);
-	json_array_foreach(ids, i, id) {
-		if ((path = session_path("notes", json_string_value(id))) == NULL)
-			continue;
-		if ((note = json_load_file(path, 0, NULL)) != NULL) {
-			container_placeholders_remove(json_object_get(note,
-			    "placeholders"));
-			rmtree(json_string_value(json_object_get(note,
-			    "scratch")));
-			json_decref(note);
-		}
-		unlink(path);
-		free(path);
-	}
-	free(dir);
-	json_decref(ids);
-	if ((n = store_command_mark_crashed(sboxd.store, err)) < 0)
-		return -1;
-	if (store_approval_mark_crashed(sboxd.store, err) < 0)
-		return -1;
-	return 0;
 }

@@ -113,8 +113,18 @@ json_t *session_to_json(const struct session *s);
 /* Close every live session at once (daemon shutdown), recording why. */
 void session_close_all(const char *reason);
 /* At start: mark what a previous run left live as ended by a crash and
- * remove its leftovers (scratch folders, placeholders). */
+ * remove its leftovers (scratch folders, placeholders): every note in
+ * <state>/sessions of no live session (session-recover.c). Idempotent: a
+ * failed recovery is retried (store-watch.c). */
 int session_recover(sbox_error *err);
+/* The database was re-created: insert every live session and its running
+ * commands again (session-recover.c). */
+int session_store_rewrite(sbox_error *err);
+/* Where the sessions' scratch folders ("scratch") and recovery notes
+ * ("notes") live; id NULL: the folder. Caller frees. */
+char *session_path(const char *kind, const char *id);
+/* Insert a session in the store (state starting). */
+int session_record(struct session *s, uid_t uid, sbox_error *err);
 /* May a session created inside parent work in project (held as fd)?
  * (session-narrow.c) */
 int session_narrow_project(const struct session *parent, const char *project,

@@ -622,7 +622,9 @@ config_parse(const json_t *root, const char *path, const char *home,
 	return cfg;
 }
 
-/* Read and parse the JSON file at path; *missing set when it does not exist. */
+/* Read and parse the JSON file at path; *missing set when it does not exist.
+ * Only a regular file is read: it is opened O_NONBLOCK (a FIFO or device
+ * cannot hang the daemon) and checked with fstat before any read. */
 static json_t *
 config_read(const char *path, int *missing, sbox_error *err)
 {
@@ -631,11 +633,12 @@ config_read(const char *path, int *missing, sbox_error *err)
 	json_t *root;
 	char *buf;
 	size_t got;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
 	*missing = 0;
-	f = fopen(path, "re");
-	if (f == NULL) {
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1) {
 		if (errno == ENOENT) {
 			*missing = 1;
 			return NULL;
@@ -643,21 +646,29 @@ config_read(const char *path, int *missing, sbox_error *err)
 		error_set_errno(err, E_CONFIG, errno, "%s: cannot open", path);
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) == -1 || !S_ISREG(st.st_mode) ||
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_size > CONFIG_MAX_BYTES) {
-		fclose(f);
+		close(fd);
 		error_set(err, E_CONFIG, "%s: not a regular file of at most %d bytes",
 		    path, CONFIG_MAX_BYTES);
 		return NULL;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (buf == NULL) {
-		fclose(f);
+		close(fd);
 		error_nomem(err);
 		return NULL;
 	}
-	got = fread(buf, 1, (size_t)st.st_size, f);
-	fclose(f);
+	for (got = 0; got < (size_t)st.st_size; got += (size_t)n) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n == -1 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0)
+			break;
+	}
+	close(fd);
 	root = json_loadb(buf, got, JSON_REJECT_DUPLICATES, &jerr);
 	free(buf);
 	if (root == NULL)
@@ -666,9 +677,12 @@ config_read(const char *path, int *missing, sbox_error *err)
 	return root;
 }
 
-/* Load and validate the config at path with an explicit home. */
-struct config *
-config_load_home(const char *path, const char *home, sbox_error *err)
+/* Load and validate the config at path with an explicit home; a missing
+ * file is the empty config unless must_exist (then E_CONFIG, err->field
+ * "missing"). */
+static struct config *
+config_load_flags(const char *path, const char *home, int must_exist,
+    sbox_error *err)
 {
 	struct config *cfg;
 	char *def = NULL;
@@ -680,6 +694,12 @@ config_load_home(const char *path, const char *home, sbox_error *err)
 		return NULL;
 	}
 	root = config_read(path, &missing, err);
+	if (root == NULL && missing && must_exist) {
+		error_set_field(err, E_CONFIG, "missing", "%s: the config file "
+		    "is gone", path);
+		free(def);
+		return NULL;
+	}
 	if (root == NULL && !missing) {
 		free(def);
 		return NULL;
@@ -697,6 +717,21 @@ config_load_home(const char *path, const char *home, sbox_error *err)
 	json_decref(root);
 	free(def);
 	return cfg;
+}
+
+/* Load and validate the config at path with an explicit home. */
+struct config *
+config_load_home(const char *path, const char *home, sbox_error *err)
+{
+	return config_load_flags(path, home, 0, err);
+}
+
+/* Load the config at path again; a missing file is an error (a reload
+ * never turns a config into the empty one). */
+struct config *
+config_load_existing(const char *path, sbox_error *err)
+{
+	return config_load_flags(path, NULL, 1, err);
 }
 
 /* Load and validate the config at path (NULL: the default path). */

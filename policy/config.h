@@ -89,6 +89,9 @@ struct config {
 char *config_default_path(const char *home);
 /* Load and validate the config at path (NULL: config_default_path(NULL)). */
 struct config *config_load(const char *path, sbox_error *err);
+/* The same, but a missing file is an error (E_CONFIG, field "missing"):
+ * for reloads, which never fall back to the empty config. */
+struct config *config_load_existing(const char *path, sbox_error *err);
 /* Same, with the home folder used for "~" given explicitly. */
 struct config *config_load_home(const char *path, const char *home,
     sbox_error *err);

@@ -168,7 +168,7 @@ store_approval_decide(struct store *st, long long id, const char *decision,
 
 /* Record the result of an allowed run. */
 int
-store_approval_finish(struct store *st, long long id, int exit_code,
+store_approval_finish_now(struct store *st, long long id, int exit_code,
     long long duration_ms, long long command_id, sbox_error *err)
 {
 	sqlite3_stmt *stmt;

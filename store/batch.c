@@ -3,7 +3,11 @@
 #include "store/store-private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+static const char SQL_ADD_DROPPED[] =
+    "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO"
+    " UPDATE SET value = CAST(value AS INTEGER) + ?2";
 static const char SQL_INSERT_EVENT[] =
     "INSERT INTO events (topic, session, data, created_at, id)"
     " VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -20,17 +24,61 @@ store_batch_rec_free(struct store_batch_rec *r)
 	free(r->data);
 }
 
+/* Does a queued refusal stand for the same row as r? */
+static int
+store_batch_same(const struct store_batch_rec *q, const struct store_batch_rec *r)
+{
+	return q->kind == STORE_BATCH_REFUSAL && q->command_id == r->command_id &&
+	    q->port == r->port && strcmp(q->session, r->session) == 0 &&
+	    strcmp(q->host, r->host) == 0 && (q->rule == r->rule ||
+	    (q->rule != NULL && r->rule != NULL && strcmp(q->rule, r->rule) == 0));
+}
+
+/* In a full queue, count a refusal in a queued one of the same row (the
+ * row keeps a count anyway): 1 when merged. */
+static int
+store_batch_merge(struct store *st, struct store_batch_rec *rec)
+{
+	struct store_batch_rec *q;
+	size_t i;
+
+	if (rec->kind != STORE_BATCH_REFUSAL)
+		return 0;
+	for (i = st->batch_len; i-- > 0; ) {
+		q = &st->batch[(st->batch_head + i) % STORE_BATCH_MAX];
+		if (!store_batch_same(q, rec))
+			continue;
+		q->count += rec->count > 0 ? rec->count : 1;
+		if (rec->at > q->at)
+			q->at = rec->at;
+		store_batch_rec_free(rec);
+		st->merged++;
+		return 1;
+	}
+	return 0;
+}
+
 /* Queue a record (takes its strings). When the queue is full, flush first;
- * if that fails, drop the oldest record and return -1 (rec is still queued). */
+ * if that fails, a refusal is counted in a queued one of the same row, else
+ * the oldest record is dropped (counted per kind) and -1 returned (rec is
+ * still queued). */
 int
 store_batch_push(struct store *st, struct store_batch_rec *rec,
     sbox_error *err)
 {
+	struct store_batch_rec *old;
 	int ret = 0;
 
 	if (st->batch_len == STORE_BATCH_MAX &&
 	    store_flush(st, err) == -1) {
-		store_batch_rec_free(&st->batch[st->batch_head]);
+		if (store_batch_merge(st, rec))
+			return 0;
+		old = &st->batch[st->batch_head];
+		if (old->kind == STORE_BATCH_REFUSAL)
+			st->dropped_refusals += old->count > 0 ? old->count : 1;
+		else
+			st->dropped_events++;
+		store_batch_rec_free(old);
 		st->batch_head = (st->batch_head + 1) % STORE_BATCH_MAX;
 		st->batch_len--;
 		st->dropped++;
@@ -89,23 +137,72 @@ store_batch_clear(struct store *st)
 	st->batch_len = 0;
 }
 
-/* Write every queued record in one transaction; how many, or -1 (kept). */
+/* Add what was dropped since the last time to the stored totals (meta
+ * dropped_refusals, dropped_events), inside the caller's transaction. */
+static int
+store_batch_save_dropped(struct store *st, sbox_error *err)
+{
+	static const char *const keys[2] = { "dropped_refusals",
+	    "dropped_events" };
+	unsigned long long now[2] = { st->dropped_refusals, st->dropped_events };
+	sqlite3_stmt *stmt;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (now[i] == st->dropped_saved[i])
+			continue;
+		if ((stmt = store_stmt_get(st, SQL_ADD_DROPPED, err)) == NULL)
+			return -1;
+		store_stmt_bind_text(stmt, 1, keys[i]);
+		store_stmt_bind_int(stmt, 2,
+		    (long long)(now[i] - st->dropped_saved[i]));
+		if (store_stmt_exec(st, stmt, "counting dropped records",
+		    err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Write the delayed writes, then every queued record in one transaction;
+ * how many records, or -1 (kept). While the database fails, tries again
+ * only after a back-off (no busy wait on every call). */
 int
 store_flush(struct store *st, sbox_error *err)
 {
 	int n;
 
-	if (st->batch_len == 0)
+	if (st->fault && store_now_ms() < st->retry_at)
+		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
+	if (store_moved(st))	/* never into a deleted file */
+		return error_set(err, E_STORE, "the database file %s was deleted "
+		    "or replaced (it is re-created)", st->path);
+	if (store_delay_retry(st, err) == -1)
+		return -1;
+	if (st->batch_len == 0 &&
+	    st->dropped_refusals == st->dropped_saved[0] &&
+	    st->dropped_events == st->dropped_saved[1]) {
+		store_delay_ok(st);
 		return 0;
+	}
+	st->last_rc = 0;
 	if (store_stmt_tx_begin(st, 0, err) == -1)
-		return error_context(err, "flushing records");
-	if ((n = store_batch_write(st, err)) == -1) {
+		goto fail;
+	if ((n = store_batch_write(st, err)) == -1 ||
+	    store_batch_save_dropped(st, err) == -1) {
 		store_stmt_tx_rollback(st);
-		return error_context(err, "flushing records");
+		goto fail;
 	}
 	if (store_stmt_tx_commit(st, err) == -1)
-		return error_context(err, "flushing records");
+		goto fail;
+	st->dropped_saved[0] = st->dropped_refusals;
+	st->dropped_saved[1] = st->dropped_events;
 	store_batch_clear(st);
 	st->flushes++;
+	store_delay_ok(st);
 	return n;
+fail:
+	error_context(err, "flushing records");
+	if (store_delay_is_fault(st))
+		store_delay_fault(st, err);
+	return -1;
 }

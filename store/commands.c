@@ -13,9 +13,9 @@ static const char SQL_SESSION_STATE[] =
     "SELECT state FROM sessions WHERE id = ?1";
 static const char SQL_INSERT[] =
     "INSERT INTO commands (session, seq, argv, cwd, env_names, detach,"
-    " outside, approval_id, started_at, state) VALUES (?1,"
+    " outside, approval_id, started_at, state, id) VALUES (?1,"
     " (SELECT coalesce(max(seq), 0) + 1 FROM commands WHERE session = ?1),"
-    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running')";
+    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9)";
 static const char SQL_LINK_APPROVAL[] =
     "UPDATE approvals SET command_id = ?1 WHERE id = ?2 AND session = ?3";
 static const char SQL_FINISH[] =
@@ -104,6 +104,7 @@ store_command_start(struct store *st, const struct store_command *c,
 	store_stmt_bind_opt_int(stmt, 7, c->approval_id, 0);
 	store_stmt_bind_int(stmt, 8, c->started_at != 0 ? c->started_at :
 	    store_now_ms());
+	store_stmt_bind_opt_int(stmt, 9, c->id, 0);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(st->db) ==
 		    SQLITE_CONSTRAINT_FOREIGNKEY)
@@ -143,7 +144,7 @@ fail:
 
 /* Record how a running command ended, with the queued batched records. */
 int
-store_command_finish(struct store *st, long long id, int exit_code, int sig,
+store_command_finish_now(struct store *st, long long id, int exit_code, int sig,
     long long duration_ms, const char *state, json_t *blocked,
     sbox_error *err)
 {

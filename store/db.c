@@ -10,7 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STORE_BUSY_TIMEOUT_MS 5000
+/* How long one statement waits for a lock another process holds. Short:
+ * sboxd's event loop waits that long (measured: `daemon status` stays
+ * under 0.1 s while a python `BEGIN EXCLUSIVE` holds the file; with the
+ * former 5 s it took 4.5-13.5 s). A write that still fails is kept and
+ * retried from the loop (delay.c). */
+#define STORE_BUSY_TIMEOUT_MS 50
+#define STORE_OPEN_BUSY_TIMEOUT_MS 5000
 
 static const char SQL_QUICK_CHECK[] = "PRAGMA quick_check";
 static const char SQL_WAL[] = "PRAGMA journal_mode = WAL";
@@ -63,7 +69,8 @@ store_mkparents(const char *path, sbox_error *err)
 }
 
 /* Before SQLite touches it: the file must be a regular file we can read and
- * write, empty or starting with SQLite's header; a new one is made 0600. */
+ * write, empty or starting with SQLite's header; a new one is made 0600.
+ * -2 when the file is not a database. */
 static int
 store_precheck(const char *path, sbox_error *err)
 {
@@ -85,18 +92,20 @@ store_precheck(const char *path, sbox_error *err)
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
-		return error_set(err, E_STORE,
-		    "database %s is not a regular file", path);
+		error_set(err, E_STORE, "database %s is not a regular file",
+		    path);
+		return -2;
 	}
 	if (sb.st_size > 0) {
 		n = pread(fd, head, sizeof head, 0);
 		if (n != (ssize_t)sizeof head ||
 		    memcmp(head, magic, sizeof magic) != 0) {
 			close(fd);
-			return error_set(err, E_STORE,
+			error_set(err, E_STORE,
 			    "%s is not an SQLite database (or is damaged); it "
 			    "was left as is: move it away or use another state "
 			    "folder", path);
+			return -2;
 		}
 	}
 	if ((sb.st_mode & 077) != 0 && sb.st_uid == geteuid())
@@ -179,72 +188,169 @@ store_commit_hook(void *arg)
 	return 0;
 }
 
-/* Open, check, configure and migrate up to version. */
-struct store *
-store_open_version(const char *path, int version, sbox_error *err)
+/* Open, check, configure and migrate the file at st->path up to version
+ * into st->db. -1 with err (st->db closed); -2 when the file there is not a
+ * usable database of ours (not SQLite, damaged, newer). */
+static int
+store_connect(struct store *st, int version, sbox_error *err)
 {
-	struct store *st;
-	int rc, v;
+	int rc, v, bad = 0;
 
-	if (path == NULL || *path == '\0') {
-		error_set(err, E_STORE, "no database path");
-		return NULL;
-	}
-	if (store_mkparents(path, err) == -1 || store_precheck(path, err) == -1)
-		return NULL;
-	if ((st = calloc(1, sizeof *st)) == NULL ||
-	    (st->path = strdup(path)) == NULL) {
-		free(st);
-		error_nomem(err);
-		return NULL;
-	}
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE |
+	if (store_mkparents(st->path, err) == -1)
+		return -1;
+	if ((rc = store_precheck(st->path, err)) < 0)
+		return rc;
+	rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
 	    NULL);
 	if (rc != SQLITE_OK) {
-		error_set(err, E_STORE, "cannot open database %s: %s", path,
+		error_set(err, E_STORE, "cannot open database %s: %s", st->path,
 		    st->db != NULL ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	/* long enough for the checks and migrations at open */
+	sqlite3_busy_timeout(st->db, STORE_OPEN_BUSY_TIMEOUT_MS);
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 	if (sqlite3_db_readonly(st->db, "main") == 1) {
-		error_set(err, E_STORE, "database %s is read-only", path);
+		error_set(err, E_STORE, "database %s is read-only", st->path);
 		goto fail;
 	}
 	/* read only until the version is known to be ours */
 	if ((v = store_migrate_version(st, err)) == -1) {
 		error_set(err, E_STORE, "cannot read database %s: %s; it was "
-		    "left as is", path, sqlite3_errmsg(st->db));
+		    "left as is", st->path, sqlite3_errmsg(st->db));
+		bad = (sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB ||
+		    (sqlite3_errcode(st->db) & 0xff) == SQLITE_CORRUPT;
 		goto fail;
 	}
 	if (v > STORE_SCHEMA_VERSION) {
 		error_set(err, E_STORE_VERSION,
 		    "database %s has schema version %d, newer than this sbox "
 		    "knows (%d); use a newer sbox or another state folder",
-		    path, v, STORE_SCHEMA_VERSION);
+		    st->path, v, STORE_SCHEMA_VERSION);
+		bad = 1;
 		goto fail;
 	}
-	if (store_quick_check(st, err) == -1 ||
-	    store_pragma(st, SQL_WAL, "wal", "switching to WAL mode",
+	if (store_quick_check(st, err) == -1) {
+		bad = strstr(err->message, "is damaged") != NULL;
+		goto fail;
+	}
+	if (store_pragma(st, SQL_WAL, "wal", "switching to WAL mode",
 	    err) == -1 ||
 	    store_pragma(st, SQL_FOREIGN_KEYS, NULL, "enabling foreign keys",
 	    err) == -1 ||
 	    store_pragma(st, SQL_SYNC_NORMAL, NULL, "setting synchronous",
 	    err) == -1)
 		goto fail;
-	sqlite3_commit_hook(st->db, store_commit_hook, st);
 	if (store_migrate(st, version, err) == -1)
 		goto fail;
-	return st;
+	/* from now on a locked database costs the event loop this much per
+	 * try; the write is kept and retried (delay.c) */
+	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	return 0;
 fail:
 	store_stmt_finalize_all(st);
 	sqlite3_close(st->db);
-	free(st->path);
-	free(st);
-	return NULL;
+	st->db = NULL;
+	return bad ? -2 : -1;
+}
+
+/* Open, check, configure and migrate up to version. */
+struct store *
+store_open_version(const char *path, int version, sbox_error *err)
+{
+	struct store *st;
+
+	if (path == NULL || *path == '\0') {
+		error_set(err, E_STORE, "no database path");
+		return NULL;
+	}
+	if ((st = calloc(1, sizeof *st)) == NULL ||
+	    (st->path = strdup(path)) == NULL) {
+		free(st);
+		error_nomem(err);
+		return NULL;
+	}
+	if (store_connect(st, version, err) < 0) {
+		free(st->path);
+		free(st);
+		return NULL;
+	}
+	sqlite3_commit_hook(st->db, store_commit_hook, st);
+	return st;
+}
+
+/* Was the database file deleted, renamed or replaced under us? */
+int
+store_moved(struct store *st)
+{
+	struct stat sb;
+	int moved = 0;
+
+	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_HAS_MOVED,
+	    &moved) != SQLITE_OK)
+		moved = 0;
+	/* HAS_MOVED compares the name's inode with the open file's */
+	if (!moved && stat(st->path, &sb) == -1 && errno == ENOENT)
+		moved = 1;
+	return moved;
+}
+
+/* Rename the file at path (and its -wal, -shm) to PATH.bad-MS. */
+static void
+store_set_aside(const char *path)
+{
+	static const char *const tails[] = { "", "-wal", "-shm" };
+	char from[4096], to[4096];
+	long long ms = store_now_ms();
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(from, sizeof from, "%s%s", path, tails[i]);
+		snprintf(to, sizeof to, "%s.bad-%lld%s", path, ms, tails[i]);
+		(void)rename(from, to);
+	}
+}
+
+/* Open the file at the store's path again; the old handle is kept until
+ * the new one works. */
+int
+store_reopen(struct store *st, sbox_error *err)
+{
+	struct store tmp;
+	char wal[4096];
+	int rc;
+
+	memset(&tmp, 0, sizeof tmp);
+	tmp.path = st->path;
+	if (access(st->path, F_OK) == -1 && errno == ENOENT) {
+		/* what is left of the deleted database is not the new one's */
+		snprintf(wal, sizeof wal, "%s-wal", st->path);
+		(void)unlink(wal);
+		snprintf(wal, sizeof wal, "%s-shm", st->path);
+		(void)unlink(wal);
+	}
+	if ((rc = store_connect(&tmp, STORE_SCHEMA_VERSION, err)) == -2) {
+		store_set_aside(st->path);
+		rc = store_connect(&tmp, STORE_SCHEMA_VERSION, err);
+	}
+	if (rc < 0) {
+		store_delay_fault(st, err);
+		return -1;
+	}
+	store_stmt_finalize_all(&tmp);	/* prepared on tmp's cache */
+	store_stmt_finalize_all(st);
+	sqlite3_close_v2(st->db);
+	st->db = tmp.db;
+	st->in_tx = 0;
+	st->durable = 0;
+	st->reopened++;
+	st->retry_at = 0;
+	st->hold = 1;	/* the caller writes the live state, then retries */
+	sqlite3_commit_hook(st->db, store_commit_hook, st);
+	return 0;
 }
 
 /* Open or create the database at path and migrate it to the latest schema. */
@@ -260,8 +366,10 @@ store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
+	st->retry_at = 0;	/* one last try, back-off or not */
 	(void)store_flush(st, NULL);
 	store_batch_clear(st);
+	store_delay_clear(st);
 	store_stmt_finalize_all(st);
 	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
 	    NULL, NULL);
@@ -292,4 +400,13 @@ store_stats(const struct store *st, struct store_stats *out)
 	out->flushes = st->flushes;
 	out->dropped = st->dropped;
 	out->pending = st->batch_len;
+	out->dropped_refusals = st->dropped_refusals;
+	out->dropped_events = st->dropped_events;
+	out->dropped_delayed = st->delayed_dropped;
+	out->merged = st->merged;
+	out->delayed = st->ndelayed;
+	out->delayed_total = st->delayed_total;
+	out->reopened = st->reopened;
+	out->healthy = !st->fault;
+	out->last_error = st->last_error;
 }

@@ -26,22 +26,23 @@ static const char SQL_FOR_COMMAND[] =
     " FROM refusals WHERE command_id = ?1 GROUP BY host, port"
     " ORDER BY first_id";
 static const char SQL_BUMP[] =
-    "UPDATE refusals SET count = count + 1, last_at = max(last_at, ?7),"
+    "UPDATE refusals SET count = count + ?8, last_at = max(last_at, ?7),"
     " reason = ?5, seq = (SELECT max(seq) FROM refusals) + 1 WHERE session = ?1 AND command_id IS ?2 AND host = ?3"
     " AND port = ?4 AND rule IS ?6";
 static const char SQL_ROWS[] =
     "SELECT count(*) FROM refusals WHERE session = ?1";
 static const char SQL_INSERT[] =
     "INSERT INTO refusals (session, command_id, host, port, reason, rule,"
-    " count, first_at, last_at, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7,"
+    " count, first_at, last_at, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?8, ?7,"
     " ?7, (SELECT coalesce(max(seq), 0) + 1 FROM refusals))";
 
 /* Bind one refusal's values to a statement of the shape above. */
 static void
 store_refusal_bind(sqlite3_stmt *stmt, const char *session, long long cmd,
     const char *host, int port, const char *reason, const char *rule,
-    long long at)
+    long long at, long long count)
 {
+	store_stmt_bind_int(stmt, 8, count > 0 ? count : 1);
 	store_stmt_bind_text(stmt, 1, session);
 	store_stmt_bind_opt_int(stmt, 2, cmd, 0);
 	store_stmt_bind_text(stmt, 3, host);
@@ -55,13 +56,14 @@ store_refusal_bind(sqlite3_stmt *stmt, const char *session, long long cmd,
 static int
 store_refusal_bump(struct store *st, const char *session, long long cmd,
     const char *host, int port, const char *reason, const char *rule,
-    long long at, sbox_error *err)
+    long long at, long long count, sbox_error *err)
 {
 	sqlite3_stmt *stmt;
 
 	if ((stmt = store_stmt_get(st, SQL_BUMP, err)) == NULL)
 		return -1;
-	store_refusal_bind(stmt, session, cmd, host, port, reason, rule, at);
+	store_refusal_bind(stmt, session, cmd, host, port, reason, rule, at,
+	    count);
 	if (store_stmt_exec(st, stmt, "counting a refusal", err) == -1)
 		return -1;
 	return sqlite3_changes(st->db) > 0;
@@ -99,26 +101,26 @@ store_refusal_write(struct store *st, const struct store_batch_rec *r,
 	int rc;
 
 	rc = store_refusal_bump(st, r->session, r->command_id, r->host, r->port,
-	    r->reason, r->rule, r->at, err);
+	    r->reason, r->rule, r->at, r->count, err);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	if ((rows = store_refusal_rows(st, r->session, err)) < 0)
 		return -1;
 	if (rows >= STORE_REFUSAL_ROWS_MAX) {
 		rc = store_refusal_bump(st, r->session, 0, STORE_REFUSAL_MORE, 0,
-		    more, NULL, r->at, err);
+		    more, NULL, r->at, r->count, err);
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
 		if ((stmt = store_stmt_get(st, SQL_INSERT, err)) == NULL)
 			return -1;
 		store_refusal_bind(stmt, r->session, 0, STORE_REFUSAL_MORE, 0,
-		    more, NULL, r->at);
+		    more, NULL, r->at, r->count);
 		return store_stmt_exec(st, stmt, "recording a refusal", err);
 	}
 	if ((stmt = store_stmt_get(st, SQL_INSERT, err)) == NULL)
 		return -1;
 	store_refusal_bind(stmt, r->session, r->command_id, r->host, r->port,
-	    r->reason, r->rule, r->at);
+	    r->reason, r->rule, r->at, r->count);
 	return store_stmt_exec(st, stmt, "recording a refusal", err);
 }
 
@@ -136,6 +138,7 @@ store_refusal_add(struct store *st, const char *session, long long command_id,
 	memset(&rec, 0, sizeof rec);
 	rec.kind = STORE_BATCH_REFUSAL;
 	rec.at = store_now_ms();
+	rec.count = 1;
 	rec.command_id = command_id > 0 ? command_id : 0;
 	rec.port = port;
 	rec.session = strdup(session);
@@ -160,8 +163,9 @@ store_refusal_recent(struct store *st, const char *session, int limit,
 {
 	sqlite3_stmt *stmt;
 
-	if (store_flush(st, err) == -1)
-		return NULL;
+	/* what could not be written yet is still read from what is stored
+	 * (the queue is retried by the daemon's timer) */
+	(void)store_flush(st, NULL);
 	stmt = store_stmt_get(st, session != NULL ? SQL_RECENT_SESSION :
 	    SQL_RECENT_ALL, err);
 	if (stmt == NULL)
@@ -179,8 +183,9 @@ store_refusals_for_command(struct store *st, long long command_id,
 {
 	sqlite3_stmt *stmt;
 
-	if (store_flush(st, err) == -1)
-		return NULL;
+	/* what could not be written yet is still read from what is stored
+	 * (the queue is retried by the daemon's timer) */
+	(void)store_flush(st, NULL);
 	if ((stmt = store_stmt_get(st, SQL_FOR_COMMAND, err)) == NULL)
 		return NULL;
 	store_stmt_bind_int(stmt, 1, command_id);

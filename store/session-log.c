@@ -113,8 +113,9 @@ store_session_log(struct store *st, const char *session, sbox_error *err)
 	size_t i = 0, j = 0;
 	int rc;
 
-	if (store_flush(st, err) == -1)
-		return NULL;
+	/* what could not be written yet is still read from what is stored
+	 * (the queue is retried by the daemon's timer) */
+	(void)store_flush(st, NULL);
 	if ((rc = store_session_log_exists(st, session, err)) != 1) {
 		if (rc == 0)
 			error_set_field(err, E_SESSION_NOT_FOUND, "session",

@@ -123,7 +123,7 @@ store_session_state_of(struct store *st, const char *id, char *state,
 
 /* Change a live session's state (a final one also sets closed_at, reason). */
 int
-store_session_set_state(struct store *st, const char *id, const char *state,
+store_session_set_state_now(struct store *st, const char *id, const char *state,
     const char *reason, sbox_error *err)
 {
 	sqlite3_stmt *stmt;

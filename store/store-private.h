@@ -8,6 +8,7 @@
 #include "store/store.h"
 
 #define STORE_STMT_MAX 64
+#define STORE_DELAY_MAX 4096
 
 /* One prepared statement, keyed by the address of its static SQL text. */
 struct store_stmt_slot {
@@ -29,6 +30,28 @@ struct store_batch_rec {
 	char     *rule;        /* refusal, may be NULL */
 	char     *topic;       /* event */
 	char     *data;        /* event: JSON text, may be NULL */
+	long long count;       /* refusal: how many it stands for (merged) */
+};
+
+/* Writes kept in memory when the database could not take them (full disk,
+ * locked, gone): retried in order by store_flush. */
+enum store_delay_kind {
+	STORE_DELAY_COMMAND_FINISH,
+	STORE_DELAY_SESSION_STATE,
+	STORE_DELAY_APPROVAL_FINISH,
+};
+
+struct store_delayed {
+	enum store_delay_kind kind;
+	long long id;          /* command or approval id */
+	char     *session;     /* session state: its id */
+	int       exit_code;
+	int       sig;
+	long long duration_ms;
+	long long command_id;  /* approval finish */
+	char     *state;       /* command or session state */
+	char     *reason;      /* session state */
+	json_t   *blocked;     /* command finish */
 };
 
 struct store {
@@ -45,6 +68,22 @@ struct store {
 	unsigned long long     commits;
 	unsigned long long     flushes;
 	unsigned long long     dropped;
+	unsigned long long     dropped_refusals; /* refusal records lost */
+	unsigned long long     dropped_events;
+	unsigned long long     merged;      /* refusals merged in the full queue */
+	unsigned long long     dropped_saved[2]; /* of the two above, stored */
+	/* delay.c: writes waiting for the database */
+	struct store_delayed   delayed[STORE_DELAY_MAX];
+	size_t                 ndelayed;
+	unsigned long long     delayed_total;
+	unsigned long long     delayed_dropped;
+	unsigned long long     reopened;
+	long long              retry_at;    /* no retry before (unix ms) */
+	int                    hold;        /* re-created: the delayed writes
+	                                       wait for store_retry_now */
+	int                    last_rc;     /* SQLite code of the last failure */
+	int                    fault;       /* the last write failed for a fault */
+	char                   last_error[1024];
 };
 
 /* stmt.c: statements, binding, transactions, rows as JSON. */
@@ -80,6 +119,22 @@ int store_batch_write(struct store *st, sbox_error *err);
 int store_refusal_write(struct store *st, const struct store_batch_rec *r,
     sbox_error *err);
 void store_batch_clear(struct store *st);
+
+/* delay.c: keep failed writes for later; the fault bookkeeping. */
+int store_delay_is_fault(const struct store *st);
+void store_delay_fault(struct store *st, const sbox_error *err);
+void store_delay_ok(struct store *st);
+int store_delay_push(struct store *st, const struct store_delayed *d);
+int store_delay_retry(struct store *st, sbox_error *err);
+void store_delay_clear(struct store *st);
+/* The writes behind the delayed ones (commands.c, sessions.c, approvals.c). */
+int store_command_finish_now(struct store *st, long long id, int exit_code,
+    int sig, long long duration_ms, const char *state, json_t *blocked,
+    sbox_error *err);
+int store_session_set_state_now(struct store *st, const char *id,
+    const char *state, const char *reason, sbox_error *err);
+int store_approval_finish_now(struct store *st, long long id, int exit_code,
+    long long duration_ms, long long command_id, sbox_error *err);
 
 /* Names in a NULL-terminated list? (state and decision checks) */
 int store_stmt_in(const char *s, const char *const *list);

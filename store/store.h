@@ -9,12 +9,24 @@
  * survive a power loss too. Every function below that writes a record
  * commits it before it returns, except the two BATCHED ones.
  *
+ * Faults. A write that fails because of the database's condition (full
+ * disk, locked by another process for longer than the short busy timeout,
+ * I/O error) is not lost: store_command_finish, store_session_set_state and
+ * store_approval_finish keep it in memory (STORE_DELAY_MAX, the oldest
+ * dropped and counted beyond) and return 1; store_flush writes the kept
+ * ones first, in order, at most once a second while the database fails.
+ * The busy timeout is short (STORE_BUSY_TIMEOUT_MS) so a locked database
+ * costs sboxd's event loop that much per try, not seconds; the reads of
+ * refusals and of a session's log after a failed flush read what is stored
+ * (event reads fail instead: a replay must not skip queued events).
+ *
  * Batching. store_refusal_add() and store_event_add() append to one bounded
  * in-memory queue (STORE_BATCH_MAX records, order kept) that store_flush()
  * writes in a single transaction; the daemon calls store_flush() from a timer
  * (~200 ms) and store_close() flushes. When the queue is full, the add
  * flushes synchronously first; only if that flush fails is the oldest queued
- * record dropped (counted in store_stats().dropped). Every read of refusals
+ * record dropped (counted in store_stats().dropped); a refusal is first
+ * counted in a queued one of the same row instead. Every read of refusals
  * or events, and store_command_finish(), flushes first, so what a client is
  * told is committed.
  *
@@ -51,8 +63,20 @@ struct store;
 struct store_stats {
 	unsigned long long commits;  /* transactions committed by this handle */
 	unsigned long long flushes;  /* batches written by store_flush */
-	unsigned long long dropped;  /* batched records lost (queue full + flush failed) */
+	unsigned long long dropped;  /* records lost (all kinds) */
 	size_t             pending;  /* batched records not yet written */
+	unsigned long long dropped_refusals; /* refusals lost (queue full while
+	                              * the database failed); also added to
+	                              * meta dropped_refusals when it works */
+	unsigned long long dropped_events;
+	unsigned long long dropped_delayed; /* delayed writes lost (bound, or
+	                              * refused when retried) */
+	unsigned long long merged;   /* refusals counted in a queued one */
+	size_t             delayed;  /* writes waiting for the database */
+	unsigned long long delayed_total; /* writes ever delayed */
+	unsigned long long reopened; /* times the file was re-created */
+	int                healthy;  /* 0: the last write failed (fault) */
+	const char        *last_error; /* "" when none */
 };
 
 /* ---- db.c: open, close (store_flush is in batch.c) ---- */
@@ -76,6 +100,20 @@ const char *store_path(const struct store *st);
 int store_schema_version(struct store *st);
 /* Fill *out with the store's counters. */
 void store_stats(const struct store *st, struct store_stats *out);
+/* Was the database file deleted, renamed or replaced under us
+ * (SQLITE_FCNTL_HAS_MOVED)? 1, 0. */
+int store_moved(struct store *st);
+/* Open the file at the store's path again (a new database when it is gone;
+ * a file there that is not a usable database is renamed to PATH.bad-MS
+ * first). The queued and delayed records are kept and written to the new
+ * file once the caller has written the live state again and called
+ * store_retry_now. -1 with err (the store
+ * then fails every call until a reopen works). */
+int store_reopen(struct store *st, sbox_error *err);
+/* Let the next write or flush try the database at once (no back-off).
+ * After store_reopen the kept writes wait for this call, so that the
+ * caller first writes the live state (the rows they update) again. */
+void store_retry_now(struct store *st);
 /* Wall-clock time in unix milliseconds. */
 long long store_now_ms(void);
 
@@ -134,6 +172,8 @@ struct store_command {
 	long long   approval_id; /* the approval of an outside run, or 0; the
 	                          * approval's command_id is set to this command */
 	long long   started_at;  /* unix ms; 0 = now */
+	long long   id;          /* 0 = the next free one; set when a re-created
+	                          * database gets the live commands again */
 };
 
 /* Command states: running; exited, killed, timeout, failed, not_run,

@@ -390,6 +390,32 @@ START_TEST(test_file_errors)
 }
 END_TEST
 
+/* Only a regular file is read (a FIFO is refused at once, never waited
+ * on); a reload (config_load_existing) refuses a missing file. */
+START_TEST(test_fifo_and_missing_at_reload)
+{
+	struct config *cfg;
+	sbox_error err;
+
+	error_clear(&err);
+	ck_assert_ptr_null(config_load_existing(cfgpath, &err));
+	ck_assert_str_eq(err.name, E_CONFIG);
+	ck_assert_str_eq(err.field, "missing");
+	ck_assert_int_eq(mkfifo(cfgpath, 0600), 0);
+	error_clear(&err);
+	ck_assert_ptr_null(config_load_home(cfgpath, "/home/me", &err));
+	ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+	error_clear(&err);
+	ck_assert_ptr_null(config_load_existing(cfgpath, &err));
+	ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+	unlink(cfgpath);
+	error_clear(&err);
+	cfg = config_load_home(cfgpath, "/home/me", &err);
+	ck_assert_ptr_nonnull(cfg);	/* at start: the empty config */
+	config_free(cfg);
+}
+END_TEST
+
 /* profile_get and profile_list. */
 START_TEST(test_profile_get)
 {
@@ -538,6 +564,7 @@ config_suite(void)
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_error_format);
 	tcase_add_test(tc, test_file_errors);
+	tcase_add_test(tc, test_fifo_and_missing_at_reload);
 	tcase_add_test(tc, test_profile_get);
 	tcase_add_test(tc, test_save_host);
 	tcase_add_test(tc, test_profile_json);
