@@ -71,7 +71,25 @@ init_send(json_t *msg, const int *fds, int nfds)
 
 	if (msg == NULL)
 		init_fatal("out of memory");
-	if (ctl_send(init_ctl_fd, msg, fds, nfds, &err) < 0) {
+	/* a full socket (sboxd busy with a burst of commands) is
+	 * backpressure: wait until it takes the message (a SEQPACKET send is
+	 * whole or nothing), never an end of the sandbox */
+	for (;;) {
+		struct pollfd pfd = { .fd = init_ctl_fd, .events = POLLOUT };
+
+		if (ctl_send(init_ctl_fd, msg, fds, nfds, &err) == 0)
+			break;
+		if (errno != EAGAIN)
+			break;
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			break;	/* err still says why */
+		if (pfd.revents & (POLLERR | POLLHUP)) {
+			errno = EPIPE;
+			break;
+		}
+		error_clear(&err);
+	}
+	if (err.message[0] != '\0') {
 		json_decref(msg);
 		if (errno == EPIPE || errno == ECONNRESET)
 			init_exit(0);

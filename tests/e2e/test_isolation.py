@@ -255,7 +255,9 @@ def _limited(c, s):
     """The error of a command in s when its caches are full, else None."""
     try:
         r = run(c, s, "true")
-        assert r.code == 0, r
+        # ran, or was killed by the check that stopped the caches while
+        # it ran (the timer's kill races the command): not refused yet
+        assert r.code == 0 or r.sig == 9, r
         return None
     except sboxtest.RpcError as e:
         assert e.name == "sbox.LimitExceeded", e
