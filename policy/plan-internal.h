@@ -73,6 +73,8 @@ void plan_add_rule(struct plan_builder *b, const char *path,
 int plan_not_home(const struct profile *pr, const struct plan_context *ctx,
     sbox_error *err);
 /* Fill the plan's limits from the defaults and the profile (plan-net.c). */
+/* plan-protect.c: the read-only and hidden rules inside the grants. */
+void plan_protections(struct plan_builder *b, const struct profile *pr);
 void plan_limits(struct plan_limits *l, const struct profile *pr);
 /* Fill the plan's network settings (plan-net.c). */
 int plan_net(struct plan *plan, const struct plan_context *ctx,
