@@ -40,9 +40,8 @@ LDFLAGS += $(SANFLAGS)
 PROTOCOL_SRC := $(wildcard protocol/*.c)
 POLICY_SRC   := $(wildcard policy/*.c)
 STORE_SRC    := $(wildcard store/*.c)
-INIT_SRC     := $(wildcard daemon/init-*.c)
-CTL_SRC      := $(wildcard daemon/ctl*.c)
-DAEMON_SRC   := $(filter-out daemon/main.c $(INIT_SRC),$(wildcard daemon/*.c))
+INIT_SRC     := $(wildcard daemon/init/*.c)
+DAEMON_SRC   := $(filter-out daemon/main.c $(INIT_SRC),$(wildcard daemon/*.c daemon/*/*.c))
 CLIENT_SRC   := $(filter-out client/main.c,$(wildcard client/*.c))
 UNIT_SRC     := $(wildcard tests/unit/test-*.c)
 BENCH_SRC    := $(wildcard tests/bench/*.c)
@@ -103,7 +102,7 @@ $(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
 
 # sbox-init decides with policy/guard.c (its spec: guard-spec.c) and filters
 # with libseccomp.
-$(BIN)/sbox-init: $(call obj,$(INIT_SRC) $(CTL_SRC) policy/guard.c policy/guard-spec.c \
+$(BIN)/sbox-init: $(call obj,$(INIT_SRC) policy/guard.c policy/guard-spec.c \
     policy/guard-calls.c \
     policy/strv.c policy/exclude.c) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)

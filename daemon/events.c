@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "daemon/log.h"
-#include "daemon/rpc.h"
+#include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "store/store.h"
 

@@ -13,7 +13,7 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 #include "store/store.h"
 
 #define STORE_WATCH_RECOVER_MS 2000   /* between tries of a failed recovery */

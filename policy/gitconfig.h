@@ -11,7 +11,7 @@
  * keys whose values git only ever reads as ref names (never files).
  *
  * Pure: parses the output of `git config --list -z --show-origin
- * --includes` (daemon/gitcfg.c runs the host's git) and spells paths; no
+ * --includes` (daemon/session/gitcfg.c runs the host's git) and spells paths; no
  * I/O. */
 #ifndef SBOX_GITCONFIG_H
 #define SBOX_GITCONFIG_H

@@ -1,7 +1,7 @@
 /* plan-git.c: a project that is a linked worktree (or whose git folder
  * lies elsewhere): the git folders it needs, and what in them stays
  * read-only; and the paths the repositories' git config names (found by
- * sboxd, daemon/gitcfg.c), kept read-only and missing-proof. */
+ * sboxd, daemon/session/gitcfg.c), kept read-only and missing-proof. */
 #include "policy/policy.h"
 
 #include <stdlib.h>

@@ -134,7 +134,7 @@ struct profile;
 struct plan_context;
 int plan_guard(struct plan *p, const struct profile *pr,
     const struct plan_context *ctx);
-/* Keep the paths a repository's git config names (daemon/gitcfg.c) that
+/* Keep the paths a repository's git config names (daemon/session/gitcfg.c) that
  * lie strictly inside a guarded root (and above none) read-only and
  * missing-proof: each becomes a protected path of the guard (refused:
  * creating, writing, renaming it or a folder holding it, creating a name

@@ -16,7 +16,7 @@
 
 /* Where sbox-init appears inside the sandbox. */
 #define RENDER_BWRAP_INIT_PATH "/.sbox/init"
-/* A short link to sbox-init: the exclusion shim (daemon/init-exclude.c)
+/* A short link to sbox-init: the exclusion shim (daemon/init/init-exclude.c)
  * takes the place of a program's path, so it must be short. */
 #define RENDER_BWRAP_SHIM_PATH "/.x"
 /* The proxy port sbox-init listens on (127.0.0.1 and ::1) by default. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/cachedir.h"
+#include "daemon/container/cachedir.h"
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "policy/render-bwrap.h"

@@ -1,4 +1,4 @@
-// sources: daemon/proxy-http.c daemon/proxy-socks.c daemon/proxy-addr.c
+// sources: daemon/proxy/proxy-http.c daemon/proxy/proxy-socks.c daemon/proxy/proxy-addr.c
 /* fuzz-proxy-http.c: arbitrary bytes into the proxy's HTTP head parser (as a
  * request and as a response), split at pseudo-random points; the result must
  * not depend on the split. What follows a request head goes through the
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/proxy-addr.h"
-#include "daemon/proxy-http.h"
-#include "daemon/proxy-socks.h"
+#include "daemon/proxy/proxy-addr.h"
+#include "daemon/proxy/proxy-http.h"
+#include "daemon/proxy/proxy-socks.h"
 
 /* Feed data split by a tiny PRNG seeded from seed; returns rc and *total. */
 static int

@@ -32,9 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/child.h"
-#include "daemon/container.h"
-#include "daemon/ctl.h"
+#include "daemon/container/child.h"
+#include "daemon/container/container.h"
+#include "protocol/ctl.h"
 #include "policy/guard.h"
 #include "policy/plan.h"
 

@@ -29,7 +29,7 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 
-#include "daemon/proxy.h"
+#include "daemon/proxy/proxy.h"
 
 /* ---- the remote host: a namespace, a veth pair, an upstream server ---- */
 

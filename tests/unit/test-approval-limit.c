@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/approval-limit.h"
+#include "daemon/command/approval-limit.h"
 
 /* Five may wait at once; the sixth is refused with the first notice of
  * the flood, the next ones without; one passing again ends the flood. */

@@ -1,6 +1,6 @@
 /* test-caches.c: the table of package-cache trees (policy/caches.c), the
  * plan's cache binds (sbox's own folders, never the host's), and the
- * folders on disk (daemon/cachedir.c): made without following links,
+ * folders on disk (daemon/container/cachedir.c): made without following links,
  * sized and cleared without following a link or a hard link a sandbox
  * planted. */
 #include <check.h>
@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/cachedir.h"
+#include "daemon/container/cachedir.h"
 #include "policy/caches.h"
 #include "policy/path.h"
 #include "policy/policy.h"

@@ -14,8 +14,8 @@
 
 #include <event2/event.h>
 
-#include "daemon/cgroup.h"
-#include "daemon/container-internal.h"
+#include "daemon/container/cgroup.h"
+#include "daemon/container/container-internal.h"
 
 static char root[PATH_MAX];
 static char self[PATH_MAX + 16];

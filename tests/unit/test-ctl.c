@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/ctl.h"
+#include "protocol/ctl.h"
 
 /* A non-blocking sender and a blocking receiver. */
 static void

@@ -1,6 +1,6 @@
 /* test-gitcfg.c: sboxd finds the repositories of a folder (nested, bare,
  * gitfiles, worktrees) and reads what their config names with the host's
- * git (daemon/gitcfg.c, gitcfg-find.c); a changed config file is seen. */
+ * git (daemon/session/gitcfg.c, gitcfg-find.c); a changed config file is seen. */
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/gitcfg.h"
+#include "daemon/session/gitcfg.h"
 #include "policy/strv.h"
 
 static char tmp[256];

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/hostenv.h"
-#include "daemon/hostexec.h"
+#include "daemon/command/hostenv.h"
+#include "daemon/command/hostexec.h"
 #include "policy/strv.h"
 
 static char tmp[256];

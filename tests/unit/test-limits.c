@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "daemon/limits.h"
+#include "daemon/container/limits.h"
 
 /* What was derived never uses more descriptors than there are. */
 static void

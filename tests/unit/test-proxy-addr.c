@@ -5,7 +5,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "daemon/proxy-addr.h"
+#include "daemon/proxy/proxy-addr.h"
 
 /* Spellings and the canonical address they parse to (NULL: a name / -1). */
 static const struct {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/proxy-http.h"
+#include "daemon/proxy/proxy-http.h"
 
 /* Feed s in pieces of step bytes (0 = all at once); returns the final rc
  * and how many bytes were used in total. */

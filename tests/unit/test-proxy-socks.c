@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/proxy-socks.h"
+#include "daemon/proxy/proxy-socks.h"
 
 START_TEST(test_greeting)
 {

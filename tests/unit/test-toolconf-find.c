@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/toolconf.h"
+#include "daemon/session/toolconf.h"
 #include "policy/strv.h"
 
 static char root[64];

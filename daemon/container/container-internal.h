@@ -1,0 +1,137 @@
+/* container-internal.h: what container*.c files share. */
+#ifndef SBOX_CONTAINER_INTERNAL_H
+#define SBOX_CONTAINER_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "daemon/container/container.h"
+#include "policy/render-bwrap.h"
+#include "protocol/error.h"
+
+/* Cgroups a container's bwrap joins (as root: pids, maybe memory). */
+struct container_cg {
+	char *dirs[2];
+	int   procs_fd[2];
+	int   n;
+};
+
+/* As root with a pids (or memory) limit: make the cgroups (-1 with err when
+ * a pids limit cannot be enforced). Nothing to do otherwise. */
+int container_cgroup_setup(const struct plan_limits *l,
+    struct container_cg *cg, sbox_error *err);
+/* In the forked child before exec: join the cgroups. */
+void container_cgroup_join(const struct container_cg *cg);
+/* Close and remove them (once bwrap has been reaped; a busy one is
+ * retried from the loop). */
+void container_cgroup_cleanup(struct container_cg *cg);
+/* container_cgroup_start with root given (tests, with cgroup_set_paths). */
+void container_cgroup_init(struct event_base *base, int root);
+/* The container's limits as JSON: {"cgroup": its folders, or why none}. */
+json_t *container_cgroup_describe(const struct container_cg *cg);
+
+#define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
+#define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */
+
+/* The fd numbers bwrap gets. */
+enum { CFD_CTL = 3, CFD_ARGS = 4, CFD_SECCOMP = 5, CFD_BINDS = 6 };
+
+enum container_state { CS_STARTING, CS_READY, CS_CLOSING, CS_DEAD };
+enum container_req_kind { RQ_CMD, RQ_OPEN, RQ_MKDIR, RQ_STAT, RQ_LISTEN };
+
+/* A command or file request waiting for sbox-init. */
+struct container_req {
+	uint64_t                id;
+	enum container_req_kind kind;
+	int                     spawned;
+	int                     tty;      /* a command on a terminal */
+	container_tty_cb        on_tty;
+	container_spawned_cb    on_spawned;
+	container_exit_cb       on_exit;
+	container_open_cb       open_cb;
+	container_done_cb       done_cb;
+	container_listen_cb     listen_cb;
+	void                   *arg;
+	struct container_req   *next;
+};
+
+struct container {
+	struct event_base    *base;
+	enum container_state  state;
+	pid_t                 pid;
+	int                   status;
+	int                   reaped;
+	int                   ctl;
+	struct event         *ev_ctl;
+	struct ctl_queue     *ctlq;     /* messages waiting for a full socket */
+	struct event         *ev_ctl_out; /* ctl writable while ctlq waits */
+	int                   errfd;
+	struct event         *ev_err;
+	char                  errbuf[CONTAINER_ERR_MAX + 1];
+	size_t                errlen;
+	struct event         *ev_timer;
+	int                   timeout_ms;
+	container_ready_cb    on_ready;
+	container_dead_cb     on_dead;
+	void                 *arg;
+	container_closed_cb   on_closed;
+	void                 *closed_arg;
+	int                   proxy_port;
+	int                   proxy_fds[2];
+	const char           *proxy_fam[2];
+	int                   n_proxy;
+	struct container_cg   cg;
+	char                 *cwd;
+	struct plan_limits    limits;
+	uint64_t              next_id;
+	struct container_req *reqs;
+	int                   n_reqs;
+	long long             t_start, t_ready;
+	sbox_error            why;      /* set when we decided it must end */
+	int                   have_why;
+	json_t               *guard;    /* the file guard's spec, sent after
+	                                   ready (NULL: unsandboxed test use) */
+	int                   guarding; /* sent, waiting for guarded */
+	container_refused_cb  on_refused;
+	container_exclude_cb  on_exclude;
+	double                refused_tokens; /* rate limit of refused */
+	long long             refused_ms;
+};
+
+/* A new request of kind with the next id, linked in (NULL with err when
+ * the container is not ready or too busy). */
+struct container_req *container_req_new(struct container *c,
+    enum container_req_kind kind, sbox_error *err);
+/* Unlink and free a request that could not be sent. */
+void container_req_drop(struct container *c, struct container_req *r);
+/* Find (and optionally unlink) a request by id. */
+struct container_req *container_req_find(struct container *c, uint64_t id,
+    int unlink);
+/* Give every pending request its final callback (the container ended). */
+void container_req_fail_all(struct container *c);
+/* The guard message's body for a spec (SBOX_BENCH_NO_GUARD=1 in sboxd's
+ * environment turns the supervisor off: benchmarks only). */
+struct guard_spec;
+json_t *container_req_guard_spec(const struct guard_spec *g);
+/* container-guard.c: send the guard message after ready (0 or -1, the
+ * container then aborted); handle a refused report (-1 = invalid). */
+int container_guard_send(struct container *c);
+int container_guard_refused(struct container *c, json_t *m);
+/* Handle exclude {id, xid, pid, argv, program, cwd, pattern} + 3 fds and
+ * exclude_cancel {xid}; -1 = invalid. */
+int container_guard_exclude(struct container *c, json_t *m, int *fds,
+    int nfds);
+/* Handle one message from sbox-init; -1 = protocol violation. */
+int container_req_msg(struct container *c, json_t *m, int *fds, int nfds);
+/* Decide the container must end: remember why, SIGKILL bwrap. */
+void container_abort(struct container *c, const char *name, const char *msg);
+/* Milliseconds on the monotonic clock. */
+long long container_now_ms(void);
+/* Send a message to sbox-init (msg not stolen), queued behind what waits
+ * when the socket is full (container.c): 0, or -1 with err (E_LIMIT when
+ * the queue is full). */
+int container_ctl_send(struct container *c, json_t *msg, const int *fds,
+    int nfds, sbox_error *err);
+
+#endif

@@ -1,0 +1,682 @@
+/* init-ops.c: the file guard's operations. Each notified call is decided
+ * (policy/guard.c) on the location init-walk.c resolved, then PERFORMED
+ * here on the held parent descriptor for the caller and answered with its
+ * result; sbox-init's own file operations (file.write, file.mkdir) take the
+ * same path. */
+#include "protocol/ctl.h"
+#include "daemon/init/init.h"
+#include "daemon/init/init-supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* The mode bits the guard ever sets: never S_ISUID or S_ISGID (the
+ * sandbox's filter refuses such a mode before; this is the second layer). */
+#define INIT_OPS_MODE_OK 01777
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+/* guard_fs: lstat relative to the decided name's folder. */
+static int
+init_ops_lstat(void *arg, const char *rel, struct stat *st)
+{
+	return fstatat(*(int *)arg, rel, st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Ask the guard about op on (dir, name) held by fd; report a refusal. */
+int
+init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
+    const char *dir,
+    const char *name, char *why, size_t whylen)
+{
+	const struct guard_spec *s = init_supervise_spec();
+	struct guard_fs fs = { init_ops_lstat, &fd };
+	struct guard_verdict v;
+	char full[PATH_MAX + NAME_MAX + 2];
+
+	if (s == NULL)
+		return EPERM;
+	guard_decide(s, op, dir, name, &fs, &v);
+	if (v.err == 0)
+		return 0;
+	snprintf(full, sizeof full, "%s/%s", strcmp(dir, "/") ? dir : "", name);
+	if (why != NULL)
+		snprintf(why, whylen, "%s refused: %s (%s)", full, v.rule,
+		    v.reason);
+	if (t->call != NULL)
+		init_supervise_report(t->call->id, t->tid, guard_op_name(op),
+		    full, v.err, v.rule, v.reason);
+	return v.err;
+}
+
+/* Report a write the kernel refused (a read-only mount): sboxd explains. */
+static void
+init_ops_kernel_refused(struct init_walk_caller *t, const char *op,
+    const struct init_walk_loc *l,
+    int e)
+{
+	char full[PATH_MAX + NAME_MAX + 2];
+
+	if (t->call == NULL || (e != EROFS && e != EACCES && e != EPERM))
+		return;
+	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir : "",
+	    l->name);
+	init_supervise_report(t->call->id, t->tid, op, full, e, "", "");
+}
+
+/* A helper process opens a FIFO that has no reader yet (the open blocks)
+ * and answers the notification itself, so sbox-init never waits. */
+static int
+init_ops_fifo_helper(struct init_walk_caller *t, int dirfd, const char *name,
+    int flags)
+{
+	static int helpers;
+	struct seccomp_notif_addfd add;
+	char p[40];
+	pid_t pid;
+	int fd;
+
+	if (t->call == NULL)
+		return ENXIO;
+	/* a bound on helpers alive: reaped ones are not counted back, the
+	 * bound only has to keep a loop from forking without end */
+	if (helpers >= 256)
+		return EAGAIN;
+	if ((pid = fork()) < 0)
+		return EAGAIN;
+	if (pid > 0) {
+		helpers++;
+		return SV_ANSWERED;
+	}
+	if (dirfd < 0) {
+		snprintf(p, sizeof p, "/proc/self/fd/%d", -dirfd - 1);
+		fd = open(p, flags | O_CLOEXEC | O_NOCTTY);
+	} else
+		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC |
+		    O_NOCTTY);
+	memset(&add, 0, sizeof add);
+	add.id = t->call->notif_id;
+	add.flags = SECCOMP_ADDFD_FLAG_SEND;
+	add.srcfd = (uint32_t)fd;
+	add.newfd_flags = t->call->cloexec ? O_CLOEXEC : 0;
+	if (fd < 0 || ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD,
+	    &add) < 0) {
+		struct seccomp_notif_resp r;
+
+		memset(&r, 0, sizeof r);
+		r.id = t->call->notif_id;
+		r.error = fd < 0 ? -errno : -EPERM;
+		ioctl(t->call->lfd, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	}
+	_exit(0);
+}
+
+/* Open a procfs link's target for the caller: a write is decided on the
+ * file's own folder and name (init_walk_loc_of: a path it cannot read
+ * back is SV_UNDECIDED, refused). */
+static int
+init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l,
+    int flags, int writing,
+    int *out)
+{
+	struct init_walk_loc m = { .fd = -1 };
+	char p[40];
+	int pfd, e = 0, fd;
+
+	if ((pfd = openat(l->fd, l->name, O_PATH | O_CLOEXEC)) < 0)
+		return errno;
+	if (writing || (flags & O_CREAT)) {
+		e = init_walk_loc_of(pfd, &m);
+		if (e == 0 && m.fd >= 0)
+			e = init_ops_decide(t, GUARD_OP_WRITE, m.fd, m.dir,
+			    m.name, NULL, 0);
+		init_walk_loc_close(&m);
+	}
+	if (e == 0 && !init_walk_valid(t))
+		e = ENOENT;
+	if (e != 0) {
+		close(pfd);
+		return e;
+	}
+	snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
+	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW);
+	fd = open(p, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	e = fd < 0 ? errno : 0;
+	if (fd < 0 && e == ENXIO && (flags & O_ACCMODE) == O_WRONLY &&
+	    !(flags & O_NONBLOCK))
+		e = init_ops_fifo_helper(t, -pfd - 1, NULL, flags);
+	close(pfd);
+	if (fd >= 0 && !(flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*out = fd;
+	return e;
+}
+
+/* open/openat/creat for the caller: the opened fd in *out. */
+static int
+init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
+    int flags, mode_t mode,
+    int *out, char *why, size_t whylen)
+{
+	int hops = 0, followed = 0, e, tries, writing, fd, exists, special;
+	struct init_walk_loc l = { .fd = -1 };
+	struct stat st;
+	mode_t old;
+
+	*out = -1;
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return EOPNOTSUPP; /* callers fall back to a named file */
+	writing = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+	if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) != 0)
+		goto out;
+	for (tries = 0; tries < 8; tries++) {
+		exists = 1;
+		if (t->call != NULL && t->call->where != NULL)
+			snprintf(t->call->where, t->call->wherelen, "%s/%s",
+			    strcmp(l.dir, "/") ? l.dir : "", l.name);
+		if (fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			exists = 0;
+			if (errno != ENOENT || !(flags & O_CREAT)) {
+				e = errno;
+				goto out;
+			}
+			if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd,
+			    l.dir,
+			    l.name, why, whylen)) != 0)
+				goto out;
+		} else if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
+			if ((flags & O_NOFOLLOW) || ((flags & O_CREAT) &&
+			    (flags & O_EXCL))) {
+				e = (flags & O_EXCL) ? EEXIST : ELOOP;
+				goto out;
+			}
+			e = init_walk_follow(t, &l, &hops, &followed);
+			if (e == INIT_WALK_MAGIC) {
+				e = init_ops_open_magic(t, &l, flags, writing,
+				    out);
+				goto out;
+			}
+			if (e != 0)
+				goto out;
+			continue;
+		} else if (writing && !(flags & O_PATH) &&
+		    (e = init_ops_decide(t,
+		    GUARD_OP_WRITE, l.fd, l.dir, l.name, why, whylen)) != 0)
+			goto out;
+		if (!init_walk_valid(t)) {
+			e = ENOENT;
+			goto out;
+		}
+		if ((flags & O_CREAT) && (e = init_walk_status(t)) != 0)
+			goto out;
+		if (exists && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == makedev(5, 0)) {
+			/* /dev/tty: the caller's terminal, not sbox-init's
+			 * (its process id is read here when no O_CREAT
+			 * read it before) */
+			if ((e = init_walk_status(t)) != 0)
+				goto out;
+			fd = init_tty_open_ctty(t->tgid, flags);
+			e = fd < 0 ? -fd : 0;
+			*out = fd < 0 ? -1 : fd;
+			goto out;
+		}
+		/* O_NONBLOCK: a FIFO without a reader (or a device) must not
+		 * stop sbox-init; files and new names need no such care */
+		special = exists && !S_ISREG(st.st_mode) &&
+		    !S_ISDIR(st.st_mode);
+		if (special && t->call != NULL && t->call->reads &&
+		    !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
+			e = SV_CONTINUE; /* a read of a FIFO or device: the
+			                    kernel's own (nothing to report) */
+			goto out;
+		}
+		old = (flags & O_CREAT) ? umask(t->umask) : 0;
+		fd = openat(l.fd, l.name, flags | O_NOFOLLOW | O_CLOEXEC |
+		    O_NOCTTY | (special ? O_NONBLOCK : 0),
+		    mode & INIT_OPS_MODE_OK);
+		e = fd < 0 ? errno : 0;
+		if (flags & O_CREAT)
+			umask(old);
+		if (fd < 0 && (e == ELOOP || (e == EEXIST &&
+		    !(flags & O_EXCL))))
+			continue; /* it changed under us: look again */
+		if (fd < 0 && e == ENXIO && special && S_ISFIFO(st.st_mode) &&
+		    (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK)) {
+			e = init_ops_fifo_helper(t, l.fd, l.name, flags);
+			goto out;
+		}
+		if (fd >= 0 && special && !(flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		if (fd < 0 && (writing || (flags & O_CREAT)))
+			init_ops_kernel_refused(t,
+			    (flags & O_CREAT) ? "create" :
+			    "write", &l, e);
+		*out = fd;
+		goto out;
+	}
+	e = ELOOP;
+out:
+	(void)followed;
+	init_walk_loc_close(&l);
+	return e;
+}
+
+/* mkdir, mknod, symlink: create one name. */
+static int
+init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
+    const char *path, mode_t mode,
+    dev_t dev, const char *target, char *why, size_t whylen)
+{
+	struct init_walk_loc l = { .fd = -1 };
+	struct stat st;
+	int hops = 0, e, rc;
+	mode_t old;
+
+	if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) != 0)
+		goto out;
+	if (fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		e = EEXIST;
+		goto out;
+	}
+	if ((e = init_ops_decide(t, sc == SV_MKDIR ? GUARD_OP_MKDIR :
+	    GUARD_OP_CREATE, l.fd, l.dir, l.name, why, whylen)) != 0)
+		goto out;
+	if (!init_walk_valid(t)) {
+		e = ENOENT;
+		goto out;
+	}
+	if ((e = init_walk_status(t)) != 0)
+		goto out;
+	old = umask(t->umask);
+	if (sc == SV_MKDIR)
+		rc = mkdirat(l.fd, l.name, mode & INIT_OPS_MODE_OK);
+	else if (sc == SV_MKNOD)
+		rc = mknodat(l.fd, l.name, mode & (S_IFMT | INIT_OPS_MODE_OK),
+		    dev);
+	else
+		rc = symlinkat(target, l.fd, l.name);
+	e = rc < 0 ? errno : 0;
+	umask(old);
+	if (rc < 0)
+		init_ops_kernel_refused(t, "create", &l, e);
+out:
+	init_walk_loc_close(&l);
+	return e;
+}
+
+/* Is a location's name absent (or never resolved)? */
+static int
+init_ops_gone(const struct init_walk_loc *l)
+{
+	struct stat st;
+
+	return l->fd < 0 || fstatat(l->fd, l->name, &st,
+	    AT_SYMLINK_NOFOLLOW) < 0;
+}
+
+/* link/linkat. */
+static int
+init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
+    const char *new,
+    int flags)
+{
+	struct init_walk_loc o = { .fd = -1 }, n = { .fd = -1 };
+	int hops = 0, followed = 0, e, pfd = -1;
+	char p[40];
+
+	if ((flags & AT_EMPTY_PATH) && old[0] == '\0')
+		e = init_walk_of_fd(t, odfd, &o, &pfd);
+	else if ((e = init_walk_resolve(t, odfd, old, &o, &hops)) == 0 &&
+	    (flags & AT_SYMLINK_FOLLOW)) {
+		e = init_walk_follow(t, &o, &hops, &followed);
+		if (e == INIT_WALK_MAGIC)
+			e = EPERM; /* linking a procfs link's target: no */
+	}
+	if (e == 0)
+		e = init_walk_resolve(t, ndfd, new, &n, &hops);
+	if (e == 0 && o.fd >= 0)
+		e = init_ops_decide(t, GUARD_OP_LINK_FROM, o.fd, o.dir, o.name,
+		    NULL, 0);
+	if (e == 0)
+		e = init_ops_decide(t, GUARD_OP_LINK, n.fd, n.dir, n.name,
+		    NULL, 0);
+	if (e == 0 && !init_walk_valid(t))
+		e = ENOENT;
+	if (e == 0) {
+		if (pfd >= 0) {
+			snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
+			e = linkat(AT_FDCWD, p, n.fd, n.name,
+			    AT_SYMLINK_FOLLOW) <
+			    0 ? errno : 0;
+		} else
+			e = linkat(o.fd, o.name, n.fd, n.name,
+			    0) < 0 ? errno : 0;
+		if (e != 0)
+			init_ops_kernel_refused(t, "link", &n, e);
+	}
+	if (e != 0 && pfd < 0)
+		init_reads_source(t->call, "link", odfd, old, e,
+		    init_ops_gone(&o));
+	if (pfd >= 0)
+		close(pfd);
+	init_walk_loc_close(&o);
+	init_walk_loc_close(&n);
+	return e;
+}
+
+/* Is (fd, name) a folder (not following a symlink)? */
+static int
+init_ops_is_dir(int fd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+/* rename/renameat/renameat2. */
+static int
+init_ops_rename(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
+    const char *new, unsigned flags)
+{
+	struct init_walk_loc o = { .fd = -1 }, n = { .fd = -1 };
+	int hops = 0, e, od, nd;
+
+	if ((e = init_walk_resolve(t, odfd, old, &o, &hops)) != 0 ||
+	    (e = init_walk_resolve(t, ndfd, new, &n, &hops)) != 0)
+		goto out;
+	od = init_ops_is_dir(o.fd, o.name);
+	nd = init_ops_is_dir(n.fd, n.name);
+	if ((e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR_FROM :
+	    GUARD_OP_RENAME_FROM, o.fd, o.dir, o.name, NULL, 0)) != 0 ||
+	    (e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR : GUARD_OP_RENAME,
+	    n.fd,
+	    n.dir, n.name, NULL, 0)) != 0)
+		goto out;
+	if ((flags & RENAME_EXCHANGE) && ((e = init_ops_decide(t, nd ?
+	    GUARD_OP_RENAME_DIR_FROM : GUARD_OP_RENAME_FROM, n.fd, n.dir,
+	    n.name, NULL, 0)) != 0 || (e = init_ops_decide(t, nd ?
+	    GUARD_OP_RENAME_DIR : GUARD_OP_RENAME, o.fd, o.dir, o.name, NULL,
+	    0)) != 0))
+		goto out;
+	if (!init_walk_valid(t)) {
+		e = ENOENT;
+		goto out;
+	}
+	e = syscall(SYS_renameat2, o.fd, o.name, n.fd, n.name, flags) < 0 ?
+	    errno : 0;
+	if (e != 0)
+		init_ops_kernel_refused(t, "rename", &n, e);
+out:
+	if (e != 0)
+		init_reads_source(t->call, "rename", odfd, old, e,
+		    init_ops_gone(&o));
+	init_walk_loc_close(&o);
+	init_walk_loc_close(&n);
+	return e;
+}
+
+/* truncate, chmod, fchmodat(2), fchmod: change an existing file. */
+static int
+init_ops_change(struct init_walk_caller *t, int sc, int dirfd,
+    const char *path, int nofollow,
+    mode_t mode, off_t len)
+{
+	struct init_walk_loc l = { .fd = -1 };
+	int hops = 0, followed = 0, e, fd, pfd = -1;
+	char p[40];
+	struct stat st;
+
+	if (sc == SV_FCHMOD || path == NULL)
+		e = init_walk_of_fd(t, dirfd, &l, &pfd);
+	else if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) == 0 &&
+	    !nofollow) {
+		e = init_walk_follow(t, &l, &hops, &followed);
+		if (e == INIT_WALK_MAGIC) {
+			/* chmod or truncate through /proc/PID/fd/N */
+			pfd = openat(l.fd, l.name, O_PATH | O_CLOEXEC);
+			init_walk_loc_close(&l);
+			e = pfd < 0 ? errno : init_walk_loc_of(pfd, &l);
+		}
+	}
+	if (e != 0)
+		goto out;
+	if (l.fd >= 0 && (e = init_ops_decide(t, sc == SV_TRUNCATE ||
+	    sc == SV_TRUNCATE64 ? GUARD_OP_WRITE : GUARD_OP_CHMOD, l.fd, l.dir,
+	    l.name, NULL, 0)) != 0)
+		goto out;
+	if (!init_walk_valid(t)) {
+		e = ENOENT;
+		goto out;
+	}
+	snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
+	if (sc == SV_TRUNCATE || sc == SV_TRUNCATE64) {
+		if (pfd >= 0)
+			fd = open(p,
+			    O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		else if (fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode)) {
+			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+			goto out;
+		} else
+			fd = openat(l.fd, l.name, O_WRONLY | O_NOFOLLOW |
+			    O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		e = fd < 0 ? errno : ftruncate(fd, len) < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+	} else if (pfd >= 0)
+		e = fchmodat(AT_FDCWD, p, mode & INIT_OPS_MODE_OK, 0) < 0 ?
+		    errno : 0;
+	else if (nofollow && fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) ==
+	    0 && S_ISLNK(st.st_mode))
+		e = EOPNOTSUPP;
+	else
+		e = fchmodat(l.fd, l.name, mode & INIT_OPS_MODE_OK, 0) < 0 ?
+		    errno : 0;
+	if (e != 0 && l.fd >= 0)
+		init_ops_kernel_refused(t, sc == SV_TRUNCATE ||
+		    sc == SV_TRUNCATE64 ?
+		    "write" : "chmod", &l, e);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	init_walk_loc_close(&l);
+	return e;
+}
+
+/* An fd argument (32-bit on every ABI). */
+static int
+init_ops_fdarg(uint64_t v)
+{
+	return (int)(uint32_t)v;
+}
+
+/* Read the two paths of link/rename (plain: args 0 and 1; the *at forms:
+ * args 1 and 3); 0 or an errno. */
+static int
+init_ops_read_two(struct init_walk_caller *t, int plain, const __u64 *a,
+    char *p1, char *p2, size_t len)
+{
+	if (init_walk_read_str(t, plain ? a[0] : a[1], p1, len) != 0)
+		return EFAULT;
+	return init_walk_read_str(t, plain ? a[1] : a[3], p2, len);
+}
+
+/* Perform one notified call for its caller. */
+int
+init_ops_call(struct init_sv_call *call, int *fd)
+{
+	static char p1[PATH_MAX], p2[PATH_MAX];
+	const __u64 *a = call->data->args;
+	struct init_walk_caller t = { .call = call, .tid = call->tid,
+	    .mem = -1 };
+	int e, sc = call->sc, flags;
+
+	*fd = -1;
+	switch (sc) {
+	case SV_OPEN:
+	case SV_OPENAT:
+	case SV_CREAT:
+		if ((e = init_walk_read_str(&t, sc == SV_OPENAT ? a[1] : a[0],
+		    p1,
+		    sizeof p1)) != 0)
+			break;
+		flags = sc == SV_CREAT ? O_CREAT | O_WRONLY | O_TRUNC :
+		    (int)(uint32_t)(sc == SV_OPEN ? a[1] : a[2]);
+		call->cloexec = (flags & O_CLOEXEC) != 0;
+		e = init_ops_open(&t,
+		    sc == SV_OPENAT ? init_ops_fdarg(a[0]) : AT_FDCWD, p1,
+		    flags, (mode_t)(sc == SV_OPEN ? a[2] : sc == SV_CREAT ?
+		    a[1] : a[3]) & INIT_OPS_MODE_OK, fd, NULL, 0);
+		break;
+	case SV_MKDIR:
+	case SV_MKDIRAT:
+	case SV_MKNOD:
+	case SV_MKNODAT: {
+		int at = sc == SV_MKDIRAT || sc == SV_MKNODAT;
+
+		if ((e = init_walk_read_str(&t, a[at], p1, sizeof p1)) != 0)
+			break;
+		e = init_ops_create(&t, sc == SV_MKDIR ||
+		    sc == SV_MKDIRAT ? SV_MKDIR :
+		    SV_MKNOD, at ? init_ops_fdarg(a[0]) : AT_FDCWD, p1,
+		    (mode_t)a[at + 1], (dev_t)a[at + 2], NULL, NULL, 0);
+		break;
+	}
+	case SV_SYMLINK:
+	case SV_SYMLINKAT:
+		if ((e = init_walk_read_str(&t, a[0], p2, sizeof p2)) != 0 ||
+		    (e = init_walk_read_str(&t, sc == SV_SYMLINK ? a[1] : a[2],
+		    p1,
+		    sizeof p1)) != 0)
+			break;
+		e = init_ops_create(&t, SV_SYMLINK,
+		    sc == SV_SYMLINK ? AT_FDCWD :
+		    init_ops_fdarg(a[1]), p1, 0, 0, p2, NULL, 0);
+		break;
+	case SV_LINK:
+	case SV_LINKAT:
+		e = init_ops_read_two(&t, sc == SV_LINK, a, p1, p2, sizeof p1);
+		if (e == 0)
+			e = sc == SV_LINK ? init_ops_link(&t, AT_FDCWD, p1,
+			    AT_FDCWD,
+			    p2, 0) : init_ops_link(&t, init_ops_fdarg(a[0]), p1,
+			    init_ops_fdarg(a[2]), p2, (int)a[4]);
+		break;
+	case SV_RENAME:
+	case SV_RENAMEAT:
+	case SV_RENAMEAT2:
+		e = init_ops_read_two(&t, sc == SV_RENAME, a, p1, p2, sizeof p1);
+		if (e == 0)
+			e = sc == SV_RENAME ? init_ops_rename(&t, AT_FDCWD, p1,
+			    AT_FDCWD,
+			    p2, 0) : init_ops_rename(&t, init_ops_fdarg(a[0]),
+			    p1,
+			    init_ops_fdarg(a[2]), p2, sc == SV_RENAMEAT2 ?
+			    (unsigned)a[4] : 0);
+		break;
+	case SV_TRUNCATE:
+	case SV_TRUNCATE64:
+		if ((e = init_walk_read_str(&t, a[0], p1, sizeof p1)) != 0)
+			break;
+		e = init_ops_change(&t, sc, AT_FDCWD, p1, 0, 0,
+		    sc == SV_TRUNCATE64 &&
+		    call->data->arch != AUDIT_ARCH_X86_64 ? (off_t)(a[1] |
+		    (a[2] << 32)) : (off_t)a[1]);
+		break;
+	case SV_CHMOD:
+		if ((e = init_walk_read_str(&t, a[0], p1, sizeof p1)) != 0)
+			break;
+		e = init_ops_change(&t, sc, AT_FDCWD, p1, 0, (mode_t)a[1], 0);
+		break;
+	case SV_FCHMOD:
+		e = init_ops_change(&t, sc, init_ops_fdarg(a[0]), NULL, 0,
+		    (mode_t)a[1], 0);
+		break;
+	case SV_FCHMODAT:
+	case SV_FCHMODAT2:
+		flags = sc == SV_FCHMODAT2 ? (int)a[3] : 0;
+		if ((e = init_walk_read_str(&t, a[1], p1, sizeof p1)) != 0)
+			break;
+		e = init_ops_change(&t, sc, init_ops_fdarg(a[0]),
+		    (flags & AT_EMPTY_PATH) &&
+		    p1[0] == '\0' ? NULL : p1,
+		    (flags & AT_SYMLINK_NOFOLLOW) != 0,
+		    (mode_t)a[2], 0);
+		break;
+	case SV_BIND:
+	case SV_CONNECT:
+		e = init_sockets_call(call, &t);
+		break;
+	default:
+		e = init_supervise_undecided(NULL, "a call the file guard does "
+		    "not perform");
+	}
+	if (t.mem >= 0)
+		close(t.mem);
+	return e;
+}
+
+/* sbox-init's own operations fail closed as a command's do: anything but
+ * an errno (SV_UNDECIDED...) is EPERM, with the reason in why. */
+static int
+init_ops_own_err(int e, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	const char *r;
+
+	if (e >= 0 && e < SV_ERRNO_END)
+		return e;
+	r = init_supervise_undecided_why(path, sizeof path);
+	snprintf(why, whylen, "%s%s%s", path, path[0] ? ": " : "", r);
+	return EPERM;
+}
+
+/* sbox-init's own file operations (file.write, file.mkdir): the same
+ * walk and the same decision. Returns an fd (or 0) or -errno; why gets the
+ * guard's reason when it refused. */
+int
+init_ops_file_open(const char *path, int flags, mode_t mode, char *why,
+    size_t whylen)
+{
+	struct init_walk_caller t = { .mem = -1, .umask = 022 };
+	int fd = -1, e;
+
+	why[0] = '\0';
+	if (init_supervise_spec() == NULL) {
+		snprintf(why, whylen, "the file guard is not set up");
+		return -EPERM;
+	}
+	e = init_ops_open(&t, AT_FDCWD, path, flags, mode, &fd, why, whylen);
+	return e != 0 ? -init_ops_own_err(e, why, whylen) : fd;
+}
+
+/* sbox-init's own mkdir. */
+int
+init_ops_file_mkdir(const char *path, mode_t mode, char *why,
+    size_t whylen)
+{
+	struct init_walk_caller t = { .mem = -1, .umask = 022 };
+
+	why[0] = '\0';
+	if (init_supervise_spec() == NULL) {
+		snprintf(why, whylen, "the file guard is not set up");
+		return -EPERM;
+	}
+	return -init_ops_own_err(init_ops_create(&t, SV_MKDIR, AT_FDCWD, path,
+	    mode, 0, NULL, why, whylen), why, whylen);
+}

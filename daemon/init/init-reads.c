@@ -1,0 +1,311 @@
+/* init-reads.c: the read reporter of sbox-init's file guard. The notify
+ * filter also stops read-only opens (open/openat without O_WRONLY, O_RDWR,
+ * O_CREAT or O_TRUNC), except those with O_NOCTTY (C compilers' header
+ * search, hot in builds) or O_PATH (no content is read). Reads are enforced
+ * by the mounts, not here: the notification only serves to report one that
+ * a hidden path refused.
+ *
+ * Fast path: the path is read from the caller (/proc/TID/mem), made
+ * absolute against its cwd or dirfd (/proc/TID/cwd, /proc/TID/fd/N, only
+ * when relative), folded lexically and looked up in the spec's path rules
+ * (plan_explain's rules: the longest match decides). Not hidden: the call
+ * is CONTINUEd at once and the kernel does it.
+ *
+ * Possibly hidden: sbox-init performs the open for the caller exactly as
+ * for a write (init-ops.c, walking with descriptors, /proc/self meaning the
+ * caller) and answers with that result, so what is reported is what the
+ * caller got. It reports op "read" when the resolved location is under a
+ * hidden rule and the open failed with ENOENT, EACCES or EPERM, or opened a
+ * hidden stand-in: a file bound to /dev/null, or the empty folder at a
+ * hidden rule's path. sboxd keeps a report only when the path exists on
+ * the host (the sandbox changed the outcome).
+ *
+ * Not observed (documented blind spots, never false reports): opens with
+ * O_NOCTTY or O_PATH, openat2 (refused with ENOSYS: libc falls back),
+ * stat/access/exec/readlink and other calls that name a path, a path whose
+ * lexical form is visible but that leads into a hidden area through a
+ * symlink, a procfs link or "..", and a path another thread rewrites
+ * between the check and the kernel's own open. */
+#include "protocol/ctl.h"
+#include "daemon/init/init.h"
+#include "daemon/init/init-supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* The flags of a read-only open that is not observed, and those that make
+ * an open a write (the guard's). */
+#define INIT_READS_SKIP   (O_NOCTTY | O_PATH)
+#define INIT_READS_WRITE  (O_ACCMODE | O_CREAT | O_TRUNC)
+
+/* Add the rule: notify open/openat when no flag of INIT_READS_WRITE or
+ * INIT_READS_SKIP is set. */
+int
+init_reads_rule(void *ctx, int nr, unsigned arg)
+{
+	return seccomp_rule_add((scmp_filter_ctx)ctx, SCMP_ACT_NOTIFY, nr, 1,
+	    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)(INIT_READS_WRITE |
+	    INIT_READS_SKIP), 0));
+}
+
+/* The caller's process id and name (comm) from /proc/TID/status. */
+void
+init_reads_process(pid_t tid, pid_t *pid, char *name, size_t len)
+{
+	char p[40], buf[1024], *s;
+	ssize_t n;
+	size_t k;
+	int fd;
+
+	*pid = tid;
+	snprintf(name, len, "?");
+	snprintf(p, sizeof p, "/proc/%d/status", (int)tid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (strncmp(buf, "Name:\t", 6) == 0) {
+		k = strcspn(buf + 6, "\n");
+		snprintf(name, len, "%.*s", (int)k, buf + 6);
+	}
+	if ((s = strstr(buf, "\nTgid:")) != NULL && atoi(s + 6) > 0)
+		*pid = (pid_t)atoi(s + 6);
+}
+
+/* The fast path's /proc/TID/mem descriptors, by listener and thread: a
+ * stale one (the thread's process exited or exec'd) reads nothing and is
+ * opened again. One whose thread id was reused by another process of the
+ * same command would read that other process: it only ever decides fast
+ * against slow path; the slow path reads the path again, fresh. */
+#define INIT_READS_MEMS 64
+static struct {
+	int   lfd, fd;
+	pid_t tid;
+} init_reads_mem[INIT_READS_MEMS];
+
+/* Read the caller's path for the fast path (a cached /proc/TID/mem). */
+static int
+init_reads_fast_str(struct init_sv_call *call, uint64_t addr, char *buf,
+    size_t len)
+{
+	struct init_walk_caller t = { .call = call, .tid = call->tid,
+	    .mem = -1 };
+	size_t k = (size_t)call->tid % INIT_READS_MEMS;
+	int e, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (init_reads_mem[k].fd > 0 && init_reads_mem[k].lfd ==
+		    call->lfd && init_reads_mem[k].tid == call->tid)
+			t.mem = init_reads_mem[k].fd;
+		e = init_walk_read_str(&t, addr, buf, len);
+		if (e != EFAULT || tries > 0 || t.mem < 0 ||
+		    t.mem != init_reads_mem[k].fd)
+			break;
+		/* a cached one that read nothing: stale, open it again */
+		close(t.mem);
+		init_reads_mem[k].fd = 0;
+		t.mem = -1;
+	}
+	if (t.mem >= 0 && t.mem != init_reads_mem[k].fd) {
+		if (init_reads_mem[k].fd > 0)
+			close(init_reads_mem[k].fd);
+		init_reads_mem[k].fd = t.mem;
+		init_reads_mem[k].lfd = call->lfd;
+		init_reads_mem[k].tid = call->tid;
+	}
+	return e;
+}
+
+/* Fold path (absolute) lexically into out (size len): no ".", "..", "//"
+ * or trailing '/'; 0, or -1 when it does not fit. */
+static int
+init_reads_fold(const char *path, char *out, size_t len)
+{
+	size_t o = 0, n;
+	const char *c;
+
+	for (c = path; *c != '\0'; c += n) {
+		while (*c == '/')
+			c++;
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (o > 0 && out[--o] != '/')
+				;
+			continue;
+		}
+		if (o + n + 2 > len)
+			return -1;
+		out[o++] = '/';
+		memcpy(out + o, c, n);
+		o += n;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return 0;
+}
+
+/* The absolute, folded path of (dirfd, path) as the caller names it; 0, or
+ * -1 when it cannot be known (then nothing is reported). */
+static int
+init_reads_abs(pid_t tid, int dirfd, const char *path, char *out, size_t len)
+{
+	static char joined[PATH_MAX * 2 + 2];
+	char p[48], base[PATH_MAX];
+	ssize_t n;
+
+	if (path[0] == '/')
+		return init_reads_fold(path, out, len);
+	if (dirfd == AT_FDCWD)
+		snprintf(p, sizeof p, "/proc/%d/cwd", (int)tid);
+	else if (dirfd >= 0)
+		snprintf(p, sizeof p, "/proc/%d/fd/%d", (int)tid, dirfd);
+	else
+		return -1;
+	if ((n = readlink(p, base, sizeof base - 1)) <= 0 || base[0] != '/')
+		return -1;
+	base[n] = '\0';
+	snprintf(joined, sizeof joined, "%s/%s", base, path);
+	return init_reads_fold(joined, out, len);
+}
+
+/* Let the kernel do this read-only open: SV_CONTINUE, which the one
+ * answer function (init-supervise.c) sends for a read-only open only. */
+static int
+init_reads_continue(struct init_sv_call *call)
+{
+	call->reads = 1;
+	return SV_CONTINUE;
+}
+
+/* The hidden rule that decides path, or NULL. */
+static const struct guard_rule *
+init_reads_hidden(const char *path)
+{
+	const struct guard_spec *s = init_supervise_spec();
+	const struct guard_rule *r = s ? guard_spec_explain(s, path) : NULL;
+
+	return r != NULL && r->access == GUARD_ACCESS_HIDDEN ? r : NULL;
+}
+
+/* Is the open folder fd empty (only "." and "..")? Rewinds it. */
+static int
+init_reads_empty_dir(int fd)
+{
+	char buf[1024];
+	long n, off;
+	int empty = 1;
+
+	while (empty && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (off = 0; off < n; ) {
+			const char *name = buf + off + 19; /* d_name */
+			unsigned short reclen;
+
+			memcpy(&reclen, buf + off + 16, sizeof reclen);
+			if (reclen == 0)
+				break;
+			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+				empty = 0;
+			off += reclen;
+		}
+	lseek(fd, 0, SEEK_SET);
+	return empty;
+}
+
+/* Did the opened fd give the caller a hidden stand-in of path (a file bound
+ * to /dev/null, or the empty folder at a hidden rule's own path)? */
+static int
+init_reads_standin(int fd, const char *path, const struct guard_rule *r)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	if (S_ISCHR(st.st_mode))
+		return st.st_rdev == makedev(1, 3);
+	return S_ISDIR(st.st_mode) && strcmp(path, r->path) == 0 &&
+	    init_reads_empty_dir(fd);
+}
+
+/* Handle a notified read-only open. */
+int
+init_reads_call(struct init_sv_call *call, int *fd)
+{
+	static char path[PATH_MAX], abs[PATH_MAX];
+	char where[PATH_MAX + NAME_MAX + 2];
+	const __u64 *a = call->data->args;
+	struct init_walk_caller t = { .call = call, .tid = call->tid,
+	    .mem = -1 };
+	const struct guard_rule *r;
+	const char *at;
+	int flags, e;
+
+	if (call->sc != SV_OPEN && call->sc != SV_OPENAT)
+		return -1;
+	flags = (int)(uint32_t)(call->sc == SV_OPEN ? a[1] : a[2]);
+	if (flags & INIT_READS_WRITE)
+		return -1; /* a write: the guard's */
+	/* fast path: a path that is not lexically hidden goes on at once */
+	if (init_reads_fast_str(call, call->sc == SV_OPEN ? a[0] : a[1], path,
+	    sizeof path) != 0 || path[0] == '\0' || init_reads_abs(call->tid,
+	    call->sc == SV_OPENAT ? (int)(uint32_t)a[0] : AT_FDCWD, path, abs,
+	    sizeof abs) != 0 || init_reads_hidden(abs) == NULL)
+		return init_reads_continue(call);
+	/* possibly hidden: read the path again (a fresh descriptor), then
+	 * open it for the caller and answer with what it got */
+	e = init_walk_read_str(&t, call->sc == SV_OPEN ? a[0] : a[1], path,
+	    sizeof path);
+	if (t.mem >= 0)
+		close(t.mem);
+	if (e != 0 || path[0] == '\0' || init_reads_abs(call->tid,
+	    call->sc == SV_OPENAT ? (int)(uint32_t)a[0] : AT_FDCWD, path, abs,
+	    sizeof abs) != 0 || init_reads_hidden(abs) == NULL)
+		return init_reads_continue(call);
+	where[0] = '\0';
+	call->reads = 1;
+	call->where = where;
+	call->wherelen = sizeof where;
+	e = init_ops_call(call, fd);
+	if (e == SV_CONTINUE)
+		return init_reads_continue(call);
+	if (e == SV_ANSWERED)
+		return e;
+	at = where[0] != '\0' ? where : abs;
+	if ((r = init_reads_hidden(at)) == NULL)
+		return e;
+	if ((e == ENOENT || e == EACCES || e == EPERM) ||
+	    (e == 0 && *fd >= 0 && init_reads_standin(*fd, at, r)))
+		init_supervise_report(call->id, call->tid, "read", at, e, r->rule,
+		    NULL);
+	return e;
+}
+
+/* A rename or link whose source a hidden path refused. */
+void
+init_reads_source(struct init_sv_call *call, const char *op, int dirfd,
+    const char *path, int e, int gone)
+{
+	static char abs[PATH_MAX];
+	const struct guard_rule *r;
+
+	if (call == NULL || path == NULL || path[0] == '\0' ||
+	    !((e == ENOENT && gone) || e == EBUSY) ||
+	    init_reads_abs(call->tid, dirfd, path, abs, sizeof abs) != 0 ||
+	    (r = init_reads_hidden(abs)) == NULL)
+		return;
+	init_supervise_report(call->id, call->tid, op, abs, e, r->rule, NULL);
+}

@@ -1,0 +1,593 @@
+/* init-spawn.c: sbox-init's commands: spawn, exec status, reaping, kill,
+ * timeouts. A command runs in its own session and process group; its exec
+ * result comes back through a close-on-exec pipe that the poll loop reads,
+ * so sbox-init never waits on one child. */
+#include "protocol/ctl.h"
+#include "daemon/init/init.h"
+#include "protocol/ttysize.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define INIT_CHILDREN_MAX 1024
+#define INIT_ID_MAX       ((json_int_t)1 << 53)
+
+/* A running command. */
+struct init_child {
+	json_int_t         id;
+	pid_t              pid;
+	int                pipe;      /* exec status, -1 once known */
+	int                failed;    /* exec failed: no exit is reported */
+	int                kill_group;/* kill the group when the leader exits */
+	int                timed_out;
+	long long          deadline;  /* monotonic ms, 0 = none */
+	int                reaped;    /* exited before its exec status was read */
+	int                status;
+	int                master;    /* its terminal's master until sent */
+	struct init_child *next;
+};
+
+static struct init_child *init_children;
+static int init_nchildren;
+
+/* Why the child could not run its command (sent through the pipe). */
+struct init_exec_failure {
+	int stage; /* 0 stdio, 1 cwd, 2 limits, 3 exec, 4 file guard */
+	int err;
+};
+
+/* The rlimits a spawn message may set. */
+static const struct {
+	const char *key;
+	int         resource;
+} init_rlimits[] = {
+	{ "nofile", RLIMIT_NOFILE },
+	{ "fsize",  RLIMIT_FSIZE },
+	{ "as",     RLIMIT_AS },
+	{ "nproc",  RLIMIT_NPROC },
+	{ "core",   RLIMIT_CORE },
+};
+#define INIT_NRLIMITS (sizeof init_rlimits / sizeof init_rlimits[0])
+
+/* A parsed, validated spawn message. */
+struct init_spawn_req {
+	json_t     *id;
+	json_int_t  idv;
+	char      **argv;
+	char      **env;
+	const char *cwd;
+	int         use_fds;
+	int         tty;         /* a terminal of the container's devpts */
+	struct ttysize size;
+	int         channel;     /* a 4th descriptor (the only one with a
+	                            terminal) becomes fd 3 (sbox channel) */
+	long long   timeout_ms;
+	int         kill_group;
+	int         nlimits;
+	int         lim_res[INIT_NRLIMITS];
+	rlim_t      lim_val[INIT_NRLIMITS];
+};
+
+/* The child with this id or pid (pid used when id < 0). */
+static struct init_child *
+init_spawn_find(json_int_t id, pid_t pid)
+{
+	struct init_child *c;
+
+	for (c = init_children; c != NULL; c = c->next)
+		if ((id >= 0 && c->id == id) || (id < 0 && c->pid == pid))
+			return c;
+	return NULL;
+}
+
+/* An array of NUL-free strings (1..max entries, total <= CTL_MSG_MAX) as a
+ * NULL-terminated vector pointing into the JSON; NULL when invalid. */
+static char **
+init_spawn_strv(json_t *a, size_t min, size_t max, int need_eq)
+{
+	size_t i, n;
+	char **v;
+	json_t *s;
+
+	if (!json_is_array(a) || (n = json_array_size(a)) < min || n > max)
+		return NULL;
+	if ((v = calloc(n + 1, sizeof *v)) == NULL)
+		return NULL;
+	json_array_foreach(a, i, s) {
+		if (!json_is_string(s) ||
+		    strlen(json_string_value(s)) != json_string_length(s) ||
+		    (need_eq && (strchr(json_string_value(s), '=') == NULL ||
+		    json_string_value(s)[0] == '='))) {
+			free(v);
+			return NULL;
+		}
+		v[i] = (char *)json_string_value(s);
+	}
+	return v;
+}
+
+/* Check a spawn message; fills r or returns a reason. */
+static const char *
+init_spawn_parse(json_t *msg, int nfds, struct init_spawn_req *r)
+{
+	const char *stdio, *key;
+	json_t *lim, *v;
+	sbox_error err;
+	size_t i;
+
+	memset(r, 0, sizeof *r);
+	r->id = json_object_get(msg, "id");
+	if (!json_is_integer(r->id) || (r->idv = json_integer_value(r->id)) <
+	    0 || r->idv > INIT_ID_MAX)
+		return "id must be a non-negative integer";
+	if (init_spawn_find(r->idv, 0) != NULL)
+		return "id is already in use";
+	if ((r->argv = init_spawn_strv(json_object_get(msg, "argv"), 1,
+	    CTL_ARGV_MAX, 0)) == NULL || r->argv[0][0] == '\0')
+		return "argv must be 1 to 4096 strings, the first not empty";
+	v = json_object_get(msg, "env");
+	if (v == NULL)
+		v = json_array();
+	else
+		json_incref(v);
+	r->env = init_spawn_strv(v, 0, CTL_ENV_MAX, 1);
+	json_decref(v);
+	if (r->env == NULL)
+		return "env must be up to 4096 NAME=VALUE strings";
+	r->cwd = "/";
+	if (json_object_get(msg, "cwd") != NULL &&
+	    (r->cwd = init_get_path(msg, "cwd")) == NULL)
+		return "cwd must be an absolute path";
+	stdio = init_get_str(msg, "stdio", 8);
+	if (stdio == NULL || (strcmp(stdio, "fds") != 0 &&
+	    strcmp(stdio, "none") != 0 && strcmp(stdio, "tty") != 0))
+		return "stdio must be \"fds\", \"tty\" or \"none\"";
+	r->use_fds = strcmp(stdio, "fds") == 0;
+	r->tty = strcmp(stdio, "tty") == 0;
+	error_clear(&err);
+	if (r->tty && ttysize_parse(json_object_get(msg, "tty"), "tty",
+	    &r->size, &err) < 0)
+		return "stdio \"tty\" needs tty {rows, cols}, each 1 to 4096";
+	v = json_object_get(msg, "channel");
+	if (v != NULL && !json_is_boolean(v))
+		return "channel must be a boolean";
+	r->channel = json_is_true(v);
+	if (r->channel && !r->use_fds && !r->tty)
+		return "channel needs stdio \"fds\" or \"tty\"";
+	if (nfds != (r->use_fds ? 3 : 0) + r->channel)
+		return "stdio \"fds\" takes exactly 3 descriptors, \"tty\" "
+		    "and \"none\" 0 (one more with a channel)";
+	v = json_object_get(msg, "timeout_ms");
+	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > ((json_int_t)1 << 40)))
+		return "timeout_ms must be a non-negative integer";
+	r->timeout_ms = v ? (long long)json_integer_value(v) : 0;
+	v = json_object_get(msg, "kill_group");
+	if (v != NULL && !json_is_boolean(v))
+		return "kill_group must be a boolean";
+	r->kill_group = json_is_true(v);
+	lim = json_object_get(msg, "limits");
+	if (lim != NULL && !json_is_object(lim))
+		return "limits must be an object";
+	json_object_foreach(lim, key, v) {
+		for (i = 0; i < INIT_NRLIMITS; i++)
+			if (strcmp(key, init_rlimits[i].key) == 0)
+				break;
+		if (i == INIT_NRLIMITS)
+			return "unknown limit";
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return "limits must be non-negative integers";
+		r->lim_res[r->nlimits] = init_rlimits[i].resource;
+		r->lim_val[r->nlimits++] = (rlim_t)json_integer_value(v);
+	}
+	return NULL;
+}
+
+/* In the child: report a failure through the pipe and exit. */
+static void __attribute__((noreturn))
+init_spawn_fail(int pipefd, int stage, int err)
+{
+	struct init_exec_failure f = { stage, err };
+	ssize_t n __attribute__((unused));
+
+	n = write(pipefd, &f, sizeof f);
+	_exit(127);
+}
+
+/* In the child: the value of PATH in env (or a default). */
+static const char *
+init_spawn_path(char **env)
+{
+	size_t i;
+
+	for (i = 0; env[i] != NULL; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			return env[i] + 5;
+	return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* In the child: execve argv[0], searching PATH from env when it has no '/'.
+ * Returns the most telling errno (EACCES over ENOENT, as execvp does). */
+static int
+init_spawn_exec(char **argv, char **env)
+{
+	const char *path, *p, *colon;
+	char buf[CTL_PATH_MAX + 256];
+	int best = ENOENT;
+	size_t dl, fl;
+
+	if (strchr(argv[0], '/') != NULL) {
+		execve(argv[0], argv, env);
+		return errno;
+	}
+	fl = strlen(argv[0]);
+	path = init_spawn_path(env);
+	for (p = path;; p = colon + 1) {
+		colon = strchr(p, ':');
+		dl = colon ? (size_t)(colon - p) : strlen(p);
+		if (dl == 0) {
+			buf[0] = '.';
+			dl = 1;
+		} else if (dl < sizeof buf)
+			memcpy(buf, p, dl);
+		if (dl + fl + 2 <= sizeof buf) {
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, argv[0], fl + 1);
+			execve(buf, argv, env);
+			if (errno == EACCES)
+				best = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR &&
+			    best != EACCES)
+				best = errno;
+		}
+		if (colon == NULL)
+			break;
+	}
+	return best;
+}
+
+/* In the child: stdio, session, cwd, signals, limits, then exec. */
+static void __attribute__((noreturn))
+init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
+    int guardfd, int slave)
+{
+	struct rlimit rl;
+	sigset_t all;
+	int i, fd, p[2];
+
+	setsid();
+	/* the guard's socket and the status pipe sit above stdio + channel */
+	if (guardfd < 8 && (guardfd = fcntl(guardfd, F_DUPFD_CLOEXEC, 8)) < 0)
+		init_spawn_fail(pipefd, 4, errno);
+	if (pipefd < 8 && (pipefd = fcntl(pipefd, F_DUPFD_CLOEXEC, 8)) < 0)
+		init_spawn_fail(guardfd, 4, errno);
+	if (r->tty) {
+		if ((i = init_tty_child(slave)) != 0)
+			init_spawn_fail(pipefd, 0, i);
+	} else if (r->use_fds) {
+		for (i = 0; i < 3; i++)
+			if (dup2(fds[i], i) < 0)
+				init_spawn_fail(pipefd, 0, errno);
+	} else {
+		fd = open("/dev/null", O_RDWR);
+		if (fd < 0 && pipe(p) == 0) {
+			/* No /dev: an empty pipe for input, a closed one out. */
+			dup2(p[0], 0);
+			close(p[1]);
+			fd = p[0];
+		} else if (fd >= 0)
+			dup2(fd, 0);
+		for (i = 1; i < 3; i++)
+			if (dup2(fd, i) < 0)
+				init_spawn_fail(pipefd, 0, errno);
+	}
+	/* The sbox channel, if any, becomes fd 3. */
+	if (r->channel && dup2(fds[r->use_fds ? 3 : 0], 3) < 0)
+		init_spawn_fail(pipefd, 0, errno);
+	/* Keep only stdio (and the channel), the status pipe and the guard's
+	 * socket (both close-on-exec). */
+	if (guardfd < pipefd) {
+		i = guardfd;
+		guardfd = pipefd;
+		pipefd = i;
+		i = 1; /* swapped: put them back below */
+	} else
+		i = 0;
+	syscall(SYS_close_range, 3u + (unsigned)r->channel,
+	    (unsigned)pipefd - 1, 0u);
+	if (guardfd > pipefd + 1)
+		syscall(SYS_close_range, (unsigned)pipefd + 1,
+		    (unsigned)guardfd - 1, 0u);
+	if (syscall(SYS_close_range, (unsigned)guardfd + 1, ~0u, 0u) < 0)
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != pipefd && fd != guardfd &&
+			    !(r->channel && fd == 3))
+				close(fd);
+	if (i) {
+		i = guardfd;
+		guardfd = pipefd;
+		pipefd = i;
+	}
+	if (chdir(r->cwd) < 0)
+		init_spawn_fail(pipefd, 1, errno);
+	for (i = 1; i < NSIG; i++)
+		signal(i, SIG_DFL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (i = 0; i < r->nlimits; i++) {
+		rl.rlim_cur = rl.rlim_max = r->lim_val[i];
+		if (setrlimit(r->lim_res[i], &rl) < 0)
+			init_spawn_fail(pipefd, 2, errno);
+	}
+	/* Fail closed: without its file guard the command does not run. */
+	if ((i = init_supervise_child(guardfd)) != 0)
+		init_spawn_fail(pipefd, 4, i);
+	close(guardfd);
+	init_spawn_fail(pipefd, 3, init_spawn_exec(r->argv, r->env));
+}
+
+/* Handle spawn: validate, fork, remember the child (owns fds). */
+void
+init_spawn(json_t *msg, int *fds, int nfds)
+{
+	struct init_spawn_req r;
+	struct init_child *c;
+	const char *why;
+	int p[2], g[2], master = -1, slave = -1, e;
+	pid_t pid;
+
+	why = init_spawn_parse(msg, nfds, &r);
+	if (why == NULL && init_nchildren >= INIT_CHILDREN_MAX)
+		why = "too many commands running";
+	if (why == NULL)
+		why = init_supervise_unready();
+	if (why != NULL) {
+		init_send_error(json_is_integer(r.id) ? r.id : NULL, EINVAL,
+		    "spawn: %s", why);
+		goto out;
+	}
+	if (r.tty && (e = init_tty_open(r.size.rows, r.size.cols, &master,
+	    &slave)) != 0) {
+		init_send_error(r.id, e, "spawn: cannot make a terminal in the "
+		    "sandbox (/dev/pts): %s", strerror(e));
+		goto out;
+	}
+	if ((c = calloc(1, sizeof *c)) == NULL || pipe2(p, O_CLOEXEC) < 0) {
+		free(c);
+		init_send_error(r.id, errno, "spawn: %s", strerror(errno));
+		goto out;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, g) < 0) {
+		init_send_error(r.id, errno, "spawn: the file guard's socket: %s",
+		    strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		free(c);
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(g[0]);
+		init_spawn_child(&r, fds, p[1], g[1], slave);
+	}
+	close(p[1]);
+	close(g[1]);
+	if (slave >= 0)
+		close(slave);
+	slave = -1;
+	if (pid < 0) {
+		init_send_error(r.id, errno, "spawn: fork: %s",
+		    strerror(errno));
+		close(p[0]);
+		close(g[0]);
+		free(c);
+		goto out;
+	}
+	/* its listener; if none comes the child fails (or is killed) and
+	 * its status pipe or exit says so */
+	init_supervise_adopt(g[0], pid, r.idv);
+	close(g[0]);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	c->id = r.idv;
+	c->pid = pid;
+	c->pipe = p[0];
+	c->master = master;
+	master = -1;
+	c->kill_group = r.kill_group;
+	c->deadline = r.timeout_ms ? init_now_ms() + r.timeout_ms : 0;
+	c->next = init_children;
+	init_children = c;
+	init_nchildren++;
+out:
+	if (master >= 0)
+		close(master);
+	if (slave >= 0)
+		close(slave);
+	ctl_close_fds(fds, nfds);
+	free(r.argv);
+	free(r.env);
+}
+
+/* Read a child's exec status: spawned {id, pid} or an error. */
+static void
+init_spawn_status(struct init_child *c)
+{
+	static const char *stage[] = { "set up stdio", "enter the working "
+	    "folder", "apply limits", "run the command", "set up the file "
+	    "guard" };
+	struct init_exec_failure f;
+	ssize_t n;
+
+	n = read(c->pipe, &f, sizeof f);
+	if (n < 0 && errno == EAGAIN && !c->reaped)
+		return;
+	close(c->pipe);
+	c->pipe = -1;
+	if (n == (ssize_t)sizeof f && f.stage >= 0 && f.stage < 5) {
+		json_t *id = json_integer(c->id);
+		c->failed = 1;
+		init_send_error(id, f.err, "cannot %s: %s", stage[f.stage],
+		    strerror(f.err));
+		json_decref(id);
+		return;
+	}
+	/* a terminal's master goes with it (then it is sboxd's alone) */
+	init_send(ctl_msg("spawned", "{s:I,s:i}", "id", c->id, "pid",
+	    (int)c->pid), c->master >= 0 ? &c->master : NULL,
+	    c->master >= 0 ? 1 : 0);
+	if (c->master >= 0)
+		close(c->master);
+	c->master = -1;
+}
+
+/* Unlink and free a child. */
+static void
+init_spawn_drop(struct init_child *c)
+{
+	struct init_child **pp;
+
+	for (pp = &init_children; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	if (c->pipe >= 0)
+		close(c->pipe);
+	if (c->master >= 0)
+		close(c->master);
+	free(c);
+	init_nchildren--;
+}
+
+/* Report a reaped child's exit and forget it. */
+static void
+init_spawn_exited(struct init_child *c)
+{
+	int code = -1, sig = 0;
+
+	if (c->pipe >= 0)
+		init_spawn_status(c);
+	if (c->kill_group)
+		kill(-c->pid, SIGKILL);
+	if (!c->failed) {
+		if (WIFEXITED(c->status))
+			code = WEXITSTATUS(c->status);
+		else if (WIFSIGNALED(c->status))
+			sig = WTERMSIG(c->status);
+		init_send(ctl_msg("exit", "{s:I,s:i,s:i,s:b}", "id", c->id,
+		    "code", code, "signal", sig, "timed_out", c->timed_out),
+		    NULL, 0);
+	}
+	init_spawn_drop(c);
+}
+
+/* Reap every exited child (orphans too), report commands' exits. */
+void
+init_spawn_reap(void)
+{
+	struct init_child *c;
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if ((c = init_spawn_find(-1, pid)) == NULL)
+			continue; /* an orphan re-parented to us */
+		c->status = st;
+		c->reaped = 1;
+		init_spawn_exited(c);
+	}
+}
+
+/* Fill pfd[] with exec-status pipes to watch; returns how many. */
+int
+init_spawn_pollfds(struct pollfd *pfd, int max)
+{
+	struct init_child *c;
+	int n = 0;
+
+	for (c = init_children; c != NULL && n < max; c = c->next)
+		if (c->pipe >= 0) {
+			pfd[n].fd = c->pipe;
+			pfd[n].events = POLLIN;
+			pfd[n].revents = 0;
+			n++;
+		}
+	return n;
+}
+
+/* Handle the exec-status pipes that poll reported. */
+void
+init_spawn_pipes(struct pollfd *pfd, int n)
+{
+	struct init_child *c;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (pfd[i].revents == 0)
+			continue;
+		for (c = init_children; c != NULL; c = c->next)
+			if (c->pipe == pfd[i].fd) {
+				init_spawn_status(c);
+				break;
+			}
+	}
+}
+
+/* Milliseconds until the next command timeout (-1 = none); kills those due. */
+int
+init_spawn_timeouts(void)
+{
+	struct init_child *c;
+	long long now = init_now_ms(), next = -1, left;
+
+	for (c = init_children; c != NULL; c = c->next) {
+		if (c->deadline == 0 || c->timed_out)
+			continue;
+		left = c->deadline - now;
+		if (left <= 0) {
+			c->timed_out = 1;
+			init_killtree(c->pid, SIGKILL);	/* all it started */
+			continue;
+		}
+		if (next < 0 || left < next)
+			next = left;
+	}
+	return next > INT32_MAX ? INT32_MAX : (int)next;
+}
+
+/* Handle kill {id, signal}: signal the command's whole process group. */
+void
+init_spawn_kill(json_t *msg)
+{
+	json_t *id = json_object_get(msg, "id");
+	json_t *sig = json_object_get(msg, "signal");
+	struct init_child *c;
+	json_int_t s;
+
+	if (!json_is_integer(id) || json_integer_value(id) < 0)
+		return;
+	s = json_is_integer(sig) ? json_integer_value(sig) : SIGKILL;
+	if (s < 1 || s >= NSIG) {
+		init_send_error(id, EINVAL, "kill: bad signal");
+		return;
+	}
+	c = init_spawn_find(json_integer_value(id), 0);
+	if (c == NULL)
+		return; /* already gone: its exit is on the way or sent */
+	if (s == SIGKILL) {	/* a timeout or a kill: everything it started */
+		init_killtree(c->pid, SIGKILL);
+		return;
+	}
+	if (kill(-c->pid, (int)s) < 0)
+		kill(c->pid, (int)s);
+}

@@ -1,0 +1,655 @@
+/* init-supervise.c: sbox-init's file guard, a seccomp user-notification
+ * supervisor. Every command sbox-init forks installs (in the child, before
+ * execve) a second filter that notifies the calls that create or change
+ * names or open for writing; the listener comes back here over a
+ * socketpair. For each notification sbox-init reads the paths once from
+ * /proc/PID/mem, resolves them itself component by component (holding
+ * descriptors, /proc/self meaning the caller), asks guard_decide, and then
+ * PERFORMS the operation on the parent folder's descriptor and answers with
+ * its result (an opened file is injected with SECCOMP_IOCTL_NOTIF_ADDFD).
+ * Nothing that writes is continued: a path rewritten by another thread
+ * after the check changes nothing. Read-only opens are notified too, only
+ * to report those a hidden path refuses (init-reads.c: most are continued
+ * at once). Notifications are handled one at a time, so the checks
+ * of one operation cannot race with another's rename. What it cannot handle
+ * safely is refused. The path walking and the operations live in
+ * init-walk.c and init-ops.c. */
+#include "protocol/ctl.h"
+#include "daemon/init/init.h"
+#include "daemon/init/init-supervise.h"
+#include "policy/guard-calls.h"
+#include "policy/plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+#define INIT_SV_MAX        1024   /* listeners at once */
+#define INIT_SV_ADOPT_MS   30000  /* how long a child may take to send one
+                                     (generous: a loaded machine, sanitizers) */
+#define INIT_SV_BURST      64     /* refusal reports: bucket size */
+#define INIT_SV_RATE       20     /* refusal reports per second */
+
+/* The table of calls is policy/guard-calls.c (one line per call). */
+static const struct guard_call_line *init_sv_calls;
+static size_t init_sv_ncalls;
+
+/* One listener: the command it was made for. */
+struct init_sv_listener {
+	int        fd;
+	json_int_t id;
+};
+
+static struct guard_spec init_sv_spec;
+static int init_sv_state;            /* 0 no guard yet, 1 ready, -1 broken */
+static char init_sv_broken[1200];
+static struct sock_filter *init_sv_prog;
+static unsigned short init_sv_prog_len;
+static uint32_t init_sv_arch[2];
+#define INIT_SV_LINES_MAX 128 /* lines of the table */
+static int init_sv_nr[2][INIT_SV_LINES_MAX];
+static struct init_sv_listener init_sv_l[INIT_SV_MAX];
+static int init_sv_n;
+static struct seccomp_notif *init_sv_req;
+static struct seccomp_notif_resp *init_sv_resp;
+static double init_sv_tokens = INIT_SV_BURST;
+static long long init_sv_last_ms;
+static char init_sv_last_report[512];
+
+/* The guard spec (NULL before the guard message). */
+const struct guard_spec *
+init_supervise_spec(void)
+{
+	return init_sv_state == 1 ? &init_sv_spec : NULL;
+}
+
+/* Why commands cannot run now, or NULL when they can. */
+const char *
+init_supervise_unready(void)
+{
+	if (init_sv_state == 1)
+		return NULL;
+	if (init_sv_state == 0)
+		return "the file guard is not set up yet (no guard message)";
+	return init_sv_broken;
+}
+
+/* Is the kernel at least major.minor? */
+static int
+init_sv_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return 0;
+	return a > major || (a == major && b >= minor);
+}
+
+/* Add the notify rules of one call to ctx; 0 or -errno. */
+static int
+init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
+{
+	static const int wflags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
+	unsigned arg = sc == SV_OPEN ? 1 : 2;
+	size_t i;
+	int rc;
+
+	if (sc == SV_EXECVE || sc == SV_EXECVEAT)
+		/* only to match the profile's `exclude` patterns */
+		return init_sv_spec.exclude == NULL ? 0 :
+		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	if (sc != SV_OPEN && sc != SV_OPENAT)
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* (O_TMPFILE always carries O_WRONLY or O_RDWR: matched below) */
+	/* opens that may write or create; read-only ones as the read
+	 * reporter says (init-reads.c) */
+	for (i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+		    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)wflags[i],
+		    (scmp_datum_t)wflags[i]));
+		if (rc < 0)
+			return rc;
+	}
+	/* no hidden rules (sandbox.report_reads false): reads are not
+	 * notified at all */
+	return init_sv_spec.n_rules == 0 ? 0 : init_reads_rule(ctx, nr, arg);
+}
+
+/* Build the notify filter once and keep its BPF; NULL or a reason. */
+static const char *
+init_sv_build(void)
+{
+	scmp_filter_ctx ctx;
+	struct stat st;
+	const char *why = NULL;
+	size_t i, a;
+	int fd = -1, nr;
+
+	init_sv_calls = guard_calls(&init_sv_ncalls);
+	if (init_sv_ncalls > INIT_SV_LINES_MAX)
+		return "the table of calls is too long";
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return "seccomp_init failed";
+	init_sv_arch[0] = seccomp_arch_native();
+#if defined(__x86_64__)
+	init_sv_arch[1] = SCMP_ARCH_X86;
+#elif defined(__aarch64__)
+	init_sv_arch[1] = SCMP_ARCH_ARM;
+#endif
+	if (init_sv_arch[1] != 0 && seccomp_arch_add(ctx, init_sv_arch[1]) < 0 &&
+	    seccomp_arch_exist(ctx, init_sv_arch[1]) != 0) {
+		why = "cannot add the compat architecture";
+		goto out;
+	}
+	for (a = 0; a < 2; a++)
+		for (i = 0; i < init_sv_ncalls; i++)
+			init_sv_nr[a][i] = init_sv_arch[a] == 0 ||
+			    init_sv_calls[i].call < 0 ? -1 :
+			    seccomp_syscall_resolve_name_arch(init_sv_arch[a],
+			    init_sv_calls[i].name);
+	for (i = 0; i < init_sv_ncalls; i++) {
+		nr = seccomp_syscall_resolve_name(init_sv_calls[i].name);
+		if (nr < 0)
+			continue; /* not on this architecture */
+		if (init_sv_calls[i].how == GUARD_HOW_ENOSYS) {
+			if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr,
+			    0) < 0) {
+				why = "cannot add a refusal rule";
+				goto out;
+			}
+			continue;
+		}
+		if (init_sv_calls[i].call < 0)
+			continue; /* the sandbox's filter's or the kernel's */
+		if (init_sv_rule(ctx, nr, init_sv_calls[i].call) < 0) {
+			why = "cannot add a notify rule";
+			goto out;
+		}
+	}
+	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0 ||
+	    seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
+	    st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) ||
+	    st.st_size > 4096 * (off_t)sizeof(struct sock_filter)) {
+		why = "cannot export the notify filter";
+		goto out;
+	}
+	free(init_sv_prog);
+	if ((init_sv_prog = malloc((size_t)st.st_size)) == NULL ||
+	    pread(fd, init_sv_prog, (size_t)st.st_size, 0) != st.st_size) {
+		why = "cannot read the notify filter back";
+		goto out;
+	}
+	init_sv_prog_len = (unsigned short)(st.st_size /
+	    (off_t)sizeof(struct sock_filter));
+out:
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	return why;
+}
+
+/* Handle guard {roots, home, protected, missing, rules, supervise}: keep the
+ * spec, build the filter; reply guarded {} or error {req: null}. */
+void
+init_supervise_guard(json_t *msg)
+{
+	struct seccomp_notif_sizes sz;
+	sbox_error err = { 0 };
+	const char *why = NULL;
+
+	if (init_sv_state != 0) {
+		init_send_error(NULL, EINVAL, "guard: already set up");
+		return;
+	}
+	if (guard_spec_from_json(&init_sv_spec, msg, &err) < 0)
+		why = err.message;
+	else if (init_sv_spec.supervise && init_sv_spec.roots[0] != NULL) {
+		if (!init_sv_kernel_at_least(5, 19))
+			why = "the file guard needs Linux 5.19 or later "
+			    "(seccomp user notification with ADDFD_FLAG_SEND "
+			    "and WAIT_KILLABLE_RECV)";
+		else if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0,
+		    &sz) < 0)
+			why = "seccomp user notification is not available";
+		else if ((why = init_sv_build()) == NULL) {
+			init_sv_req = calloc(1, sz.seccomp_notif >
+			    sizeof *init_sv_req ? sz.seccomp_notif :
+			    sizeof *init_sv_req);
+			init_sv_resp = calloc(1, sz.seccomp_notif_resp >
+			    sizeof *init_sv_resp ? sz.seccomp_notif_resp :
+			    sizeof *init_sv_resp);
+			if (init_sv_req == NULL || init_sv_resp == NULL)
+				why = "out of memory";
+		}
+	} else
+		init_sv_spec.supervise = 0;
+	if (why == NULL)
+		why = init_walk_init();
+	if (why != NULL) {
+		init_sv_state = -1;
+		snprintf(init_sv_broken, sizeof init_sv_broken,
+		    "the file guard cannot be set up: %s", why);
+		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+		return;
+	}
+	init_sv_state = 1;
+	init_send(ctl_msg("guarded", "{s:b}", "supervise",
+	    init_sv_spec.supervise), NULL, 0);
+}
+
+/* Handle guard_protect: more protected paths; a message that cannot be
+ * applied breaks the guard, so no command runs without them. */
+void
+init_supervise_protect(json_t *msg)
+{
+	sbox_error err = { 0 };
+
+	if (init_sv_state != 1)
+		return;	/* no guard, or already broken: commands are refused */
+	if (guard_spec_add_missing(&init_sv_spec, json_object_get(msg,
+	    "missing"), &err) < 0) {
+		init_sv_state = -1;
+		snprintf(init_sv_broken, sizeof init_sv_broken, "the file guard "
+		    "cannot protect what git's config names: %s", err.message);
+		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+	}
+}
+
+/* In the child: install the notify filter and send its listener through
+ * sock; 0 or an errno. */
+int
+init_supervise_child(int sock)
+{
+	struct sock_fprog prog;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov;
+	char byte = 'L';
+	int fd, e;
+
+	if (init_sv_state != 1)
+		return EPERM;
+	if (!init_sv_spec.supervise)
+		return 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	prog.len = init_sv_prog_len;
+	prog.filter = init_sv_prog;
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (fd < 0)
+		return errno;
+	memset(&mh, 0, sizeof mh);
+	memset(cbuf, 0, sizeof cbuf);
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof cbuf;
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	e = sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : (errno ? errno : EIO);
+	close(fd);
+	return e;
+}
+
+/* In sbox-init after fork: take the child's listener (waits at most a few
+ * seconds); 0, or -1 when none came (the child failed or hung: killed). */
+int
+init_supervise_adopt(int sock, pid_t pid, json_int_t id)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)], byte;
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	int fd = -1, rc;
+
+	if (init_sv_state != 1 || !init_sv_spec.supervise)
+		return 0;
+	do
+		rc = poll(&pfd, 1, INIT_SV_ADOPT_MS);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof cbuf;
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
+		return -1; /* the child failed before: its pipe says why */
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && fd < 0)
+			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	if (fd < 0 || init_sv_n >= INIT_SV_MAX) {
+		if (fd >= 0)
+			close(fd);
+		kill(pid, SIGKILL);
+		return -1;
+	}
+	/* Linux 6.6+: the caller and sbox-init hand the CPU to each other,
+	 * which shortens a notification's round trip (older kernels: EINVAL,
+	 * as before) */
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	init_sv_l[init_sv_n].fd = fd;
+	init_sv_l[init_sv_n].id = id;
+	init_sv_n++;
+	return 0;
+}
+
+/* Fill pfd[] with the listeners; returns how many (<= max). */
+int
+init_supervise_pollfds(struct pollfd *pfd, int max)
+{
+	int i;
+
+	for (i = 0; i < init_sv_n && i < max; i++) {
+		pfd[i].fd = init_sv_l[i].fd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	return i;
+}
+
+/* Copy src into dst (size n) as valid UTF-8: a byte that does not start a
+ * well-formed sequence becomes '?' (paths are bytes; JSON is UTF-8). */
+void
+init_supervise_utf8(char *dst, const char *src, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, k, len;
+
+	while (*s != '\0' && i + 5 < n) {
+		len = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 && *s >= 0xc2 ? 2 :
+		    (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 && *s <= 0xf4 ?
+		    4 : 0;
+		for (k = 1; k < len; k++)
+			if ((s[k] & 0xc0) != 0x80)
+				len = 0;
+		if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) ||
+		    (s[0] == 0xed && s[1] >= 0xa0)))
+			len = 0; /* overlong or a surrogate */
+		if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) ||
+		    (s[0] == 0xf4 && s[1] >= 0x90)))
+			len = 0;
+		if (len == 0) {
+			dst[i++] = '?';
+			s++;
+			continue;
+		}
+		memcpy(dst + i, s, len);
+		i += len;
+		s += len;
+	}
+	dst[i] = '\0';
+}
+
+/* Report a refused (or kernel-refused) operation to sboxd, rate-limited;
+ * reason NULL: a hidden path refused it (the read reporter). */
+void
+init_supervise_report(json_int_t id, pid_t pid, const char *op,
+    const char *path, int err, const char *rule, const char *reason)
+{
+	long long now = init_now_ms();
+	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
+	char name[64];
+	pid_t tgid;
+
+	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
+	if (strcmp(key, init_sv_last_report) == 0)
+		return; /* the same refusal again (a retry loop) */
+	init_sv_tokens += (double)(now - init_sv_last_ms) * INIT_SV_RATE / 1000;
+	if (init_sv_tokens > INIT_SV_BURST)
+		init_sv_tokens = INIT_SV_BURST;
+	init_sv_last_ms = now;
+	if (init_sv_tokens < 1)
+		return;
+	init_sv_tokens -= 1;
+	memcpy(init_sv_last_report, key, sizeof key);
+	init_supervise_utf8(clean, path, sizeof clean);
+	init_reads_process(pid, &tgid, key, sizeof key);
+	init_supervise_utf8(name, key, sizeof name);
+	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
+	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
+	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
+	    reason : "", "hidden", reason == NULL), NULL, 0);
+}
+
+/* Answer a notification with an error (0 = success, value 0). */
+static void
+init_sv_answer(int lfd, int err)
+{
+	memset(init_sv_resp, 0, sizeof *init_sv_resp);
+	init_sv_resp->id = init_sv_req->id;
+	init_sv_resp->error = err ? -err : 0;
+	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
+}
+
+static char init_sv_undecided_path[PATH_MAX];
+static char init_sv_undecided_why[256];
+
+/* Keep why the guard cannot decide (for the report). */
+int
+init_supervise_undecided(const char *path, const char *why)
+{
+	if (path != NULL || init_sv_undecided_path[0] == '\0')
+		snprintf(init_sv_undecided_path, sizeof init_sv_undecided_path,
+		    "%s", path != NULL ? path : "");
+	snprintf(init_sv_undecided_why, sizeof init_sv_undecided_why, "%s",
+	    why);
+	return SV_UNDECIDED;
+}
+
+/* The last reason kept (and clear it); path gets its path. */
+const char *
+init_supervise_undecided_why(char *path, size_t len)
+{
+	static char why[sizeof init_sv_undecided_why];
+
+	snprintf(path, len, "%s", init_sv_undecided_path);
+	snprintf(why, sizeof why, "%s", init_sv_undecided_why[0] ?
+	    init_sv_undecided_why : "an unknown state");
+	init_sv_undecided_path[0] = init_sv_undecided_why[0] = '\0';
+	return why;
+}
+
+/* The report's name of a call's operation. */
+static const char *
+init_sv_op(int sc)
+{
+	switch (sc) {
+	case SV_OPEN: case SV_OPENAT: case SV_TRUNCATE: case SV_TRUNCATE64:
+	case SV_CONNECT:
+		return "write";
+	case SV_RENAME: case SV_RENAMEAT: case SV_RENAMEAT2:
+		return "rename";
+	case SV_LINK: case SV_LINKAT:
+		return "link";
+	case SV_CHMOD: case SV_FCHMOD: case SV_FCHMODAT: case SV_FCHMODAT2:
+		return "chmod";
+	}
+	return "create";
+}
+
+/* THE ONE PLACE a decision returns to the kernel (but for execve, which
+ * init-exclude.c answers). fd >= 0: the opened file to inject. err: 0, an
+ * errno the operation itself gave, or one of SV_ANSWERED (a helper
+ * answers), SV_CONTINUE (a read-only open only: its flags are checked
+ * here again).
+ * Anything else -- SV_UNDECIDED, an unknown value, SV_CONTINUE for a call
+ * that may write -- is refused with EPERM and reported: no code path
+ * before this one can leave a call undecided. */
+static void
+init_sv_reply(struct init_sv_call *call, int err, int fd)
+{
+	struct seccomp_notif_addfd add;
+	char path[PATH_MAX];
+	const char *why;
+
+	if (err == SV_ANSWERED) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (err == 0 && fd >= 0) {
+		memset(&add, 0, sizeof add);
+		add.id = call->notif_id;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		add.newfd_flags = call->cloexec ? O_CLOEXEC : 0;
+		if (ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno != ENOENT && errno != EINPROGRESS)
+			init_sv_answer(call->lfd, errno == EMFILE ? EMFILE :
+			    EPERM);
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err == SV_CONTINUE && call->reads && (call->sc == SV_OPEN ||
+	    call->sc == SV_OPENAT) && !((uint32_t)call->data->args[
+	    call->sc == SV_OPEN ? 1 : 2] & (O_ACCMODE | O_CREAT | O_TRUNC))) {
+		memset(init_sv_resp, 0, sizeof *init_sv_resp);
+		init_sv_resp->id = call->notif_id;
+		init_sv_resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
+		return;
+	}
+	if (err < 0 || err >= SV_ERRNO_END) {
+		why = init_supervise_undecided_why(path, sizeof path);
+		if (path[0] != '/' && call->where != NULL &&
+		    call->where[0] == '/')
+			snprintf(path, sizeof path, "%s", call->where);
+		init_supervise_report(call->id, call->tid, init_sv_op(call->sc),
+		    path[0] == '/' ? path : "/", EPERM, PLAN_RULE_RUNS_LATER,
+		    why);
+		err = EPERM;
+	}
+	init_sv_answer(call->lfd, err);
+}
+
+/* Which of our calls a notification is (-1 when none). */
+static int
+init_sv_which(const struct seccomp_data *d)
+{
+	size_t a, i;
+
+	for (a = 0; a < 2; a++) {
+		if (init_sv_arch[a] == 0 || d->arch != init_sv_arch[a])
+			continue;
+		for (i = 0; i < init_sv_ncalls; i++)
+			if (init_sv_nr[a][i] == d->nr)
+				return init_sv_calls[i].call;
+	}
+	return -1;
+}
+
+/* Receive and handle one notification of listener i. */
+static void
+init_sv_one(int i)
+{
+	struct init_sv_call call;
+	int lfd = init_sv_l[i].fd, sc, fd, err;
+	char where[PATH_MAX + NAME_MAX + 2];
+
+	memset(init_sv_req, 0, sizeof *init_sv_req);
+	if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, init_sv_req) < 0)
+		return; /* the caller is gone (ENOENT) or nothing to read */
+	memset(&call, 0, sizeof call);
+	sc = init_sv_which(&init_sv_req->data);
+	call.sc = sc;
+	call.tid = (pid_t)init_sv_req->pid;
+	call.id = init_sv_l[i].id;
+	call.notif_id = init_sv_req->id;
+	call.lfd = lfd;
+	call.data = &init_sv_req->data;
+	if (sc < 0) {
+		init_sv_reply(&call, init_supervise_undecided(NULL,
+		    "a call the file guard does not know"), -1);
+		return;
+	}
+	if (sc == SV_EXECVE || sc == SV_EXECVEAT) {
+		init_exclude_exec(&call);
+		return;
+	}
+	fd = -1;
+	where[0] = '\0';
+	if ((err = init_reads_call(&call, &fd)) < 0) {
+		call.where = where;
+		call.wherelen = sizeof where;
+		err = init_ops_call(&call, &fd);
+	} else
+		call.where = NULL; /* init-reads.c's own, gone now */
+	init_sv_reply(&call, err, fd);
+}
+
+/* Handle what poll reported on the listeners. */
+void
+init_supervise_events(struct pollfd *pfd, int n)
+{
+	int i, j, k;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (pfd[i].revents == 0)
+			continue;
+		for (j = 0; j < init_sv_n; j++)
+			if (init_sv_l[j].fd == pfd[i].fd)
+				break;
+		if (j == init_sv_n)
+			continue;
+		if (pfd[i].revents & POLLIN) {
+			/* a bounded batch, so one busy command cannot starve
+			 * the control socket */
+			for (k = 0; k < 16; k++) {
+				struct pollfd p = { .fd = init_sv_l[j].fd,
+				    .events = POLLIN };
+				init_sv_one(j);
+				if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
+					break;
+			}
+			continue;
+		}
+		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* no process uses this filter any more */
+			close(init_sv_l[j].fd);
+			init_sv_l[j] = init_sv_l[--init_sv_n];
+		}
+	}
+}

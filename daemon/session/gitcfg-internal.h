@@ -1,0 +1,35 @@
+/* gitcfg-internal.h: what gitcfg.c (reading) and gitcfg-find.c (finding
+ * the repositories) share. */
+#ifndef SBOX_GITCFG_INTERNAL_H
+#define SBOX_GITCFG_INTERNAL_H
+
+#include "daemon/session/gitcfg.h"
+
+/* One repository: its git folder and its worktree's top (NULL: bare). */
+struct gitcfg_repo {
+	char *gitdir;
+	char *top;
+};
+
+/* A scan in progress. */
+struct gitcfg_scan {
+	char              *git;      /* the host's git, or NULL */
+	const char        *home;
+	struct gitcfg_repo repos[GITCFG_REPOS_MAX];
+	size_t             n_repos;
+	size_t             dirs;
+	char             **paths;
+	char             **watch;
+	sbox_error        *err;
+};
+
+/* Walk the folder held by dir (path; dir is closed) for repositories. */
+int gitcfg_find_walk(struct gitcfg_scan *st, int dir, const char *path,
+    int depth);
+/* The repository root lies in, as git discovers it (upward). */
+int gitcfg_find_up(struct gitcfg_scan *st, const char *root);
+/* The git folders inside a git folder's sub ("worktrees", "modules"). */
+int gitcfg_find_inner(struct gitcfg_scan *st, const char *gitdir,
+    const char *sub, int depth);
+
+#endif

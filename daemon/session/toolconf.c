@@ -1,0 +1,434 @@
+/* toolconf.c: npm's and Yarn's registry as the tools themselves answer, and
+ * the defaults file beside sboxd, for network "registries". */
+#include "daemon/session/toolconf.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "daemon/command/hostexec.h"
+#include "daemon/log.h"
+#include "daemon/sboxd.h"
+#include "policy/registries.h"
+#include "policy/strv.h"
+
+#define TOOLCONF_TIMEOUT_S 10
+#define TOOLCONF_OUT_MAX   4096
+
+extern char **environ;
+
+struct toolconf_ask {
+	struct toolconf_ask *next;
+	const char         *tool;
+	char               *path;      /* the copy asked (absolute) */
+	pid_t               pid;
+	struct bufferevent *bev;
+	struct event       *timer;
+};
+
+static char **toolconf_hosts;   /* answers so far */
+static char **toolconf_sources; /* where each came from (same order) */
+static struct toolconf_ask *toolconf_asks; /* questions still open */
+static char  *toolconf_default; /* the defaults file beside sboxd */
+
+/* Remember host as a registry, found in source (the first source wins). */
+static void
+toolconf_add(const char *host, const char *source)
+{
+	if (strv_contains(toolconf_hosts, host))
+		return;
+	if (strv_append(&toolconf_hosts, host) == 0 &&
+	    strv_append(&toolconf_sources, source) == -1) {
+		strv_free(toolconf_hosts);	/* keep both lists in step */
+		toolconf_hosts = NULL;
+	}
+}
+
+/* npm gave no usable answer: its registry as its own files say. */
+static void
+toolconf_fallback(const struct toolconf_ask *a)
+{
+	char host[512], file[4200], src[4400];
+
+	if (strcmp(a->tool, "npm") != 0 || toolconf_find_npm_default(a->path,
+	    host, sizeof host, file, sizeof file) == -1)
+		return;
+	snprintf(src, sizeof src, "npm's own configuration %s (%s gave no "
+	    "answer)", file, a->path);
+	toolconf_add(host, src);
+	log_info("npm (%s) uses the registry %s, from %s", a->path, host, file);
+}
+
+/* Free one question (and forget it). */
+static void
+toolconf_ask_free(struct toolconf_ask *a)
+{
+	struct toolconf_ask **pp;
+
+	for (pp = &toolconf_asks; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	}
+	if (a->bev)
+		bufferevent_free(a->bev);
+	if (a->timer)
+		event_free(a->timer);
+	free(a->path);
+	free(a);
+}
+
+/* The tool's output ended: take the registry host from it. */
+static void
+toolconf_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct toolconf_ask *a = arg;
+	char buf[TOOLCONF_OUT_MAX + 1], host[512];
+	size_t n;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	n = evbuffer_remove(bufferevent_get_input(bev), buf, TOOLCONF_OUT_MAX);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (registries_url_host(buf, host, sizeof host) == 0) {
+		char src[PATH_MAX + 64];
+
+		snprintf(src, sizeof src, "%s config get registry (%s)", a->tool,
+		    a->path);
+		toolconf_add(host, src);
+		log_info("%s (%s) uses the registry %s", a->tool, a->path, host);
+	} else
+		toolconf_fallback(a);
+	toolconf_ask_free(a);
+}
+
+/* The tool took too long: stop it. */
+static void
+toolconf_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct toolconf_ask *a = arg;
+
+	(void)fd; (void)what;
+	kill(-a->pid, SIGKILL);
+}
+
+/* sboxd's environment with the folder of path first on PATH (nvm's npm
+ * runs the node beside it); NULL on ENOMEM. */
+static char **
+toolconf_env(const char *path)
+{
+	const char *old = getenv("PATH");
+	char **env = NULL, *dir, *slash, *kv;
+	size_t i;
+
+	for (i = 0; environ != NULL && environ[i] != NULL; i++)
+		if (strncmp(environ[i], "PATH=", 5) != 0 &&
+		    strv_append(&env, environ[i]) == -1)
+			goto fail;
+	if ((dir = strdup(path)) == NULL)
+		goto fail;
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (asprintf(&kv, "PATH=%s%s%s", dir, old ? ":" : "", old ? old : "") ==
+	    -1) {
+		free(dir);
+		goto fail;
+	}
+	free(dir);
+	if (strv_push(&env, kv) == -1)
+		goto fail;
+	return env;
+fail:
+	strv_free(env);
+	return NULL;
+}
+
+/* Ask one tool for its registry, in the background (argv[0] is the tool;
+ * npm is told to write no log file: its logs would land in ~/.npm, a cache
+ * that sandboxes may read, with whatever sboxd's environment holds). */
+static void
+toolconf_ask(char *const *args, const char *path)
+{
+	const char *tool = args[0];
+	struct timeval tv = { TOOLCONF_TIMEOUT_S, 0 };
+	struct toolconf_ask *a;
+	char *argv[8], **env;
+	sbox_error err;
+	int p[2], fds[3], i;
+
+	if ((a = calloc(1, sizeof *a)) == NULL)
+		return;
+	a->tool = tool;
+	if ((a->path = strdup(path)) == NULL || pipe2(p, O_CLOEXEC) == -1) {
+		free(a->path);
+		free(a);
+		return;
+	}
+	for (i = 0; i < 7 && args[i] != NULL; i++)
+		argv[i] = args[i];
+	argv[i] = NULL;
+	argv[0] = a->path;
+	env = toolconf_env(path);
+	fds[0] = -1;
+	fds[1] = p[1];
+	fds[2] = -1;
+	/* From "/", so that no project's own .npmrc is read. */
+	if (env == NULL || hostexec_spawn(argv, env, "/", fds, NULL, NULL,
+	    &a->pid, &err) == -1) {
+		if (env != NULL)
+			log_debug("asking %s for its registry: %s", path,
+			    err.message);
+		strv_free(env);
+		close(p[0]);
+		close(p[1]);
+		toolconf_fallback(a);
+		free(a->path);
+		free(a);
+		return;
+	}
+	strv_free(env);
+	close(p[1]);
+	evutil_make_socket_nonblocking(p[0]);
+	a->bev = bufferevent_socket_new(sboxd.base, p[0], BEV_OPT_CLOSE_ON_FREE);
+	a->timer = evtimer_new(sboxd.base, toolconf_timeout_cb, a);
+	if (a->bev == NULL || a->timer == NULL) {
+		kill(-a->pid, SIGKILL);
+		if (a->bev == NULL)
+			close(p[0]);
+		toolconf_ask_free(a);
+		return;
+	}
+	a->next = toolconf_asks;
+	toolconf_asks = a;
+	bufferevent_setcb(a->bev, NULL, NULL, toolconf_event_cb, a);
+	bufferevent_setwatermark(a->bev, EV_READ, TOOLCONF_OUT_MAX + 1,
+	    TOOLCONF_OUT_MAX + 1);
+	bufferevent_enable(a->bev, EV_READ);
+	evtimer_add(a->timer, &tv);
+}
+
+/* Yarn through corepack, with no yarn program to ask: its registry as
+ * corepack's own files (and a Yarn in corepack's cache) name it; never a
+ * host written in sbox. */
+static void
+toolconf_yarn_files(const char *home)
+{
+	char reg[512], rel[512], file[PATH_MAX + 64], src[PATH_MAX + 160];
+	char **found;
+	size_t i;
+
+	if (toolconf_find_yarn_cached(home, reg, sizeof reg, file,
+	    sizeof file) == 0) {
+		snprintf(src, sizeof src, "Yarn's own files %s (installed by "
+		    "corepack)", file);
+		toolconf_add(reg, src);
+		log_info("yarn uses the registry %s, from %s", reg, file);
+	}
+	found = toolconf_find("corepack", home);
+	for (i = 0; found != NULL && found[i] != NULL; i++) {
+		if (toolconf_find_corepack_yarn(found[i], reg, sizeof reg, rel,
+		    sizeof rel, file, sizeof file) == -1)
+			continue;
+		snprintf(src, sizeof src, "Yarn's registry, as corepack's "
+		    "configuration %s names it", file);
+		toolconf_add(reg, src);
+		if (rel[0] != '\0') {
+			snprintf(src, sizeof src, "Yarn's releases, which "
+			    "corepack downloads Yarn from (%s)", file);
+			toolconf_add(rel, src);
+		}
+		log_info("corepack (%s): yarn's registry %s%s%s", found[i], reg,
+		    rel[0] ? ", releases from " : "", rel);
+	}
+	strv_free(found);
+}
+
+/* Ask every npm and Yarn installed for the person for their registry,
+ * without blocking. */
+void
+toolconf_start(void)
+{
+	static char *const npm[] = { "npm", "config", "get", "registry",
+	    "--logs-max=0", "--no-update-notifier", NULL };
+	static char *const yarn[] = { "yarn", "config", "get", "registry",
+	    "--silent", "--no-progress", NULL };
+
+	const char *home = getenv("HOME");
+	char **found;
+	size_t i;
+
+	/* every copy installed for the person, whatever sboxd's PATH */
+	found = toolconf_find("npm", home);
+	for (i = 0; found != NULL && found[i] != NULL; i++)
+		toolconf_ask(npm, found[i]);
+	strv_free(found);
+	found = toolconf_find("yarn", home);
+	for (i = 0; found != NULL && found[i] != NULL; i++)
+		toolconf_ask(yarn, found[i]);
+	strv_free(found);
+	toolconf_yarn_files(home);
+}
+
+/* Stop the questions still open (daemon shutdown) and forget the answers. */
+void
+toolconf_stop(void)
+{
+	while (toolconf_asks != NULL) {
+		kill(-toolconf_asks->pid, SIGKILL);
+		toolconf_ask_free(toolconf_asks);
+	}
+	strv_free(toolconf_hosts);
+	toolconf_hosts = NULL;
+	strv_free(toolconf_sources);
+	toolconf_sources = NULL;
+	free(toolconf_default);
+	toolconf_default = NULL;
+}
+
+/* tail (which may begin with "../") joined to sboxd's own folder with no
+ * '..' component left: the real path when it exists, else the joined path
+ * (an error can name it); NULL when sboxd's folder is unknown. bwrap binds
+ * only normalised paths, and an installed sboxd finds PREFIX/libexec and
+ * PREFIX/share this way. */
+char *
+toolconf_beside_path(const char *tail)
+{
+	char exe[PATH_MAX], *slash, path[PATH_MAX + 64], *real;
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) <= 0)
+		return NULL;
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	while (strncmp(tail, "../", 3) == 0) {
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		tail += 3;
+	}
+	snprintf(path, sizeof path, "%s/%s", exe, tail);
+	if ((real = realpath(path, NULL)) != NULL)
+		return real;
+	return strdup(path);
+}
+
+/* The first of tails (relative to sboxd's own folder) that is readable,
+ * remembered in *found; NULL when none is. */
+static const char *
+toolconf_beside_sboxd(const char *const *tails, char **found)
+{
+	char *path;
+	int i;
+
+	if (*found != NULL)
+		return *found;
+	for (i = 0; tails[i] != NULL; i++) {
+		if ((path = toolconf_beside_path(tails[i])) == NULL)
+			return NULL;
+		if (access(path, R_OK) == 0)
+			return *found = path;
+		free(path);
+	}
+	return NULL;
+}
+
+/* The defaults file beside sboxd (installed, or in a build tree). */
+const char *
+toolconf_defaults_file(void)
+{
+	static const char *const tails[] = { "../share/sbox/registries",
+	    "../policy/registries.default", NULL };
+
+	return toolconf_beside_sboxd(tails, &toolconf_default);
+}
+
+/* The shipped protected-names file beside sboxd (installed, or in a build
+ * tree), or NULL. */
+const char *
+toolconf_protected_file(void)
+{
+	static const char *const tails[] = { "../share/sbox/protected",
+	    "../policy/protected.default", NULL };
+	static char *found;
+
+	return toolconf_beside_sboxd(tails, &found);
+}
+
+/* The shipped built-in providers file beside sboxd (installed, or in a
+ * build tree), or NULL. */
+const char *
+toolconf_providers_file(void)
+{
+	static const char *const tails[] = { "../share/sbox/providers",
+	    "../policy/providers.default", NULL };
+	static char *found;
+
+	return toolconf_beside_sboxd(tails, &found);
+}
+
+/* Every registry host for a client. */
+int
+toolconf_registries(const char *home, char *const *env, char ***out,
+    sbox_error *err)
+{
+	char **h;
+
+	*out = NULL;
+	if (registries_collect(home, env, toolconf_defaults_file(), out,
+	    err) == -1)
+		return -1;
+	for (h = toolconf_hosts; h != NULL && *h != NULL; h++) {
+		if (strv_add_unique(out, *h) == -1) {
+			strv_free(*out);
+			*out = NULL;
+			return error_nomem(err);
+		}
+	}
+	return 0;
+}
+
+/* Where each registry host of toolconf_registries(home, env) comes from:
+ * [{host, source}]. */
+json_t *
+toolconf_sources_json(const char *home, char *const *env)
+{
+	const char *file = registries_defaults_file(toolconf_defaults_file());
+	char **all = NULL, **defaults = NULL, src[PATH_MAX + 64];
+	json_t *out = json_array();
+	const char *s;
+	size_t i, j;
+
+	if (toolconf_registries(home, env, &all, NULL) == -1)
+		return out;
+	if (file != NULL)
+		registries_read_file(file, &defaults, NULL);
+	for (i = 0; out != NULL && all != NULL && all[i] != NULL; i++) {
+		s = NULL;
+		for (j = 0; toolconf_hosts && toolconf_hosts[j]; j++)
+			if (strcmp(toolconf_hosts[j], all[i]) == 0)
+				s = toolconf_sources[j];
+		if (s == NULL && strv_contains(defaults, all[i])) {
+			snprintf(src, sizeof src, "defaults file %s", file);
+			s = src;
+		}
+		if (s == NULL)
+			s = "your tools' configuration in your home folder or "
+			    "environment (~/.npmrc, ~/.yarnrc, pip, cargo, GOPROXY, "
+			    "NuGet)";
+		json_array_append_new(out, json_pack("{s:s, s:s}", "host", all[i],
+		    "source", s));
+	}
+	strv_free(all);
+	strv_free(defaults);
+	return out;
+}
