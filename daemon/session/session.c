@@ -1,7 +1,8 @@
-/* session.c: the registry of live sessions: create (resolve, plan, start the
- * container and the proxy), describe, close, and recover after a crash. */
+/* session.c: the registry of live sessions: finding, describing, their crash
+ * notes, answering session.create, closing (with their children). */
 #define _XOPEN_SOURCE 700
 #include "daemon/session/session.h"
+#include "daemon/session/session-internal.h"
 #include "daemon/command/exclude.h"
 
 #include <errno.h>
@@ -40,13 +41,24 @@
 #include "policy/strv.h"
 #include "store/store.h"
 
-struct session_waiter {
-	struct rpc_call       *call;
-	struct session_waiter *next;
-};
-
 static TAILQ_HEAD(, session) session_list = TAILQ_HEAD_INITIALIZER(session_list);
 static int session_live;
+
+/* Put a new session in the registry. */
+void
+session_register(struct session *s)
+{
+	TAILQ_INSERT_TAIL(&session_list, s, entry);
+	session_live++;
+}
+
+/* Take a session out of the registry. */
+void
+session_unregister(struct session *s)
+{
+	TAILQ_REMOVE(&session_list, s, entry);
+	session_live--;
+}
 
 /* Number of live sessions. */
 int
@@ -91,7 +103,7 @@ session_next(const struct session *s)
 }
 
 /* A new random session id: 16 hex characters. */
-static void
+void
 session_new_id(char out[17])
 {
 	unsigned char b[8];
@@ -135,7 +147,7 @@ session_path(const char *kind, const char *id)
 
 /* Write the note that lets the next start clean up after a crash (before
  * the scratch folder is made: a crash at any point leaves a note). */
-static int
+int
 session_write_note(struct session *s)
 {
 	char *dir = session_path("notes", NULL), *path = session_path("notes",
@@ -160,7 +172,7 @@ session_write_note(struct session *s)
 }
 
 /* Remove the session's crash note (it is cleaned up). */
-static void
+void
 session_drop_note(const struct session *s)
 {
 	char *note;
@@ -202,7 +214,7 @@ session_to_json(const struct session *s)
 }
 
 /* Free a session's memory (it is out of the list). */
-static void
+void
 session_free(struct session *s)
 {
 	free(s->title);
@@ -229,7 +241,7 @@ session_free(struct session *s)
  * rule: PATH, LANG, LANGUAGE, LC_*, TERM, COLORTERM, TZ and the names the
  * profile lists in "env"; HOME, USER, LOGNAME and TMPDIR are sbox's own),
  * sorted, kept in s->env_dropped. */
-static void
+void
 session_env_dropped(struct session *s, json_t *client_env)
 {
 	const char *k;
@@ -265,7 +277,7 @@ session_env_dropped(struct session *s, json_t *client_env)
 
 /* The answer of session.create: the session, env_dropped, and warnings (one
  * line naming the dropped variables, when there are). */
-static json_t *
+json_t *
 session_created_json(const struct session *s)
 {
 	json_t *j = session_to_json(s), *v, *w;
@@ -295,7 +307,7 @@ session_created_json(const struct session *s)
 }
 
 /* Answer every session.create waiting for this session. */
-static void
+void
 session_answer(struct session *s, const sbox_error *err)
 {
 	struct session_waiter *w;
@@ -310,7 +322,6 @@ session_answer(struct session *s, const sbox_error *err)
 	}
 }
 
-static void session_close_now(struct session *s, const char *reason, int sync);
 
 /* Close the sessions created from inside s (they live in its sandbox). */
 static void
@@ -334,7 +345,7 @@ session_close_children(struct session *s, int sync)
 }
 
 /* Close a session: every process ends, nothing of it stays on the host. */
-static void
+void
 session_close_now(struct session *s, const char *reason, int sync)
 {
 	sbox_error err;
@@ -375,8 +386,7 @@ session_close_now(struct session *s, const char *reason, int sync)
 	events_publish("session.closed", s->id, json_pack("{s:s}", "reason",
 	    reason));
 	log_info("session %s closed (%s)", s->id, reason);
-	TAILQ_REMOVE(&session_list, s, entry);
-	session_live--;
+	session_unregister(s);
 	session_free(s);
 }
 
@@ -395,491 +405,4 @@ session_close_all(const char *reason)
 
 	while ((s = TAILQ_FIRST(&session_list)) != NULL)
 		session_close_now(s, reason, 1);
-}
-
-/* The container ended by itself (killed from outside, init died). */
-static void
-session_ct_dead(struct container *ct, const sbox_error *why, void *arg)
-{
-	struct session *s = arg;
-
-	(void)ct;
-	log_warn("session %s: its sandbox ended: %s", s->id,
-	    why ? why->message : "unknown reason");
-	session_close_now(s, "the sandbox ended unexpectedly", 0);
-}
-
-/* sbox-init made a listener for one of the profile's local ports. */
-static void
-session_local_port_cb(struct container *ct, const int *fds, int nfds,
-    const sbox_error *err, void *arg)
-{
-	struct session *s = arg;
-	sbox_error e2;
-	int i;
-
-	(void)ct;
-	if (err != NULL) {
-		log_error("session %s: local port: %s", s->id, err->message);
-		return;
-	}
-	for (i = 0; i < nfds; i++) {
-		struct sockaddr_storage ss;
-		socklen_t len = sizeof ss;
-		int port = 0;
-		if (getsockname(fds[i], (struct sockaddr *)&ss, &len) == 0)
-			port = ntohs(ss.ss_family == AF_INET ?
-			    ((struct sockaddr_in *)&ss)->sin_port :
-			    ((struct sockaddr_in6 *)&ss)->sin6_port);
-		if (s->proxy == NULL || proxy_add_local_forward(s->proxy, fds[i],
-		    port, &e2) == -1) {
-			if (s->proxy != NULL)
-				log_error("session %s: %s", s->id, e2.message);
-			else
-				close(fds[i]);
-		}
-	}
-}
-
-/* The container is ready (or failed): start the proxy, answer the callers. */
-static void
-session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
-{
-	struct session *s = arg;
-	struct proxy_config pc;
-	const char *fam[2];
-	sbox_error err;
-	int fds[2], n;
-	size_t i;
-
-	error_clear(&err);
-	if (cerr != NULL) {
-		err = *cerr;
-		goto fail;
-	}
-	n = container_take_proxy_fds(ct, fds, fam);
-	memset(&pc, 0, sizeof pc);
-	pc.base = sboxd.base;
-	pc.dns = sboxd.dns;
-	pc.listen_fds = fds;
-	pc.n_listen_fds = (size_t)n;
-	pc.session = s->id;
-	pc.profile = s->profile->name;
-	pc.net = &s->plan->net;
-	pc.on_refusal = session_access_host_refused;
-	pc.arg = s;
-	pc.limits.max_conns = sboxd.lim.proxy_max_conns;
-	if ((s->proxy = proxy_new(&pc, &err)) == NULL) {
-		error_context(&err, "starting the session's proxy");
-		goto fail;
-	}
-	for (i = 0; i < s->plan->net.n_local_ports; i++) {
-		if (container_listen_local(ct, s->plan->net.local_ports[i],
-		    session_local_port_cb, s, &err) == -1) {
-			error_context(&err, "local port %d",
-			    s->plan->net.local_ports[i]);
-			goto fail;
-		}
-	}
-	session_write_note(s);
-	s->state = SESSION_READY;
-	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)
-		log_error("session %s: %s", s->id, err.message);
-	log_info("session %s ready in %lld ms (profile %s)", s->id,
-	    container_start_ms(ct), s->profile->name);
-	events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",
-	    "profile", s->profile->name, "project", s->project, "sandboxed", 1));
-	session_answer(s, NULL);
-	return;
-fail:
-	log_error("session %s could not start: %s", s->id, err.message);
-	session_answer(s, &err);
-	store_session_set_state(sboxd.store, s->id, "failed", err.message, NULL);
-	s->state = SESSION_CLOSING;
-	if (s->proxy) {
-		proxy_free(s->proxy);
-		s->proxy = NULL;
-	}
-	container_close(ct, NULL, NULL);
-	s->ct = NULL;
-	rmtree(s->scratch);
-	session_drop_note(s);
-	TAILQ_REMOVE(&session_list, s, entry);
-	session_live--;
-	session_free(s);
-}
-
-/* The client's environment object as "N=V" strings. */
-static char **
-session_client_env(json_t *env)
-{
-	char **out = NULL, *kv;
-	const char *k;
-	json_t *v;
-
-	if (env == NULL)
-		return NULL;
-	json_object_foreach(env, k, v) {
-		if (!json_is_string(v) || k[0] == '\0' || strchr(k, '=') != NULL)
-			continue;
-		if (asprintf(&kv, "%s=%s", k, json_string_value(v)) == -1 ||
-		    strv_push(&out, kv) == -1)
-			break;
-	}
-	return out;
-}
-
-/* Set NAME=VALUE in an environment vector (replacing an earlier NAME). */
-static int
-session_setenv(char ***env, const char *name, const char *value)
-{
-	size_t n = strlen(name);
-	char *kv, **e;
-
-	if (asprintf(&kv, "%s=%s", name, value) == -1)
-		return -1;
-	for (e = *env; e && *e; e++) {
-		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') {
-			free(*e);
-			*e = kv;
-			return 0;
-		}
-	}
-	return strv_push(env, kv);
-}
-
-/* The base environment of the session's commands: the plan's, plus the
- * proxy variables for a sandbox (its only way out). */
-static int
-session_make_env(struct session *s, sbox_error *err)
-{
-	static const char *proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
-	    "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", NULL };
-	char url[64];
-	int ok = 1, i;
-
-	s->env = strv_copy(s->plan->env, &ok);
-	if (!ok)
-		return error_nomem(err);
-	if (!s->plan->sandboxed)
-		return 0;
-	snprintf(url, sizeof url, "http://127.0.0.1:%d", RENDER_BWRAP_PROXY_PORT);
-	for (i = 0; proxy_vars[i] != NULL; i++) {
-		if (session_setenv(&s->env, proxy_vars[i], url) == -1)
-			return error_nomem(err);
-	}
-	if (session_setenv(&s->env, "NO_PROXY", "localhost,127.0.0.1,::1") == -1 ||
-	    session_setenv(&s->env, "no_proxy", "localhost,127.0.0.1,::1") == -1)
-		return error_nomem(err);
-	return 0;
-}
-
-/* The protected names: the data file (fail closed when there is none),
- * then the config's additions. */
-static int
-session_protected(struct guard_table *t, sbox_error *err)
-{
-	const char *file = guard_table_file(toolconf_protected_file());
-
-	memset(t, 0, sizeof *t);
-	if (file == NULL)
-		return error_set(err, E_SANDBOX_SETUP, "no protected-names file: "
-		    "install sbox (PREFIX/share/sbox/protected), or set "
-		    "SBOX_PROTECTED_FILE");
-	if (guard_table_load(t, file, err) < 0 ||
-	    guard_table_copy(t, sboxd.config ? sboxd.config->protected : NULL,
-	    err) < 0) {
-		guard_table_free(t);
-		return error_context(err, "the protected names");
-	}
-	return 0;
-}
-
-/* Build the plan of a new session. */
-static int
-session_make_plan(struct session *s, const struct session_params *p,
-    sbox_error *err)
-{
-	const char *sbox_paths[5];
-	char *scratch_base;
-	struct plan_context ctx;
-	struct passwd *pw = getpwuid(getuid());
-	char **client_env = session_client_env(p->env), *sockdir, *slash;
-	char **registries = NULL, *cache_root = NULL, *phome = NULL;
-	struct session *parent;
-	uid_t cuid;
-	gid_t cgid;
-	struct guard_table prot = { 0 };
-	const char *home = getenv("HOME");
-	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
-	    "XDG_RUNTIME_DIR")) : NULL;
-
-	if (home == NULL || home[0] != '/')
-		home = pw ? pw->pw_dir : "/";
-	sockdir = strdup(sboxd.socket_path);
-	if (sockdir && (slash = strrchr(sockdir, '/')) != NULL && slash != sockdir)
-		*slash = '\0';
-	scratch_base = session_path("scratch", NULL);
-	sbox_paths[0] = sboxd.config_path;
-	sbox_paths[1] = sboxd.state_dir;
-	sbox_paths[2] = sockdir;
-	sbox_paths[3] = scratch_base;	/* every session's scratch */
-	sbox_paths[4] = NULL;
-	memset(&ctx, 0, sizeof ctx);
-	ctx.project = s->project;
-	ctx.scratch = s->scratch;
-	ctx.home = home;
-	ctx.user = pw ? pw->pw_name : "user";
-	ctx.uid = getuid();
-	ctx.gid = getgid();
-	ctx.is_root = geteuid() == 0;
-	ctx.sbox_paths = sbox_paths;
-	ctx.xdg_runtime_dir = xdg ? xdg : getenv("XDG_RUNTIME_DIR");
-	ctx.env = client_env;
-	/* sbox's own caches of the profile (a child: its parent's), owned by
-	 * the uid the sandbox runs as (a root sboxd's is not root) */
-	parent = s->parent ? session_find(s->parent, NULL) : NULL;
-	cuid = getuid();
-	cgid = getgid();
-	if (geteuid() == 0)
-		container_bind_sandbox_ids(&cuid, &cgid);
-	if (cachedir_session_root(sboxd.state_dir, s->profile, s->project,
-	    parent ? parent->plan : NULL, cuid, cgid, &cache_root, err) == -1) {
-		strv_free(client_env);
-		free(sockdir);
-		free(scratch_base);
-		return -1;
-	}
-	ctx.cache_root = cache_root;
-	if (toolconf_registries(home, client_env, &registries, err) == -1) {
-		free(cache_root);
-		strv_free(client_env);
-		free(sockdir);
-		free(scratch_base);
-		return error_context(err, "registry hosts");
-	}
-	ctx.registry_hosts = registries;
-	ctx.hostname = "sbox";
-	if (session_provider_home(s->profile, &phome, err) == -1) {
-		free(cache_root);
-		strv_free(registries);
-		strv_free(client_env);
-		free(sockdir);
-		free(scratch_base);
-		return -1;
-	}
-	ctx.provider_home = phome;
-	if (s->parent != NULL && (parent = session_find(s->parent, NULL)) !=
-	    NULL && parent->plan->sandboxed) {
-		ctx.inherit = parent->plan->rules;
-		ctx.n_inherit = parent->plan->n_rules;
-	}
-	if (s->profile->sandboxed && session_protected(&prot, err) < 0) {
-		free(cache_root);
-		free(phome);
-		strv_free(registries);
-		strv_free(client_env);
-		free(sockdir);
-		free(scratch_base);
-		return -1;
-	}
-	ctx.protected = &prot;
-	/* what a sandbox left in its provider's home that cannot be bound */
-	session_provider_aside(s->profile, phome, home, &prot, &s->home_moved);
-	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
-	s->plan = policy_plan(s->profile, &ctx, err);
-	if (s->plan != NULL && session_gitcfg_start(s, err) < 0) {
-		plan_free(s->plan);
-		s->plan = NULL;
-	}
-	guard_table_free(&prot);
-	free(cache_root);
-	free(phome);
-	strv_free(registries);
-	strv_free(client_env);
-	free(sockdir);
-	free(scratch_base);
-	return s->plan ? 0 : -1;
-}
-
-/* Insert the new session in the store (state starting). */
-int
-session_record(struct session *s, uid_t uid, sbox_error *err)
-{
-	struct store_session ss = {
-		.id = s->id, .title = s->title, .project = s->project,
-		.profile = s->profile->name, .provider = s->provider,
-		.model = s->model, .space = s->space, .parent = s->parent,
-		.state = "starting", .creator_uid = uid,
-	};
-	json_t *prov;
-	int rc;
-
-	/* provider values stay in memory: the store says "(set)" */
-	ss.resolved_profile = profile_to_json_public(s->profile);
-	prov = json_pack("{s:s}", "summary", s->profile->provenance ?
-	    s->profile->provenance : "");
-	ss.provenance = prov;
-	rc = store_session_insert(sboxd.store, &ss, err);
-	json_decref(ss.resolved_profile);
-	json_decref(prov);
-	return rc;
-}
-
-/* Start the session's container; the callers wait for it. */
-static int
-session_start_container(struct session *s, sbox_error *err)
-{
-	struct container_opts o;
-
-	memset(&o, 0, sizeof o);
-	o.base = sboxd.base;
-	o.bwrap_path = sboxd.bwrap_path;
-	o.init_path = sboxd.init_path;
-	o.on_ready = session_ct_ready;
-	o.on_dead = session_ct_dead;
-	o.on_refused = session_access_file_refused;
-	o.on_exclude = exclude_from_inside;
-	o.arg = s;
-	o.held_path = s->project;
-	o.held_fd = s->project_fd;
-	if (geteuid() == 0) {	/* never host uid 0 inside */
-		o.drop_ids = 1;
-		container_bind_sandbox_ids(&o.run_uid, &o.run_gid);
-	}
-	if ((s->ct = container_start(s->plan, &o, err)) == NULL)
-		return -1;
-	return 0;
-}
-
-/* Create a session. */
-int
-session_create(const struct session_params *p, struct rpc_call *call,
-    json_t **result, sbox_error *err)
-{
-	char real[PATH_MAX];
-	struct session *s;
-	struct stat st;
-
-	if (session_live >= sboxd.lim.max_sessions)
-		return error_set(err, E_LIMIT, "sboxd already runs %d sessions "
-		    "(its limit); close some first", session_live);
-	if (session_access_budget(p->parent, err) == -1 ||
-	    diskguard_check(NULL, err) == -1)
-		return -1;
-	if (p->project == NULL || p->project[0] != '/')
-		return error_set_field(err, E_INVALID_PARAMS, "project",
-		    "project must be an absolute folder path");
-	if (realpath(p->project, real) == NULL || stat(real, &st) == -1 ||
-	    !S_ISDIR(st.st_mode))
-		return error_set_field(err, E_INVALID_PARAMS, "project",
-		    "project folder %s does not exist", p->project);
-	if ((s = calloc(1, sizeof *s)) == NULL)
-		return error_nomem(err);
-	s->project_fd = -1;
-	TAILQ_INIT(&s->commands);
-	session_new_id(s->id);
-	s->project = strdup(real);
-	s->title = p->title ? strdup(p->title) : NULL;
-	s->provider = p->provider ? strdup(p->provider) : NULL;
-	s->model = p->model ? strdup(p->model) : NULL;
-	s->space = p->space ? strdup(p->space) : NULL;
-	s->parent = p->parent ? strdup(p->parent) : NULL;
-	s->creator_uid = p->uid;
-	s->created_ms = store_now_ms();
-	s->refused = json_array();
-	s->scratch = session_path("scratch", s->id);
-	if (s->scratch == NULL || s->project == NULL) {
-		session_free(s);
-		return error_nomem(err);
-	}
-	/* resolve once, hold a descriptor: what is checked is what is bound */
-	if ((s->project_fd = container_bind_open(s->project, 0, NULL, err)) < 0) {
-		error_context(err, "project");
-		goto fail;
-	}
-	if (p->parent != NULL) {
-		struct session *parent = session_find(p->parent, err);
-		if (parent == NULL || session_narrow_project(parent, s->project,
-		    s->project_fd, err) < 0)
-			goto fail;
-	}
-	{
-		struct session_params rp = *p;
-		rp.project = s->project;
-		if ((s->profile = session_narrow_resolve(&rp, err)) == NULL)
-			goto fail;
-	}
-
-	{
-		char *base = session_path("scratch", NULL);
-		mkdir(base, 0700);
-		free(base);
-		if (session_write_note(s) == -1) {
-			error_set(err, E_IO, "cannot write the session's "
-			    "recovery note in %s/sessions", sboxd.state_dir);
-			goto fail;
-		}
-		if (mkdir(s->scratch, 0700) == -1) {
-			error_set_errno(err, E_IO, errno, "cannot create the "
-			    "scratch folder %s", s->scratch);
-			goto fail;
-		}
-		if (geteuid() == 0) {	/* the sandbox's own uid writes it */
-			uid_t u;
-			gid_t g;
-			container_bind_sandbox_ids(&u, &g);
-			if (chown(s->scratch, u, g) == -1) {
-				error_set_errno(err, E_IO, errno, "cannot give the "
-				    "scratch folder %s to the sandbox", s->scratch);
-				goto fail_rm;
-			}
-		}
-	}
-	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||
-	    session_record(s, p->uid, err) == -1)
-		goto fail_rm;
-	session_env_dropped(s, p->env);
-	TAILQ_INSERT_TAIL(&session_list, s, entry);
-	session_live++;
-	/* a backend can show at once whether the session is sandboxed */
-	events_publish("session.created", s->id, json_pack("{s:s, s:s, s:s, "
-	    "s:b, s:s?}", "profile", s->profile->name, "project", s->project,
-	    "provenance", s->profile->provenance ? s->profile->provenance : "",
-	    "sandboxed", s->plan->sandboxed, "parent", s->parent));
-	if (!s->plan->sandboxed) {
-		s->state = SESSION_READY;
-		store_session_set_state(sboxd.store, s->id, "ready", NULL, NULL);
-		session_write_note(s);
-		events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",
-		    "profile", s->profile->name, "project", s->project,
-		    "sandboxed", 0));
-		*result = session_created_json(s);
-		return 0;
-	}
-	if (session_start_container(s, err) == -1) {
-		store_session_set_state(sboxd.store, s->id, "failed", err->message,
-		    NULL);
-		TAILQ_REMOVE(&session_list, s, entry);
-		session_live--;
-		goto fail_rm;
-	}
-	if (call == NULL) {	/* the daemon's own session (sandbox.check) */
-		*result = json_pack("{s:s}", "session", s->id);
-		return RPC_LATER;
-	}
-	struct session_waiter *w = calloc(1, sizeof *w);
-	if (w == NULL) {
-		session_close(s, "out of memory");
-		return error_nomem(err);
-	}
-	w->call = call;
-	s->waiters = w;
-	return RPC_LATER;
-fail_rm:
-	rmtree(s->scratch);
-fail:
-	session_drop_note(s);
-	session_free(s);
-	return -1;
 }

@@ -1,0 +1,35 @@
+/* session-internal.h: what session.c (the registry, notes, answers, close)
+ * and session-create.c (a session made) share; not for other rooms. */
+#ifndef SBOX_SESSION_INTERNAL_H
+#define SBOX_SESSION_INTERNAL_H
+
+#include <jansson.h>
+
+#include "daemon/session/session.h"
+
+struct session_waiter {
+	struct rpc_call       *call;
+	struct session_waiter *next;
+};
+
+/* A new random session id: 16 hex characters. */
+void session_new_id(char out[17]);
+/* The crash note of a session: written before its folders are made,
+ * dropped once it is cleaned up. */
+int session_write_note(struct session *s);
+void session_drop_note(const struct session *s);
+/* Free a session's memory (it is out of the registry). */
+void session_free(struct session *s);
+/* The client's variables not passed into the sandbox, kept sorted. */
+void session_env_dropped(struct session *s, json_t *client_env);
+/* The session.create answer: the session and its warnings. */
+json_t *session_created_json(const struct session *s);
+/* Answer every session.create waiting for this session. */
+void session_answer(struct session *s, const sbox_error *err);
+/* Close a session now (sync: wait for its container). */
+void session_close_now(struct session *s, const char *reason, int sync);
+/* Put a new session in the registry / take it out. */
+void session_register(struct session *s);
+void session_unregister(struct session *s);
+
+#endif
