@@ -7,6 +7,10 @@
 
 #include <string.h>
 
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "daemon/command-io.h"
 #include "daemon/conn.h"
 #include "daemon/rpc.h"
 #include "daemon/session.h"
@@ -54,6 +58,28 @@ command_blocked_track(struct command *c, const char *data, size_t n)
 	}
 }
 
+/* A command on a terminal relayed to the client's own: relay what its
+ * terminal has written so far first (the refusal came on another
+ * channel), so the client's line lands after it and line_start is true. */
+static void
+command_blocked_drain(struct command *c)
+{
+	struct bufferevent *fw = c->out.forward;
+	struct evbuffer *in;
+	int i;
+
+	if (!c->tty || c->stdio != COMMAND_STDIO_FDS || c->out.bev == NULL ||
+	    !c->tty_master || !c->out.open || c->out.paused)
+		return;
+	in = bufferevent_get_input(c->out.bev);
+	for (i = 0; i < 4 && evbuffer_read(in, bufferevent_getfd(c->out.bev),
+	    16384) > 0; i++)
+		;
+	command_io_read_cb(c->out.bev, c);
+	if (fw != NULL)
+		evbuffer_write(bufferevent_get_output(fw), bufferevent_getfd(fw));
+}
+
 /* A new entry of c's blocked.KIND: command.blocked {command, blocked:
  * {KIND: [entry]}, line_start?} to the client that runs it. line_start
  * (a terminal relayed to the client's own): the last byte written there
@@ -66,6 +92,7 @@ command_blocked_notify(struct command *c, const char *kind, json_t *entry)
 
 	if (entry == NULL || c->owner == 0 || (to = conn_find(c->owner)) == NULL)
 		return;
+	command_blocked_drain(c);
 	m = json_pack("{s:I, s:{s:[O]}}", "command", (json_int_t)c->id,
 	    "blocked", kind, entry);
 	if (m != NULL && c->tty && c->stdio == COMMAND_STDIO_FDS)

@@ -69,17 +69,18 @@ def test_live_refusal_in_session_shell(ctx):
         (rb"[$#] $", b"cat ~/.ssh/id_rsa; read line; echo got-$line\r"),
         (rb"sbox: blocked: read of [^\r\n]*/\.ssh/id_rsa refused", b"x\r"),
         (rb"got-x", None),
-        (rb"[$#] $", b"exit 3\r")])
+        (rb"[$#] $", b"exit 3\r")], cols=250)
     out = screen(t)
-    assert rc == 3, out
+    raw = repr(t.text())
+    assert rc == 3, raw
     lines = [ln for ln in out.split("\n") if "sbox: blocked:" in ln]
     # one line, not repeated at the end, at the left edge of the screen
-    assert len(lines) == 1, out
+    assert len(lines) == 1, raw
     assert re.search(r"(^|[\r\n])sbox: blocked: read of \S*/\.ssh/id_rsa "
-                     r"refused: credentials", out), out
-    assert "sbox session outside %s" % sid in lines[0], out
+                     r"refused: credentials", out), raw
+    assert "sbox session outside %s" % sid in lines[0], raw
     # it came before the shell ended: the line typed after it ran
-    assert out.index("sbox: blocked:") < out.index("got-x"), out
+    assert out.index("sbox: blocked:") < out.index("got-x"), raw
 
 
 def test_fresh_shell_reports_no_home_dotfiles(ctx):
@@ -91,7 +92,7 @@ def test_fresh_shell_reports_no_home_dotfiles(ctx):
     rc, t = run_term(d, ["session", "shell", sid], steps=[
         (rb"[$#] $", b"echo started-$((40 + 2))\r"),
         (rb"started-42", None),
-        (rb"[$#] $", b"exit 0\r")])
+        (rb"[$#] $", b"exit 0\r")], cols=250)
     out = screen(t)
     assert rc == 0, out
     assert "blocked" not in out, out
@@ -112,7 +113,8 @@ def test_exec_tty_refusal_shown_once(ctx):
     rc, t = run_term(d, ["session", "exec", sid, "-t", "--no-ask", "--", "sh",
                          "-c",
                          "cat ~/.aws/credentials; read x; exit 5"], steps=[
-        (rb"sbox: blocked: read of [^\r\n]*/\.aws/credentials", b"\r")])
+        (rb"sbox: blocked: read of [^\r\n]*/\.aws/credentials", b"\r")],
+        cols=250)
     out = screen(t)
     assert rc == 5, out
     assert out.count("sbox: blocked:") == 1, out
