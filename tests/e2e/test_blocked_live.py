@@ -97,10 +97,13 @@ def test_fresh_shell_reports_no_home_dotfiles(ctx):
     assert rc == 0, out
     assert "blocked" not in out, out
     c = SH.client()
-    r = run(c, sid, "cat ~/.bashrc ~/.gitconfig ~/.bash_history "
+    r = run(c, sid, "cat ~/.bashrc ~/.gitconfig ~/.bash_history ~/.netrc "
             "~/.config/other/app.conf; true")
     paths = [b["path"] for b in r.blocked]
-    assert paths == [os.path.join(d.home, ".config/other/app.conf")], r
+    # a credential among the dotfiles has its own rule: still reported
+    assert paths == [os.path.join(d.home, ".netrc"),
+                     os.path.join(d.home, ".config/other/app.conf")], r
+    assert r.blocked[0]["rule"] == "credentials, hidden", r
     # the host has them all: the sandbox, not the host, hid them
     for f in (".bashrc", ".gitconfig", ".bash_history"):
         assert os.path.exists(os.path.join(d.home, f)), f
