@@ -83,6 +83,22 @@ def test_live_refusal_in_session_shell(ctx):
     assert out.index("sbox: blocked:") < out.index("got-x"), raw
 
 
+def test_live_host_refusal_in_session_shell(ctx):
+    """A host the allowlist refuses shows too while the shell runs, with
+    what a person can do."""
+    d, sid = session()
+    rc, t = run_term(d, ["session", "shell", sid], steps=[
+        (rb"[$#] $", b"curl -sS -m 20 -o /dev/null http://refused.test/; "
+                     b"read line\r"),
+        (rb"sbox: blocked: connection to refused\.test:80 refused by rule "
+         rb"\"network allowlist\"[^\r\n]*allow-host " + sid.encode() +
+         rb" refused\.test", b"\r"),
+        (rb"[$#] $", b"exit 0\r")], cols=250)
+    out = screen(t)
+    assert rc == 0, repr(t.text())
+    assert out.count("sbox: blocked:") == 1, repr(t.text())
+
+
 def test_fresh_shell_reports_no_home_dotfiles(ctx):
     """A shell's start reads ~/.bashrc, ~/.inputrc and ~/.bash_history,
     which the host has and the sandbox's empty home does not: no
