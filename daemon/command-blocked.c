@@ -17,50 +17,9 @@
 
 #define COMMAND_BLOCKED_MAX_UNREACHABLE 64
 
-enum { COMMAND_BLOCKED_TEXT, COMMAND_BLOCKED_ESC, COMMAND_BLOCKED_CSI,
-    COMMAND_BLOCKED_OSC };
-
-/* Output relayed to the client's terminal: does its current line hold
- * text? A newline ends the line; escape sequences (CSI ... final byte, OSC
- * ... BEL or ESC \, ESC and one byte), '\r' and other control bytes write
- * none; any other byte does. */
-void
-command_blocked_track(struct command *c, const char *data, size_t n)
-{
-	unsigned char b;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		b = (unsigned char)data[i];
-		switch (c->out_esc) {
-		case COMMAND_BLOCKED_ESC:
-			c->out_esc = b == '[' ? COMMAND_BLOCKED_CSI : b == ']' ?
-			    COMMAND_BLOCKED_OSC : COMMAND_BLOCKED_TEXT;
-			break;
-		case COMMAND_BLOCKED_CSI:
-			if (b >= 0x40 && b <= 0x7e)
-				c->out_esc = COMMAND_BLOCKED_TEXT;
-			break;
-		case COMMAND_BLOCKED_OSC:
-			if (b == 0x07)
-				c->out_esc = COMMAND_BLOCKED_TEXT;
-			else if (b == 0x1b)
-				c->out_esc = COMMAND_BLOCKED_ESC;
-			break;
-		default:
-			if (b == '\n')
-				c->out_midline = 0;
-			else if (b == 0x1b)
-				c->out_esc = COMMAND_BLOCKED_ESC;
-			else if (b >= 0x20 && b != 0x7f)
-				c->out_midline = 1;
-		}
-	}
-}
-
 /* A command on a terminal relayed to the client's own: relay what its
  * terminal has written so far first (the refusal came on another
- * channel), so the client's line lands after it and line_start is true. */
+ * channel), so the client's line lands after it and line_start is right. */
 static void
 command_blocked_drain(struct command *c)
 {
@@ -82,8 +41,9 @@ command_blocked_drain(struct command *c)
 
 /* A new entry of c's blocked.KIND: command.blocked {command, blocked:
  * {KIND: [entry]}, line_start?} to the client that runs it. line_start
- * (a terminal relayed to the client's own): the last byte written there
- * ended a line, so a line written now starts at its left edge. */
+ * (a terminal relayed to the client's own): the line written there last
+ * holds no text (daemon/ttyline.h), so a line written now starts at its
+ * left edge. */
 void
 command_blocked_notify(struct command *c, const char *kind, json_t *entry)
 {
@@ -97,7 +57,7 @@ command_blocked_notify(struct command *c, const char *kind, json_t *entry)
 	    "blocked", kind, entry);
 	if (m != NULL && c->tty && c->stdio == COMMAND_STDIO_FDS)
 		json_object_set_new(m, "line_start", json_boolean(
-		    !c->out_midline));
+		    !c->out_line.midline));
 	if (m != NULL)
 		conn_notify(to, "command.blocked", m);
 }

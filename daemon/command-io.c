@@ -94,7 +94,7 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	if (st->forward != NULL) {
 		bufferevent_write(st->forward, data, n);
 		if (c->tty)
-			command_blocked_track(c, data, n);
+			ttyline_feed(&c->out_line, data, n);
 	}
 	command_follow_chunk(c, st == &c->err, data, n);
 	if (c->stdio == COMMAND_STDIO_PIPES &&

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "daemon/blocked.h"
+#include "daemon/ttyline.h"
 #include "protocol/error.h"
 #include "protocol/ttysize.h"
 
@@ -75,9 +76,8 @@ struct command {
 	int                  tty_master;/* the master has come from sbox-init */
 	struct bufferevent  *tty_in;   /* fds mode: reads the client's stdin */
 	struct command_stream out, err;
-	int                  out_midline; /* fds tty: the line being written
-	                                  on the client's terminal has text */
-	int                  out_esc;  /* ... and inside an escape sequence */
+	struct ttyline       out_line; /* fds tty: does the line being written
+	                                  on the client's terminal hold text */
 	struct blocked       blocked;
 	json_t              *hosts;    /* hosts refused while it ran */
 	unsigned long        owner;    /* connection id of the client */
@@ -176,9 +176,6 @@ long long command_note_refusal(struct session *s, const char *host,
  * running commands, in blocked.unreachable {host, port, cause}. */
 void command_note_unreachable(struct session *s, const char *host, int port,
     const char *cause);
-/* Output relayed to the client's terminal: follow whether its current
- * line holds text (escape sequences and '\r' write none). */
-void command_blocked_track(struct command *c, const char *data, size_t n);
 /* A new entry of a command's blocked.KIND ("files", "hosts",
  * "unreachable"): command.blocked to the client that runs it, at once. */
 void command_blocked_notify(struct command *c, const char *kind,
