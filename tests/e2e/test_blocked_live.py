@@ -189,6 +189,11 @@ def test_status_shows_hosts_allowed_later(ctx):
     st = n.c.call("session.status", {"session": n.sid})
     flags = {e["host"]: e.get("allowed", False) for e in st["refused"]}
     assert flags == {"later.test": True, "never.test": False}, st
+    r = n.d.cli("sandbox", "status", "--session", n.sid)
+    out = r.stdout.decode()
+    assert re.search(r"later\.test:80 .* allowed since by session "
+                     r"allow-host$", out, re.M), out
+    assert re.search(r"never\.test:80 .* not in the allowlist", out), out
     # --json: the same flag
     r = n.d.cli("session", "status", n.sid, "--json")
     got = json.loads(r.stdout)
