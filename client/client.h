@@ -121,6 +121,13 @@ int exec_tty_possible(void);
  * through ttyfilter.c); the result or NULL with err. */
 json_t *exec_tty_run(const struct client_opts *o, struct client *cl,
     json_t *params, sbox_error *err);
+/* exec-live.c: refusals shown while a command runs on a terminal. */
+/* Explain the next command's refusals with this session record. */
+void exec_live_set(const json_t *info, int one_shot);
+/* A command.blocked notification: print its entries at once. */
+void exec_live_blocked(const json_t *params);
+/* Mark in a result what was shown live (exec_print_blocked skips it). */
+void exec_live_mark(json_t *r);
 /* Print what the sandbox refused during the command (its explanations). */
 void exec_print_blocked(const json_t *result);
 /* Add to each blocked entry of a result an "explanation": what was refused,

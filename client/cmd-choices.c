@@ -27,6 +27,7 @@ cmd_choices_print_status(const json_t *r)
 	const json_t *sb = json_object_get(r, "sandbox"), *e;
 	char *argv;
 	size_t i;
+	int nref = 0, nallowed = 0;
 
 	printf("%-10s %s\n", "session", text_member(r, "session", "?"));
 	printf("%-10s %s%s\n", "state", text_member(r, "state", "?"),
@@ -36,17 +37,35 @@ cmd_choices_print_status(const json_t *r)
 	printf("%-10s %s: %s\n", "runs here", json_is_true(json_object_get(r,
 	    "runs_here")) ? "yes" : "no", text_member(sb, "detail", ""));
 	printf("%-10s %s\n", "network", text_member(r, "network", "?"));
-	if (json_array_size(json_object_get(r, "refused")) == 0)
-		printf("%-10s none\n", "refused");
+	/* hosts allowed since their refusal (session allow-host) are not
+	 * refused any more: listed apart */
 	json_array_foreach(json_object_get(r, "refused"), i, e) {
 		char when[32];
+
+		if (json_is_true(json_object_get(e, "allowed")))
+			continue;
 		/* times for people: local, as every listing shows them */
 		cmd_outside_time(e, "last_at_ms", when, sizeof when);
-		printf("%-10s %s:%lld (%lldx, %s) %s\n", i == 0 ? "refused" : "",
-		    text_member(e, "host", "?"),
+		printf("%-10s %s:%lld (%lldx, %s) %s\n", nref++ == 0 ? "refused" :
+		    "", text_member(e, "host", "?"),
 		    (long long)json_integer_value(json_object_get(e, "port")),
 		    (long long)json_integer_value(json_object_get(e, "count")),
 		    when, text_member(e, "reason", ""));
+	}
+	if (nref == 0)
+		printf("%-10s none\n", "refused");
+	json_array_foreach(json_object_get(r, "refused"), i, e) {
+		char when[32];
+
+		if (!json_is_true(json_object_get(e, "allowed")))
+			continue;
+		cmd_outside_time(e, "last_at_ms", when, sizeof when);
+		printf("%-10s %s:%lld (allowed later; refused %lldx before, last "
+		    "%s)\n", nallowed++ == 0 ? "allowed" : "",
+		    text_member(e, "host", "?"),
+		    (long long)json_integer_value(json_object_get(e, "port")),
+		    (long long)json_integer_value(json_object_get(e, "count")),
+		    when);
 	}
 	if (json_array_size(json_object_get(r, "running")) == 0)
 		printf("%-10s none\n", "running");

@@ -507,7 +507,10 @@ cmd_sandbox_print_status(const json_t *r)
 	cmd_sandbox_line("refused", line);
 	json_array_foreach(json_object_get(r, "refused"), i, h) {
 		host = cmd_outside_text(cmd_sandbox_s(h, "host", "?"));
-		reason = cmd_outside_text(cmd_sandbox_s(h, "reason", ""));
+		/* let through since (session allow-host): not refused now */
+		reason = cmd_outside_text(json_is_true(json_object_get(h,
+		    "allowed")) ? "allowed since by session allow-host" :
+		    cmd_sandbox_s(h, "reason", ""));
 		cmd_outside_time(h, "last_at_ms", when, sizeof when);
 		snprintf(line, sizeof line, "%s:%lld", host ? host : "?",
 		    (long long)json_integer_value(json_object_get(h, "port")));

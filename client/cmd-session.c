@@ -462,8 +462,10 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	} else if (o->json) {
 		json_object_set_new(params, "stdio", json_string("pipes"));
 		r = client_call(cl, "command.exec", params, NULL, 0, &err);
-	} else if (tty)
+	} else if (tty) {
+		exec_live_set(info, o->one_shot);
 		r = exec_tty_run(o, cl, params, &err);
+	}
 	else
 		r = exec_with_terminal(cl, params, &err);
 	if (r == NULL) {

@@ -70,7 +70,7 @@ exec_tty_on_signal(int sig)
 	}
 }
 
-/* Notifications while it runs: keep the command's id. */
+/* Notifications while it runs: keep the command's id; print a refusal. */
 static int
 exec_tty_notify(const char *method, json_t *params, void *arg)
 {
@@ -80,6 +80,8 @@ exec_tty_notify(const char *method, json_t *params, void *arg)
 	    json_is_integer(json_object_get(params, "command")))
 		st->command = json_integer_value(json_object_get(params,
 		    "command"));
+	else if (strcmp(method, "command.blocked") == 0)
+		exec_live_blocked(params);	/* shown when it happens */
 	return 0;
 }
 
@@ -283,5 +285,6 @@ out:
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	exec_note_interrupted(exec_tty_stop);
+	exec_live_mark(r);
 	return r;
 }

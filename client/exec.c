@@ -148,10 +148,23 @@ exec_explain_blocked(json_t *result, const json_t *info, int one_shot)
 		free(host);
 		free(t2);
 	}
+	/* allowed hosts the proxy could not reach: the cause it saw */
+	json_array_foreach(json_object_get(blocked, "unreachable"), i, v) {
+		host = cmd_outside_text(json_string_value(json_object_get(v,
+		    "host")));
+		t2 = cmd_outside_text(json_string_value(json_object_get(v,
+		    "cause")));
+		json_object_set_new(v, "explanation", json_sprintf("connection "
+		    "to %s:%lld failed: %s", host, (long long)json_integer_value(
+		    json_object_get(v, "port")), t2));
+		free(host);
+		free(t2);
+	}
 }
 
 /* Print what the sandbox refused during the command, one line each (the
- * explanation when exec_explain_blocked added one). */
+ * explanation when exec_explain_blocked added one), but for what was shown
+ * while it ran ("shown": exec_live_mark). */
 void
 exec_print_blocked(const json_t *result)
 {
@@ -160,12 +173,16 @@ exec_print_blocked(const json_t *result)
 	size_t i;
 
 	json_array_foreach(json_object_get(blocked, "files"), i, v) {
+		if (json_is_true(json_object_get(v, "shown")))
+			continue;
 		if ((ex = json_string_value(json_object_get(v, "explanation"))) ==
 		    NULL)
 			ex = json_string_value(json_object_get(v, "message"));
 		fprintf(stderr, "sbox: blocked: %s\n", ex ? text_show(ex) : "?");
 	}
 	json_array_foreach(json_object_get(blocked, "hosts"), i, v) {
+		if (json_is_true(json_object_get(v, "shown")))
+			continue;
 		if ((ex = json_string_value(json_object_get(v, "explanation"))) !=
 		    NULL)
 			fprintf(stderr, "sbox: blocked: %s\n", text_show(ex));
@@ -174,6 +191,11 @@ exec_print_blocked(const json_t *result)
 			    "refused\n", text_member(v, "host", "?"),
 			    (long long)json_integer_value(json_object_get(v,
 			    "port")));
+	}
+	json_array_foreach(json_object_get(blocked, "unreachable"), i, v) {
+		if (!json_is_true(json_object_get(v, "shown")) && (ex =
+		    json_string_value(json_object_get(v, "explanation"))) != NULL)
+			fprintf(stderr, "sbox: blocked: %s\n", ex);
 	}
 }
 

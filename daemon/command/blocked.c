@@ -17,6 +17,7 @@ blocked_init(struct blocked *b)
 {
 	memset(b, 0, sizeof *b);
 	b->files = json_array();
+	b->unreachable = json_array();
 }
 
 /* Release what was collected. */
@@ -25,6 +26,8 @@ blocked_free(struct blocked *b)
 {
 	json_decref(b->files);
 	b->files = NULL;
+	json_decref(b->unreachable);
+	b->unreachable = NULL;
 }
 
 /* Make path absolute against cwd and fold ".", ".." and "//". */

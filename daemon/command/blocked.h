@@ -14,6 +14,8 @@ struct plan;
 struct blocked {
 	json_t *files;  /* [{path, op, rule, message, reason, pid, process}],
 	                   deduplicated (command_note_file) */
+	json_t *unreachable; /* [{host, port, cause}]: allowed hosts the proxy
+	                   could not reach (command_note_unreachable) */
 };
 
 /* Start with nothing refused. */

@@ -233,8 +233,11 @@ command_io_chunk(struct command *c, struct command_stream *st,
 		room = 0;
 	if (n > room)
 		st->truncated = 1;
-	if (st->forward != NULL)
+	if (st->forward != NULL) {
 		bufferevent_write(st->forward, data, n);
+		if (c->tty)
+			ttyline_feed(&c->out_line, data, n);
+	}
 	command_follow_chunk(c, st == &c->err, data, n);
 	if (c->stdio == COMMAND_STDIO_PIPES &&
 	    (owner = conn_find(c->owner)) != NULL &&

@@ -112,8 +112,8 @@ command_state_name(const struct command *c)
 static json_t *
 command_blocked(const struct command *c)
 {
-	return json_pack("{s:O, s:O}", "files", c->blocked.files,
-	    "hosts", c->hosts);
+	return json_pack("{s:O, s:O, s:O}", "files", c->blocked.files,
+	    "hosts", c->hosts, "unreachable", c->blocked.unreachable);
 }
 
 /* The command's state and result as JSON. */
@@ -763,11 +763,14 @@ command_note_file(struct session *s, uint64_t ct_id, const char *path,
 			    json_object_get(f, "op")), op) == 0)
 				break;
 		if (i == json_array_size(c->blocked.files) &&
-		    json_array_size(c->blocked.files) < BLOCKED_MAX_FILES)
+		    json_array_size(c->blocked.files) < BLOCKED_MAX_FILES) {
 			json_array_append_new(c->blocked.files, json_pack(
 			    "{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "path", path,
 			    "op", op, "rule", rule, "message", message, "reason",
 			    reason, "pid", pid, "process", process));
+			command_blocked_notify(c, "files", json_array_get(
+			    c->blocked.files, i));
+		}
 	}
 }
 
@@ -792,10 +795,13 @@ command_note_refusal(struct session *s, const char *host, int port,
 			    "port")) == port)
 				break;
 		}
-		if (i == json_array_size(c->hosts) && i < 64)
+		if (i == json_array_size(c->hosts) && i < 64) {
 			json_array_append_new(c->hosts, json_pack("{s:s, s:i, "
 			    "s:s, s:s}", "host", host, "port", port, "rule",
 			    rule ? rule : "", "reason", reason ? reason : ""));
+			command_blocked_notify(c, "hosts", json_array_get(
+			    c->hosts, i));
+		}
 	}
 	return running == 1 ? only->id : 0;
 }

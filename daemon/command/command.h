@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "daemon/command/blocked.h"
+#include "daemon/command/ttyline.h"
 #include "protocol/error.h"
 #include "protocol/ttysize.h"
 
@@ -77,6 +78,8 @@ struct command {
 	int                  tty_master;/* the master has come from sbox-init */
 	struct bufferevent  *tty_in;   /* fds mode: reads the client's stdin */
 	struct command_stream out, err;
+	struct ttyline       out_line; /* fds tty: does the line being written
+	                                  on the client's terminal hold text */
 	struct blocked       blocked;
 	json_t              *hosts;    /* hosts refused while it ran */
 	unsigned long        owner;    /* connection id of the client */
@@ -180,5 +183,14 @@ void command_note_file(struct session *s, uint64_t ct_id, const char *path,
  * returns the command id when exactly one was running, else 0. */
 long long command_note_refusal(struct session *s, const char *host,
     int port, const char *rule, const char *reason);
+/* command-blocked.c: an allowed host the proxy could not reach (DNS
+ * failure, connection refused, timeout): note it once on the session's
+ * running commands, in blocked.unreachable {host, port, cause}. */
+void command_note_unreachable(struct session *s, const char *host, int port,
+    const char *cause);
+/* A new entry of a command's blocked.KIND ("files", "hosts",
+ * "unreachable"): command.blocked to the client that runs it, at once. */
+void command_blocked_notify(struct command *c, const char *kind,
+    json_t *entry);
 
 #endif

@@ -177,11 +177,17 @@ proxy_conn_dns_cb(int result, struct evutil_addrinfo *res, void *arg)
 	if (res != NULL)
 		evutil_freeaddrinfo(res);
 	if (c->n_addrs == 0) {
-		char why[400];
+		char why[400], cause[200];
 
 		snprintf(why, sizeof why, "cannot resolve %s: %s", c->host,
 		    result == 0 ? "no addresses" : evutil_gai_strerror(result));
-		proxy_conn_fail(c, 502, PROXY_SOCKS_HOST_UNREACHABLE, why);
+		snprintf(cause, sizeof cause, "DNS: %s", result == 0 ?
+		    "the name has no address" : result == EVUTIL_EAI_NONAME ?
+		    "no such name" : result == EVUTIL_EAI_AGAIN ?
+		    "no answer from the name server (try again later)" :
+		    evutil_gai_strerror(result));
+		proxy_conn_unreachable(c, 502, PROXY_SOCKS_HOST_UNREACHABLE, why,
+		    cause);
 		return;
 	}
 	for (i = 0; i < c->n_addrs; i++)
@@ -219,8 +225,10 @@ proxy_conn_resolve_connect(struct proxy_conn *c)
 				c->n_addrs++;
 		}
 		if (c->n_addrs == 0) {
-			proxy_conn_fail(c, 502, PROXY_SOCKS_HOST_UNREACHABLE,
-			    "the resolve table has no usable address for this host");
+			proxy_conn_unreachable(c, 502,
+			    PROXY_SOCKS_HOST_UNREACHABLE, "the resolve table "
+			    "has no usable address for this host", "the "
+			    "config's resolve table has no usable address");
 			return;
 		}
 		for (i = 0; i < c->n_addrs; i++)
@@ -241,8 +249,8 @@ proxy_conn_resolve_connect(struct proxy_conn *c)
 		return;
 	}
 	if (px->dns == NULL) {
-		proxy_conn_fail(c, 502, PROXY_SOCKS_HOST_UNREACHABLE,
-		    "no resolver available");
+		proxy_conn_unreachable(c, 502, PROXY_SOCKS_HOST_UNREACHABLE,
+		    "no resolver available", "DNS: sboxd has no resolver");
 		return;
 	}
 	memset(&hints, 0, sizeof hints);
@@ -300,8 +308,9 @@ proxy_conn_try_connect(struct proxy_conn *c)
 
 		snprintf(why, sizeof why, "cannot connect to %s port %d: %s", c->host,
 		    c->port, c->last_errno ? strerror(c->last_errno) : "no address");
-		proxy_conn_fail(c, 502, c->last_errno == ECONNREFUSED ?
-		    PROXY_SOCKS_REFUSED : PROXY_SOCKS_HOST_UNREACHABLE, why);
+		proxy_conn_unreachable(c, 502, c->last_errno == ECONNREFUSED ?
+		    PROXY_SOCKS_REFUSED : PROXY_SOCKS_HOST_UNREACHABLE, why,
+		    c->last_errno ? strerror(c->last_errno) : "no address");
 		return;
 	}
 	len = proxy_addr_to_sockaddr(&c->addrs[c->addr_i], c->port, &ss);

@@ -105,6 +105,7 @@ struct proxy {
 	const struct plan_net *net;
 	char                 **extra;     /* hosts added by proxy_allow_host */
 	proxy_refusal_fn       on_refusal;
+	proxy_failure_fn       on_failure;
 	void                  *arg;
 	struct proxy_limits    lim;
 	LIST_HEAD(, proxy_conn) conns;
@@ -121,6 +122,8 @@ void proxy_conn_touch(struct proxy_conn *c);
 void proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
     const char *hint);
 void proxy_conn_fail(struct proxy_conn *c, int status, int socks_code, const char *why);
+void proxy_conn_unreachable(struct proxy_conn *c, int status, int socks_code,
+    const char *why, const char *cause);
 
 /* proxy-connect.c */
 int proxy_conn_allowed(struct proxy_conn *c);

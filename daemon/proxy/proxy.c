@@ -285,6 +285,19 @@ proxy_conn_fail(struct proxy_conn *c, int status, int socks_code, const char *wh
 	proxy_conn_http_answer(c, status, NULL, body);
 }
 
+/* The allowed host could not be reached: tell the owner the cause, then
+ * fail the request as proxy_conn_fail does. */
+void
+proxy_conn_unreachable(struct proxy_conn *c, int status, int socks_code,
+    const char *why, const char *cause)
+{
+	struct proxy *px = c->px;
+
+	if (px->on_failure != NULL)
+		px->on_failure(px->session, c->host, c->port, cause, px->arg);
+	proxy_conn_fail(c, status, socks_code, why);
+}
+
 /* The connection's timer: head, connect, idle or closing timeout. */
 static void
 proxy_conn_timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -309,10 +322,16 @@ proxy_conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 			proxy_conn_close(c);
 		return;
 	case PC_RESOLVING:
-	case PC_CONNECTING:
-		proxy_conn_fail(c, 504, PROXY_SOCKS_HOST_UNREACHABLE,
-		    "connecting to the host timed out");
+	case PC_CONNECTING: {
+		char cause[100];
+
+		snprintf(cause, sizeof cause, "%s timed out after %d s",
+		    c->state == PC_RESOLVING ? "DNS: the name's lookup" :
+		    "the connection", (px->lim.connect_timeout_ms + 999) / 1000);
+		proxy_conn_unreachable(c, 504, PROXY_SOCKS_HOST_UNREACHABLE,
+		    "connecting to the host timed out", cause);
 		return;
+	}
 	case PC_TUNNEL:
 	case PC_HTTP:
 		event_base_gettimeofday_cached(px->base, &now);
@@ -478,6 +497,7 @@ proxy_new(const struct proxy_config *cfg, sbox_error *err)
 	px->dns = cfg->dns;
 	px->net = cfg->net;
 	px->on_refusal = cfg->on_refusal;
+	px->on_failure = cfg->on_failure;
 	px->arg = cfg->arg;
 	px->lim = cfg->limits;
 	if (px->lim.max_conns <= 0)
@@ -570,6 +590,14 @@ proxy_allow_host(struct proxy *px, const char *host, sbox_error *err)
 	if (px->extra[i] == NULL)
 		return error_nomem(err);
 	return 0;
+}
+
+/* Was host:port allowed by proxy_allow_host (after the session began)? */
+int
+proxy_allowed_later(const struct proxy *px, const char *host, int port)
+{
+	return px != NULL && host != NULL &&
+	    hostpat_match_list(px->extra, host, port);
 }
 
 /* Forward connections on listen_fd to 127.0.0.1:port of this computer. */

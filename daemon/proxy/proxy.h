@@ -53,6 +53,11 @@ struct proxy_limits {
  * the proxy's callbacks, so it must not call proxy_free. */
 typedef void (*proxy_refusal_fn)(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
+/* Called when an allowed host could not be reached (its name does not
+ * resolve, the connection is refused or times out: the 502 or 504 the
+ * client is answered), with the cause in a few words. Same constraints. */
+typedef void (*proxy_failure_fn)(const char *session, const char *host, int port,
+    const char *cause, void *arg);
 
 struct proxy_config {
 	struct event_base *base;      /* the daemon's loop (sboxd.base) */
@@ -64,6 +69,7 @@ struct proxy_config {
 	const char *profile;          /* profile name, for messages (copied) */
 	const struct plan_net *net;   /* the session's network plan; must outlive the proxy */
 	proxy_refusal_fn on_refusal;  /* may be NULL */
+	proxy_failure_fn on_failure;  /* may be NULL */
 	void       *arg;
 	struct proxy_limits limits;
 };
@@ -75,6 +81,8 @@ struct proxy *proxy_new(const struct proxy_config *cfg, sbox_error *err);
 void proxy_free(struct proxy *px);
 /* Allow one more host pattern (session.allow_host); -1 with err if invalid. */
 int proxy_allow_host(struct proxy *px, const char *host, sbox_error *err);
+/* Was host:port allowed by proxy_allow_host (after the session began)? */
+int proxy_allowed_later(const struct proxy *px, const char *host, int port);
 /* Accept on listen_fd (a listener sbox-init made on 127.0.0.1:port inside the
  * sandbox) and forward each connection to 127.0.0.1:port on this computer.
  * The proxy owns listen_fd. 0, or -1 with err. */

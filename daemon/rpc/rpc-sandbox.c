@@ -362,9 +362,31 @@ rpc_sandbox_runs_here(const struct session *s, int sandboxed)
 	    "container_pid", (int)pid, "container_alive", alive, "detail", why);
 }
 
+/* Mark the refused hosts that session.allow_host let through since (a
+ * live session): "allowed": true on their entries. */
+static void
+rpc_sandbox_mark_allowed(const struct session *s, json_t *refused)
+{
+	const char *rule;
+	json_t *e;
+	size_t i;
+
+	if (s == NULL || s->proxy == NULL)
+		return;
+	json_array_foreach(refused, i, e) {
+		rule = json_string_value(json_object_get(e, "rule"));
+		if (rule != NULL && strcmp(rule, PROXY_RULE_ALLOWLIST) == 0 &&
+		    proxy_allowed_later(s->proxy, json_string_value(
+		    json_object_get(e, "host")), (int)json_integer_value(
+		    json_object_get(e, "port"))))
+			json_object_set_new(e, "allowed", json_true());
+	}
+}
+
 /* sandbox.status {session, limit?}: the session's profile and where it
  * came from, whether its sandbox runs here, its network, and the hosts it
- * refused last (newest first, with counts). */
+ * refused last (newest first, with counts; "allowed" on those let through
+ * since). */
 static int
 rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
@@ -393,6 +415,7 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 		json_decref(rec);
 		return -1;
 	}
+	rpc_sandbox_mark_allowed(s, refused);
 	profile = json_string_value(json_object_get(rec, "profile"));
 	prov = json_string_value(json_object_get(json_object_get(rec,
 	    "provenance"), "summary"));

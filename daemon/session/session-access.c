@@ -235,6 +235,19 @@ session_access_host_refused(const char *session, const char *host, int port,
 	    "command", cmd > 0 ? json_integer(cmd) : json_null()));
 }
 
+/* Called by the proxy when an allowed host could not be reached: noted on
+ * the running commands (not a refusal: nothing for the store). */
+void
+session_access_host_failed(const char *session, const char *host, int port,
+    const char *cause, void *arg)
+{
+	struct session *s = arg;
+
+	log_info("session %s: connection to %s:%d failed: %s", session, host,
+	    port, cause);
+	command_note_unreachable(s, host, port, cause);
+}
+
 /* session.allow_host: let one more host through a live session's proxy. */
 int
 session_access_allow_host(struct session *s, const char *host, sbox_error *err)
@@ -305,10 +318,29 @@ session_access_read_reason(const struct session *s, const char *path,
 		snprintf(buf, len, "hidden from the sandbox");
 }
 
+/* Is path one of the hidden home folder's own top-level dotfiles (a name
+ * directly in it that starts with '.' and is not a folder on the host:
+ * .bashrc, .inputrc, .bash_history, .gitconfig...)? A program looks for
+ * its per-user settings and history there at every start; in the
+ * sandbox's empty home it runs as for a new account, by design, which is
+ * nothing to report. A folder of the home and anything in one (.config/,
+ * .ssh/ and the credentials' own rule included) stays reported. */
+static int
+session_access_home_dotfile(const struct plan_path_rule *r, const char *path,
+    const struct stat *st)
+{
+	size_t n = strlen(r->path);
+
+	return strcmp(r->rule, PLAN_RULE_HOME) == 0 && !S_ISDIR(st->st_mode) &&
+	    strncmp(path, r->path, n) == 0 && path[n] == '/' &&
+	    path[n + 1] == '.' && strchr(path + n + 1, '/') == NULL;
+}
+
 /* A read (or the source of a rename or link) that a hidden path refused,
  * as sbox-init reports it: kept only when the plan hides the path and the
- * host has it (the sandbox changed the outcome); sets rule, the message
- * and the reason. 0 or -1 (not the sandbox's doing). */
+ * host has it (the sandbox changed the outcome), and it is not one of the
+ * home's own dotfiles a program probes at start; sets rule, the message
+ * and the reason. 0 or -1 (not the sandbox's doing, or nothing to say). */
 static int
 session_access_hidden(const struct session *s, const char *op,
     const char *path, const char **rule, char **msg, char *reason,
@@ -319,6 +351,8 @@ session_access_hidden(const struct session *s, const char *op,
 
 	if (r == NULL || r->access != PLAN_ACCESS_HIDDEN ||
 	    lstat(path, &st) < 0)
+		return -1;
+	if (strcmp(op, "read") == 0 && session_access_home_dotfile(r, path, &st))
 		return -1;
 	*rule = r->rule;
 	session_access_read_reason(s, path, r->rule, reason, len);

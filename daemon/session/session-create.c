@@ -110,6 +110,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	pc.profile = s->profile->name;
 	pc.net = &s->plan->net;
 	pc.on_refusal = session_access_host_refused;
+	pc.on_failure = session_access_host_failed;
 	pc.arg = s;
 	pc.limits.max_conns = sboxd.lim.proxy_max_conns;
 	if ((s->proxy = proxy_new(&pc, &err)) == NULL) {

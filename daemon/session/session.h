@@ -145,6 +145,10 @@ void session_access_file_refused(struct container *ct,
     const struct container_refusal *r, void *arg);
 void session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
+/* The proxy could not reach an allowed host: noted on the running
+ * commands (blocked.unreachable). */
+void session_access_host_failed(const char *session, const char *host,
+    int port, const char *cause, void *arg);
 /* session.allow_host: let one more host through a live session's proxy. */
 int session_access_allow_host(struct session *s, const char *host, sbox_error *err);
 
