@@ -508,8 +508,8 @@ def test_escape_unix_sockets(ctx):
                      "B3") == [], r
         own = ["OWN%d" % i for i in range(1, 9)]
         assert _said(r.out, *own) == own, r
-        assert any(b["path"].endswith("/host.sock") for b in r.blocked), \
-            r.blocked
+        assert has_rule(r.blocked, "/host.sock", "host Unix sockets, hidden",
+                        "connect"), r.blocked
         # the host server never saw a connection
         srv.setblocking(False)
         try:
