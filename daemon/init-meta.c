@@ -123,16 +123,21 @@ init_meta_full(int fd, const char *name)
 
 /* Decide the removal of (l): a folder that is not empty is the kernel's
  * ENOTEMPTY whatever the guard says (rm -r and git walking up empty
- * parents try such folders: nothing to refuse or report); otherwise
- * init_ops_decide (reported). */
+ * parents try such folders: nothing to refuse or report). A refusal is
+ * reported once per folder and command in a row: `rm -rf .git/hooks`
+ * says so once, not once per sample hook, so the reports' rate limit
+ * keeps room for the next refusal. */
 static int
 init_meta_decide_remove(struct init_walk_caller *t,
     const struct init_walk_loc *l, int dir)
 {
+	static char last_dir[PATH_MAX];
+	static json_int_t last_id = -1;
 	const struct guard_spec *s = init_supervise_spec();
 	int fd = l->fd;
 	struct guard_fs fs = { init_meta_lstat, &fd };
 	struct guard_verdict v;
+	char full[PATH_MAX + NAME_MAX + 2];
 
 	if (s == NULL)
 		return EPERM;
@@ -141,8 +146,16 @@ init_meta_decide_remove(struct init_walk_caller *t,
 		return 0;
 	if (dir && init_meta_full(l->fd, l->name))
 		return ENOTEMPTY;
-	return init_ops_decide(t, GUARD_OP_REMOVE, l->fd, l->dir, l->name,
-	    NULL, 0);
+	if (t->call == NULL || (t->call->id == last_id &&
+	    strcmp(last_dir, l->dir) == 0))
+		return v.err;
+	last_id = t->call->id;
+	snprintf(last_dir, sizeof last_dir, "%s", l->dir);
+	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir : "",
+	    l->name);
+	init_supervise_report(t->call->id, t->tid, "remove", full, v.err,
+	    v.rule, v.reason);
+	return v.err;
 }
 
 /* unlink, unlinkat, rmdir: remove one name, decided first. */
