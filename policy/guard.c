@@ -44,6 +44,10 @@ guard_op_name(enum guard_op op)
 	case GUARD_OP_LINK:
 	case GUARD_OP_LINK_FROM:   return "link";
 	case GUARD_OP_CHMOD:       return "chmod";
+	case GUARD_OP_REMOVE:      return "remove";
+	case GUARD_OP_CHOWN:       return "chown";
+	case GUARD_OP_UTIME:       return "utime";
+	case GUARD_OP_XATTR:       return "xattr";
 	}
 	return "write";
 }
@@ -402,6 +406,8 @@ guard_git_allowed(const char *p)
 		"index.stash.", /* git stash's temporary index */
 		"next-index-",  /* git commit PATHS' temporary index */
 		"packed-refs",  /* refs packed by gc and fetch */
+		"packed-refs.new", /* its replacement being written (git
+		                      renames it onto packed-refs) */
 		"shallow",      /* fetch --depth's boundary commits */
 		"gc.pid", "gc.log", /* git gc --auto's own state */
 		NULL };
@@ -522,6 +528,8 @@ guard_rules_git(enum guard_op op, const char *name, int creating,
 	if (strcmp(name, ".git") == 0 && op != GUARD_OP_RENAME_FROM &&
 	    op != GUARD_OP_LINK_FROM && op != GUARD_OP_RENAME_DIR_FROM) {
 		if (op == GUARD_OP_WRITE || op == GUARD_OP_CHMOD ||
+		    op == GUARD_OP_REMOVE || op == GUARD_OP_CHOWN ||
+		    op == GUARD_OP_UTIME || op == GUARD_OP_XATTR ||
 		    guard_exists(fs, name))
 			guard_refuse(v, EROFS, PLAN_RULE_RUNS_LATER, "%s%s",
 			    "a gitfile (.git) points host git at a git folder",
@@ -553,6 +561,30 @@ guard_rules_git(enum guard_op op, const char *name, int creating,
 		return 1;
 	}
 	return 0;
+}
+
+/* Removing (or renaming away) HEAD, objects, refs or commondir directly in
+ * a git folder unmakes it: host git would walk up to another repository
+ * (git itself only renames NAME.lock onto them). 1 when refused. */
+static int
+guard_rule_unmake(enum guard_op op, const char *parent, const char *name,
+    const struct guard_fs *fs, struct guard_verdict *v)
+{
+	const char *base = strrchr(parent, '/');
+
+	if (op != GUARD_OP_REMOVE && op != GUARD_OP_RENAME_FROM &&
+	    op != GUARD_OP_RENAME_DIR_FROM)
+		return 0;
+	if (strcmp(name, "HEAD") != 0 && strcmp(name, "objects") != 0 &&
+	    strcmp(name, "refs") != 0 && strcmp(name, "commondir") != 0)
+		return 0;
+	if ((base == NULL || strcmp(base + 1, ".git") != 0) &&
+	    !guard_is_gitdir(fs, 0))
+		return 0;
+	guard_refuse(v, EROFS, PLAN_RULE_RUNS_LATER, "%s%s", "HEAD, objects, "
+	    "refs and commondir make a git folder: without them host git "
+	    "walks up to another repository", "");
+	return 1;
 }
 
 /* Rule 5: the protected names; 1 when refused. */
@@ -741,7 +773,8 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 		 * the host's spelling of the path elsewhere) */
 		if (guard_under(full, s->missing[i]) >= 0 || ((op ==
 		    GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM ||
-		    leaf) && guard_under(s->missing[i], full) >= 0)) {
+		    op == GUARD_OP_REMOVE || leaf) &&
+		    guard_under(s->missing[i], full) >= 0)) {
 			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
 			    PLAN_RULE_RUNS_LATER, "%s%s", "a protected path that "
 			    "does not exist stays uncreatable", "");
@@ -752,7 +785,8 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 		if ((rl = guard_under(full, s->roots[i])) < 0 ||
 		    full[rl] == '\0')
 			continue;
-		if (guard_rules_git(op, name, creating, fs, v))
+		if (guard_rules_git(op, name, creating, fs, v) ||
+		    guard_rule_unmake(op, parent, name, fs, v))
 			return;
 		rel = full + rl + 1;
 		if (guard_rule_gitdir(rel, fs)) {

@@ -26,7 +26,11 @@
  *      protected name or of a missing protected path is refused.
  * Bad input (a relative parent, an empty name, '.' or '..') is refused.
  * "Read-only" refuses create, write, rename onto or away, link onto or
- * from, and chmod. The errno is EROFS when the name exists (as a read-only
+ * from, remove, chmod, chown, times and removing an attribute. Removing is
+ * refused also for a `.git` entry itself, and for HEAD, objects, refs and
+ * commondir directly in a git folder (what makes it one: without them
+ * host git walks up to another repository), and for a folder that holds
+ * a missing protected path. The errno is EROFS when the name exists (as a read-only
  * mount answers) and EPERM for a refused creation.
  *
  * DESIGN notes. A protected name must be protected whichever way its path
@@ -127,6 +131,10 @@ enum guard_op {
 	GUARD_OP_RENAME_DIR_FROM, /* rename the folder name away */
 	GUARD_OP_MKDIR,       /* a new folder (GUARD_OP_CREATE: anything
 	                         else -- a file, node, socket or symlink) */
+	GUARD_OP_REMOVE,      /* unlink or rmdir the name */
+	GUARD_OP_CHOWN,       /* change its owner or group */
+	GUARD_OP_UTIME,       /* change its times */
+	GUARD_OP_XATTR,       /* remove one of its extended attributes */
 };
 
 /* lstat of a path relative to the decided name's parent folder (it may
@@ -200,7 +208,7 @@ void guard_decide(const struct guard_spec *s, enum guard_op op,
     const char *parent, const char *name, const struct guard_fs *fs,
     struct guard_verdict *v);
 /* The public name of an operation ("create", "write", "rename", "link",
- * "chmod"). */
+ * "chmod", "remove", "chown", "utime", "xattr"). */
 const char *guard_op_name(enum guard_op op);
 
 #endif

@@ -80,7 +80,8 @@ int
 container_guard_refused(struct container *c, json_t *m)
 {
 	static const char *const ops[] = { "read", "create", "write", "rename",
-	    "link", "chmod", "exec", NULL };
+	    "link", "chmod", "exec", "remove", "chown", "utime", "xattr",
+	    "connect", NULL };
 	json_t *id = json_object_get(m, "id"), *pid = json_object_get(m, "pid");
 	json_t *en = json_object_get(m, "errno");
 	struct container_refusal r;
@@ -116,7 +117,10 @@ container_guard_refused(struct container *c, json_t *m)
 	    ((e != EPERM && e != EROFS && e != EACCES && e != ENAMETOOLONG) ||
 	    (r.rule[0] != '\0' && strcmp(r.rule, PLAN_RULE_RUNS_LATER) != 0 &&
 	    strcmp(r.rule, PLAN_RULE_CREDENTIALS) != 0 &&
-	    strcmp(r.rule, "exclude") != 0)))
+	    strcmp(r.rule, "exclude") != 0 &&
+	    /* a host program's socket: only a connect says so */
+	    (strcmp(r.rule, PLAN_RULE_SOCKETS) != 0 ||
+	    strcmp(r.op, "connect") != 0))))
 		return -1;
 	r.id = (uint64_t)json_integer_value(id);
 	r.pid = (pid_t)json_integer_value(pid);

@@ -622,6 +622,14 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_CONNECT:
 		e = init_sockets_call(call, &t);
 		break;
+	case SV_UNLINK: case SV_UNLINKAT: case SV_RMDIR:
+	case SV_CHOWN: case SV_FCHOWN: case SV_LCHOWN: case SV_FCHOWNAT:
+	case SV_CHOWN32: case SV_LCHOWN32: case SV_FCHOWN32:
+	case SV_UTIME: case SV_UTIMES: case SV_FUTIMESAT: case SV_UTIMENSAT:
+	case SV_UTIMENSAT64:
+	case SV_REMOVEXATTR: case SV_LREMOVEXATTR: case SV_FREMOVEXATTR:
+		e = init_meta_call(call, &t);
+		break;
 	default:
 		e = init_supervise_undecided(NULL, "a call the file guard does "
 		    "not perform");

@@ -255,10 +255,8 @@ init_sockets_connect_path(struct init_walk_caller *t, int sock,
 	snprintf(full, sizeof full, "%s/%s", strcmp(l.dir, "/") ? l.dir : "",
 	    l.name);
 	if (!init_sockets_ours(&st)) {
-		/* (sboxd takes the ops and rules it knows: a connect is
-		 * reported as a write, under the rule of what runs later) */
-		init_supervise_report(t->call->id, t->tid, "write", full,
-		    EACCES, PLAN_RULE_RUNS_LATER, "connect to a Unix socket "
+		init_supervise_report(t->call->id, t->tid, "connect", full,
+		    EACCES, PLAN_RULE_SOCKETS, "connect to a Unix socket "
 		    "the sandbox did not make (a host program's) is refused");
 		e = EACCES;
 		goto out;

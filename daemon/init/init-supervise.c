@@ -496,8 +496,19 @@ init_sv_op(int sc)
 {
 	switch (sc) {
 	case SV_OPEN: case SV_OPENAT: case SV_TRUNCATE: case SV_TRUNCATE64:
-	case SV_CONNECT:
 		return "write";
+	case SV_CONNECT:
+		return "connect";
+	case SV_UNLINK: case SV_UNLINKAT: case SV_RMDIR:
+		return "remove";
+	case SV_CHOWN: case SV_FCHOWN: case SV_LCHOWN: case SV_FCHOWNAT:
+	case SV_CHOWN32: case SV_LCHOWN32: case SV_FCHOWN32:
+		return "chown";
+	case SV_UTIME: case SV_UTIMES: case SV_FUTIMESAT: case SV_UTIMENSAT:
+	case SV_UTIMENSAT64:
+		return "utime";
+	case SV_REMOVEXATTR: case SV_LREMOVEXATTR: case SV_FREMOVEXATTR:
+		return "xattr";
 	case SV_RENAME: case SV_RENAMEAT: case SV_RENAMEAT2:
 		return "rename";
 	case SV_LINK: case SV_LINKAT:

@@ -38,6 +38,24 @@ enum {
 	SV_EXECVEAT = GUARD_CALL_EXECVEAT,
 	SV_BIND = GUARD_CALL_BIND,
 	SV_CONNECT = GUARD_CALL_CONNECT,
+	SV_UNLINK = GUARD_CALL_UNLINK,
+	SV_UNLINKAT = GUARD_CALL_UNLINKAT,
+	SV_RMDIR = GUARD_CALL_RMDIR,
+	SV_CHOWN = GUARD_CALL_CHOWN,
+	SV_FCHOWN = GUARD_CALL_FCHOWN,
+	SV_LCHOWN = GUARD_CALL_LCHOWN,
+	SV_FCHOWNAT = GUARD_CALL_FCHOWNAT,
+	SV_UTIME = GUARD_CALL_UTIME,
+	SV_UTIMES = GUARD_CALL_UTIMES,
+	SV_FUTIMESAT = GUARD_CALL_FUTIMESAT,
+	SV_UTIMENSAT = GUARD_CALL_UTIMENSAT,
+	SV_UTIMENSAT64 = GUARD_CALL_UTIMENSAT64,
+	SV_REMOVEXATTR = GUARD_CALL_REMOVEXATTR,
+	SV_LREMOVEXATTR = GUARD_CALL_LREMOVEXATTR,
+	SV_FREMOVEXATTR = GUARD_CALL_FREMOVEXATTR,
+	SV_CHOWN32 = GUARD_CALL_CHOWN32,
+	SV_LCHOWN32 = GUARD_CALL_LCHOWN32,
+	SV_FCHOWN32 = GUARD_CALL_FCHOWN32,
 };
 
 /* One notification being handled. */
@@ -143,6 +161,12 @@ int init_ops_call(struct init_sv_call *call, int *fd);
  * errno (reported; why gets the reason when not NULL). */
 int init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
     const char *dir, const char *name, char *why, size_t whylen);
+
+/* init-meta.c: unlink, unlinkat, rmdir, the chown, utime and removexattr
+ * families: decided on the resolved name (an fd's: on its file, read back
+ * and checked) and performed here on the held folder or descriptor. 0 or
+ * an errno, or SV_UNDECIDED. */
+int init_meta_call(struct init_sv_call *call, struct init_walk_caller *t);
 
 /* init-sockets.c: bind and connect. A bind to a Unix path name creates a
  * name (decided like a file's creation, performed here on the caller's

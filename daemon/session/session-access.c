@@ -393,7 +393,11 @@ session_access_file_refused(struct container *ct,
 	} else if (asprintf(&msg, "%s %s refused: %s", strcmp(op, "write") == 0 ?
 	    "write to" : strcmp(op, "create") == 0 ? "create" : strcmp(op,
 	    "chmod") == 0 ? "chmod of" : strcmp(op, "link") == 0 ? "link to" :
-	    strcmp(op, "exec") == 0 ? "start of" : "rename to",
+	    strcmp(op, "exec") == 0 ? "start of" : strcmp(op, "remove") == 0 ?
+	    "removal of" : strcmp(op, "chown") == 0 ? "chown of" : strcmp(op,
+	    "utime") == 0 ? "time change of" : strcmp(op, "xattr") == 0 ?
+	    "attribute removal on" : strcmp(op, "connect") == 0 ?
+	    "connect to" : "rename to",
 	    session_access_shown(s, f->path), xrule) < 0) {
 		msg = NULL;
 		goto out;

@@ -103,7 +103,8 @@ cat tools/hooks/pre-commit
 
 def test_hooks_path_missing(ctx):
     """core.hooksPath names a folder that does not exist (nor its parent):
-    it cannot be made, by mkdir, a symlink or a rename."""
+    it cannot be made, by mkdir, a symlink or a rename, nor its parent
+    removed."""
     S = Setup(ctx, {"core.hooksPath": "tools/hooks",
                     "alias.y": "!sh .githooks/run.sh"})
     os.makedirs(os.path.join(S.proj, "tools"))
@@ -113,7 +114,7 @@ printf '%s' > /tmp/evil; chmod 755 /tmp/evil
 mkdir -p other/hooks; cp /tmp/evil other/hooks/pre-commit
 mv other/hooks tools/hooks && echo RENAMED
 ln -s ../other/hooks tools/hooks && echo LINKED
-rmdir tools && echo RMDIR-TOOLS; mv other tools && echo MOVED-ONTO
+rmdir tools && echo RMDIR-TOOLS; mv -T other tools && echo MOVED-ONTO
 ln -sT other tools && echo LINKED-TOOLS
 mkdir tools/hooks && echo MKDIR
 mkdir .githooks && echo MKDIR-GITHOOKS
@@ -127,8 +128,10 @@ true
     S.no_marker()
     assert not os.path.exists(os.path.join(S.proj, "tools", "hooks"))
     assert not os.path.exists(os.path.join(S.proj, ".githooks"))
+    # (the folder holding the missing hooks folder cannot be removed
+    # either: a removal is decided like the rename that would follow)
     for word in ("MKDIR\n", "RENAMED", "LINKED\n", "MOVED-ONTO",
-                 "LINKED-TOOLS", "MKDIR-GITHOOKS"):
+                 "LINKED-TOOLS", "MKDIR-GITHOOKS", "RMDIR-TOOLS"):
         assert word not in r.out, r
 
 

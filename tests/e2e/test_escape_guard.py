@@ -508,8 +508,8 @@ def test_escape_unix_sockets(ctx):
                      "B3") == [], r
         own = ["OWN%d" % i for i in range(1, 9)]
         assert _said(r.out, *own) == own, r
-        assert any(b["path"].endswith("/host.sock") for b in r.blocked), \
-            r.blocked
+        assert has_rule(r.blocked, "/host.sock", "host Unix sockets, hidden",
+                        "connect"), r.blocked
         # the host server never saw a connection
         srv.setblocking(False)
         try:
@@ -591,3 +591,251 @@ def test_escape_unknown_forms(ctx):
     assert not os.path.exists(os.path.join(S.proj, ".git/hooks/pre-commit"))
     assert os.path.isdir(os.path.join(S.proj, ".git/hooks"))
     S.host_git(".")
+
+
+# -- removals and metadata changes --------------------------------------------
+
+REMOVE_PY = r"""
+import errno, os
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError as e:
+        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
+              flush=True)
+t("R1", lambda: os.unlink(".git/hooks/pre-commit"))
+t("R2", lambda: os.unlink(".git/HEAD"))
+t("R3", lambda: os.unlink(".git/config"))
+t("R4", lambda: os.rmdir(".husky"))
+t("R5", lambda: os.unlink(".vscode/tasks.json"))
+t("R6", lambda: os.rmdir(".git/objects"))
+t("R7", lambda: os.unlink("nested/.git"))
+d = os.open(".git", os.O_RDONLY | os.O_DIRECTORY)
+t("R8", lambda: os.unlink("HEAD", dir_fd=d))
+t("R9", lambda: os.rmdir("refs", dir_fd=d))
+t("R10", lambda: os.unlink("../.git/hooks/pre-commit", dir_fd=d))
+t("R11", lambda: os.rename(".git/HEAD", ".git/HEAD.old"))
+os.symlink(".git/hooks", "hk")
+t("R12", lambda: os.unlink("hk/pre-commit"))
+t("R13", lambda: os.unlink("/proc/self/cwd/.git/HEAD"))
+t("R14", lambda: os.unlink(".git/hooks/../hooks/pre-commit"))
+print("END", flush=True)
+"""
+
+HOOK = "#!/bin/sh\necho ran >> %s\n"
+
+
+def _remove_setup(S):
+    """The person's hooks (one in .git/hooks, one where core.hooksPath
+    points), an empty protected folder, a protected file, a gitfile."""
+    S.hook_marker = os.path.join(S.proj, "..", "HOOK_RAN")
+    S.named_marker = os.path.join(S.proj, "..", "NAMED_RAN")
+    hook = os.path.join(S.proj, ".git", "hooks", "pre-commit")
+    with open(hook, "w") as f:
+        f.write(HOOK % S.hook_marker)
+    os.chmod(hook, 0o755)
+    os.makedirs(os.path.join(S.proj, ".husky"))
+    os.makedirs(os.path.join(S.proj, ".vscode"))
+    with open(os.path.join(S.proj, ".vscode", "tasks.json"), "w") as f:
+        f.write("{}\n")
+    os.makedirs(os.path.join(S.proj, "nested"))
+    with open(os.path.join(S.proj, "nested", ".git"), "w") as f:
+        f.write("gitdir: ../.git\n")
+    named = os.path.join(S.proj, "tools", "hooks")
+    os.makedirs(named)
+    with open(os.path.join(named, "pre-commit"), "w") as f:
+        f.write(HOOK % S.named_marker)
+    os.chmod(os.path.join(named, "pre-commit"), 0o755)
+
+
+def test_escape_remove(ctx):
+    """Removing what host tools read: a hook the person installed, .git/HEAD
+    (host git would walk up to another repository), .git/config, the .git
+    entry (rm -rf .git), an empty protected folder, a protected file, a
+    hook where core.hooksPath points, through a dir fd, a symlink,
+    /proc/self/cwd and '..': refused (EROFS) and reported; host git still
+    finds the repository and runs the person's hooks."""
+    S = Setup(ctx)
+    _remove_setup(S)
+    sid = S.session()
+    r = run(S.c, sid, None, argv=["python3", "-c", REMOVE_PY])
+    lines = r.out.split("\n")
+    assert "END" in lines, r
+    tags = ["R%d" % i for i in range(1, 15)]
+    assert _said(r.out, *tags) == [], r
+    for tag in ("R1", "R2", "R3", "R5", "R8", "R10", "R13"):
+        assert "E%s EROFS" % tag in lines, (tag, r)
+    assert has_rule(r.blocked, ".git/HEAD", RUNS_LATER, "remove"), r.blocked
+    assert has_rule(r.blocked, "hooks/pre-commit", RUNS_LATER, "remove"), \
+        r.blocked
+    r = run(S.c, sid, "rm -rf .git; rm -rf .husky .vscode tools nested; "
+            "rm -f .git/HEAD; ls -a .git; true")
+    S.close(sid)
+    for rel in (".git/HEAD", ".git/config", ".git/hooks/pre-commit",
+                ".git/refs", ".git/objects", ".husky", ".vscode/tasks.json",
+                "nested/.git"):
+        assert os.path.lexists(os.path.join(S.proj, rel)), rel
+    top = _git("rev-parse", "--show-toplevel", cwd=S.proj, home=S.home)
+    assert top.returncode == 0 and top.stdout.strip() == os.path.realpath(
+        S.proj), top
+    assert _git("status", cwd=S.proj, home=S.home).returncode == 0
+    # the person's hook still runs on the host's commit
+    c = _git("commit", "-q", "--allow-empty", "-m", "host", cwd=S.proj,
+             home=S.home)
+    assert c.returncode == 0, c
+    assert os.path.exists(S.hook_marker), "the person's hook did not run"
+
+
+def test_escape_remove_named(ctx):
+    """core.hooksPath = tools/hooks (set by the person before the session):
+    tools/hooks/pre-commit cannot be removed, nor the folder emptied and
+    removed; host git commit runs the person's hook."""
+    S = Setup(ctx)
+    _remove_setup(S)
+    _git("config", "core.hooksPath", "tools/hooks", cwd=S.proj, home=S.home)
+    sid = S.session()
+    r = run(S.c, sid, "rm tools/hooks/pre-commit && echo N1; "
+            "rm -rf tools && echo N2; rmdir tools/hooks && echo N3; "
+            "mv tools/hooks/pre-commit x && echo N4; "
+            "touch -d 2001-01-01 tools/hooks/pre-commit && echo N5; true")
+    assert _said(r.out, "N1", "N2", "N3", "N4", "N5") == [], r
+    S.close(sid)
+    assert os.path.exists(os.path.join(S.proj, "tools/hooks/pre-commit"))
+    c = _git("commit", "-q", "--allow-empty", "-m", "host", cwd=S.proj,
+             home=S.home)
+    assert c.returncode == 0, c
+    assert os.path.exists(S.named_marker), "the named hook did not run"
+
+
+META_PY = r"""
+import errno, os
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError as e:
+        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
+              flush=True)
+me, grp = os.getuid(), os.getgid()
+other = 1 if me == 0 else me
+t("M1", lambda: os.utime(".git/config", (1, 1)))
+t("M2", lambda: os.utime(".git/hooks/pre-commit"))
+t("M3", lambda: os.chown(".git/config", other, other))
+t("M4", lambda: os.chown(".vscode/tasks.json", me, grp))
+fd = os.open(".git/config", os.O_RDONLY)
+t("M5", lambda: os.utime(fd, (2, 2)))
+t("M6", lambda: os.fchown(fd, me, grp))
+t("M7", lambda: os.removexattr(".git/config", "user.sbox"))
+t("M8", lambda: os.removexattr(fd, "user.sbox"))
+t("M9", lambda: os.utime("/proc/self/fd/%d" % fd, (3, 3)))
+t("M10", lambda: os.lchown(".git/config", me, grp))
+t("M11", lambda: os.utime("config", (4, 4), dir_fd=os.open(".git",
+  os.O_RDONLY | os.O_DIRECTORY)))
+t("M12", lambda: os.utime(".husky", (5, 5)))
+# in the project itself: all allowed
+open("mine", "w").close()
+t("OK5", lambda: os.utime("mine"))
+t("OK1", lambda: os.utime("mine", (6, 6)))
+t("OK2", lambda: os.chown("mine", me, grp))
+f2 = os.open("mine", os.O_RDONLY)
+t("OK3", lambda: os.utime(f2, (7, 7)))
+t("OK4", lambda: os.fchown(f2, me, grp))
+os.symlink("mine", "mlink")
+t("OK6", lambda: os.utime("mlink", (8, 8), follow_symlinks=False))
+t("OK7", lambda: os.lchown("mlink", me, grp))
+print("END", os.stat("mine").st_mtime, flush=True)
+"""
+
+
+def test_escape_metadata(ctx):
+    """chown, utime/utimensat/futimens, removexattr (by path, by fd, through
+    /proc/self/fd, through a dir fd) of a protected name: refused (EROFS),
+    the host's stat unchanged (owner, times, ctime); in the project they
+    still work."""
+    S = Setup(ctx)
+    _remove_setup(S)
+    names = (".git/config", ".git/hooks/pre-commit", ".vscode/tasks.json",
+             ".husky")
+    before = {n: os.lstat(os.path.join(S.proj, n)) for n in names}
+    sid = S.session()
+    r = run(S.c, sid, None, argv=["python3", "-c", META_PY])
+    S.close(sid)
+    lines = r.out.split("\n")
+    assert any(x.startswith("END ") for x in lines), r
+    assert _said(r.out, *("M%d" % i for i in range(1, 13))) == [], r
+    for tag in ("M1", "M3", "M5", "M6", "M7", "M8", "M9", "M11"):
+        assert "E%s EROFS" % tag in lines, (tag, r)
+    ok = ["OK%d" % i for i in range(1, 8)]
+    assert sorted(_said(r.out, *ok)) == ok, r
+    assert "END 7.0" in lines, r
+    for n in names:
+        a, b = before[n], os.lstat(os.path.join(S.proj, n))
+        assert (a.st_uid, a.st_gid, a.st_mtime_ns, a.st_ctime_ns) == (
+            b.st_uid, b.st_gid, b.st_mtime_ns, b.st_ctime_ns), n
+    assert has_rule(r.blocked, ".git/config", RUNS_LATER, "utime"), r.blocked
+    assert has_rule(r.blocked, ".git/config", RUNS_LATER, "chown"), r.blocked
+
+
+def test_remove_work_still_works(ctx):
+    """rm, rmdir, touch, chown to oneself, a make with temporary files, and
+    git's own removals (commit, gc --prune=now, stash, checkout -b, merge,
+    branch -D) in a session; the kernel's errors stay the kernel's."""
+    S = Setup(ctx)
+    with open(os.path.join(S.proj, "Makefile"), "w") as f:
+        f.write("all: out.txt\n"
+                "out.txt: README\n"
+                "\tcp README $@.tmp && tr a-z A-Z < $@.tmp > $@.t2 && "
+                "mv $@.t2 $@ && rm -f $@.tmp\n"
+                "clean:\n\trm -rf out.txt build\n")
+    sid = S.session()
+    r = run(S.c, sid, """
+set -e
+export GIT_EDITOR=true
+mkdir -p build/a/b && touch build/a/b/f build/a/g
+touch -d 2001-01-01 build/a/g
+chown "$(id -u):$(id -g)" build/a/g
+rm build/a/b/f && rmdir build/a/b && rm -rf build
+make -s && test -f out.txt && make -s clean && test ! -e out.txt
+for i in 1 2 3 4 5; do echo $i > t$i; done; rm t1 t2 t3 t4 t5
+ln -s README lnk && rm lnk
+git checkout -q -b feature
+echo f >> README && git commit -qam feat
+git checkout -q -
+echo m > M && git add M && git commit -qm main
+git merge -q --no-edit feature
+echo s >> M && git stash -q && git stash drop -q
+git branch -D -q feature
+git gc -q --prune=now
+git status --porcelain > /dev/null
+echo DONE
+""")
+    assert r.code == 0 and "DONE" in r.out, r
+    r2 = run(S.c, sid, None, argv=["python3", "-c", r"""
+import errno, os
+def e(f):
+    try:
+        f()
+        return "ok"
+    except OSError as x:
+        return errno.errorcode[x.errno]
+os.mkdir("d"); open("d/f", "w").close(); open("f", "w").close()
+print(e(lambda: os.unlink("nope")), e(lambda: os.rmdir("d")),
+      e(lambda: os.unlink("d")), e(lambda: os.rmdir("f")),
+      e(lambda: os.unlink("f/")), e(lambda: os.rmdir(".")),
+      e(lambda: os.unlink("d/f")), e(lambda: os.rmdir("d/")),
+      e(lambda: os.unlink("f")))
+"""])
+    assert r2.out.split() == ["ENOENT", "ENOTEMPTY", "EISDIR", "ENOTDIR",
+                              "ENOTDIR", "EINVAL", "ok", "ok", "ok"], r2
+    S.close(sid)
+    # (git's own config and info/ writes are refused as before; no
+    # removal or metadata change of its work is)
+    mine = [b for b in r.blocked + r2.blocked if b["op"] in (
+        "remove", "chown", "utime", "xattr")]
+    assert not mine and not r2.blocked, (r.blocked, r2.blocked)
+    log = _git("log", "--oneline", cwd=S.proj, home=S.home).stdout
+    assert "feat" in log and "main" in log, log
+    fsck = _git("fsck", "--no-dangling", cwd=S.proj, home=S.home)
+    assert fsck.returncode == 0, fsck
+    assert not os.path.exists(os.path.join(S.proj, "build"))

@@ -77,6 +77,24 @@ START_TEST(test_table_well_formed)
 	ck_assert_int_eq(guard_calls_find("fchmod")->how, GUARD_HOW_NOTIFY);
 	ck_assert_int_eq(guard_calls_find("setxattr")->how, GUARD_HOW_FILTER);
 	ck_assert_int_eq(guard_calls_find("fsetxattr")->how, GUARD_HOW_FILTER);
+	/* removals and metadata changes: decided, never the kernel's */
+	for (i = 0; i < n; i++)
+		if (strstr(t[i].name, "unlink") != NULL ||
+		    strstr(t[i].name, "rmdir") != NULL ||
+		    strstr(t[i].name, "chown") != NULL ||
+		    strstr(t[i].name, "utime") != NULL ||
+		    strstr(t[i].name, "xattr") != NULL ||
+		    strstr(t[i].name, "chmod") != NULL)
+			ck_assert_msg(t[i].how != GUARD_HOW_KERNEL, "%s",
+			    t[i].name);
+	ck_assert_int_eq(guard_calls_find("unlinkat")->call,
+	    GUARD_CALL_UNLINKAT);
+	ck_assert_int_eq(guard_calls_find("rmdir")->how, GUARD_HOW_NOTIFY);
+	ck_assert_int_eq(guard_calls_find("fchown")->how, GUARD_HOW_NOTIFY);
+	ck_assert_int_eq(guard_calls_find("utimensat")->how, GUARD_HOW_NOTIFY);
+	ck_assert_int_eq(guard_calls_find("fremovexattr")->how,
+	    GUARD_HOW_NOTIFY);
+	ck_assert_int_eq(guard_calls_find("chown32")->call, GUARD_CALL_CHOWN32);
 }
 END_TEST
 

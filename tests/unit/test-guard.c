@@ -247,6 +247,90 @@ START_TEST(test_git_allow_list)
 }
 END_TEST
 
+/* Removals and metadata changes: read-only names stay; a git folder keeps
+ * what makes it one; the .git entry stays; holders of missing paths
+ * stay. */
+START_TEST(test_rule_remove_and_meta)
+{
+	static const enum guard_op meta[] = { GUARD_OP_CHOWN, GUARD_OP_UTIME,
+	    GUARD_OP_XATTR, GUARD_OP_REMOVE };
+	static const char *const ok[] = { "index", "index.lock", "ORIG_HEAD",
+	    "MERGE_MSG", "packed-refs", "packed-refs.new", "HEAD.lock",
+	    "gc.pid", NULL };
+	size_t i;
+
+	/* what makes a git folder one */
+	for (i = 0; i < 3; i++) {
+		const char *n = i == 0 ? "HEAD" : i == 1 ? "objects" : "refs";
+
+		ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/.git", n, NULL),
+		    EROFS);
+		ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/bare.git", n,
+		    NULL), EROFS);
+		ck_assert_int_eq(decide(GUARD_OP_RENAME_FROM, "/p/.git", n,
+		    NULL), EROFS);
+		ck_assert_int_eq(decide(GUARD_OP_REMOVE,
+		    "/p/.git/modules/sub", n, NULL), EROFS);
+	}
+	ck_assert_int_ne(decide(GUARD_OP_REMOVE, "/p/.git/worktrees/w",
+	    "commondir", NULL), 0);
+	/* HEAD alone (no objects+refs beside it) makes nothing */
+	ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/half", "HEAD", NULL), 0);
+	/* git's own removals */
+	for (i = 0; ok[i] != NULL; i++) {
+		ck_assert_msg(decide(GUARD_OP_REMOVE, "/p/.git", ok[i], NULL) ==
+		    0, "%s", ok[i]);
+		ck_assert_msg(decide(GUARD_OP_REMOVE, "/p/bare.git", ok[i],
+		    NULL) == 0, "bare %s", ok[i]);
+	}
+	ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/.git/objects/ab", "cdef",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/.git/objects", "ab",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/.git/refs/heads", "main",
+	    NULL), 0);
+	/* the read-only rest, and the .git entry itself */
+	for (i = 0; i < sizeof meta / sizeof meta[0]; i++) {
+		ck_assert_int_eq(decide(meta[i], "/p/.git", "config", NULL),
+		    EROFS);
+		ck_assert_int_ne(decide(meta[i], "/p/.git/hooks", "pre-commit",
+		    NULL), 0);
+		ck_assert_int_eq(decide(meta[i], "/p", ".git", NULL), EROFS);
+		ck_assert_int_eq(decide(meta[i], "/p/sub", ".git", NULL),
+		    EROFS);
+		ck_assert_int_eq(decide(meta[i], "/p", ".envrc", NULL), EROFS);
+		ck_assert_int_ne(decide(meta[i], "/p/.vscode", "tasks.json",
+		    NULL), 0);
+		ck_assert_int_ne(decide(meta[i], "/p", ".vscode", NULL), 0);
+		ck_assert_int_ne(decide(meta[i], "/h", ".bashrc", NULL), 0);
+		/* the project's own files */
+		ck_assert_int_eq(decide(meta[i], "/p", "README", NULL), 0);
+		ck_assert_int_eq(decide(meta[i], "/p/src", "a.c", NULL), 0);
+		ck_assert_int_eq(decide(meta[i], "/tmp", "x", NULL), 0);
+	}
+	/* metadata of git's own files: allowed */
+	ck_assert_int_eq(decide(GUARD_OP_UTIME, "/p/.git", "HEAD", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CHOWN, "/p/.git", "index", NULL), 0);
+	/* a path git's config names, and what holds it */
+	spec.missing = calloc(2, sizeof *spec.missing);
+	spec.missing[0] = strdup("/p/tools/hooks");
+	ck_assert_int_ne(decide(GUARD_OP_REMOVE, "/p/tools/hooks",
+	    "pre-commit", NULL), 0);
+	ck_assert_int_ne(decide(GUARD_OP_REMOVE, "/p/tools", "hooks", NULL),
+	    0);
+	ck_assert_int_ne(decide(GUARD_OP_REMOVE, "/p", "tools", NULL), 0);
+	ck_assert_int_ne(decide(GUARD_OP_UTIME, "/p/tools/hooks",
+	    "pre-commit", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/p/tools", "other", NULL),
+	    0);
+	ck_assert_int_eq(decide(GUARD_OP_UTIME, "/p", "tools", NULL), 0);
+	ck_assert_str_eq(guard_op_name(GUARD_OP_REMOVE), "remove");
+	ck_assert_str_eq(guard_op_name(GUARD_OP_CHOWN), "chown");
+	ck_assert_str_eq(guard_op_name(GUARD_OP_UTIME), "utime");
+	ck_assert_str_eq(guard_op_name(GUARD_OP_XATTR), "xattr");
+}
+END_TEST
+
 START_TEST(test_rule_names)
 {
 	const char *rule;
@@ -481,6 +565,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_rule_commondir_and_bare);
 	tcase_add_test(tc, test_rule_git_folder);
 	tcase_add_test(tc, test_rule_names);
+	tcase_add_test(tc, test_rule_remove_and_meta);
 	tcase_add_test(tc, test_git_allow_list);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_table);
