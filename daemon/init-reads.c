@@ -192,13 +192,62 @@ init_reads_continue(struct init_sv_call *call)
 	return SV_CONTINUE;
 }
 
+/* The hidden rules of the spec, with their lengths: a path that none of
+ * them holds is decided without looking at the others (the fast path's
+ * common case). Rebuilt when the spec's rules change. */
+#define INIT_READS_HIDDEN_MAX 256
+static struct {
+	const struct guard_rule *rules;
+	size_t                   n_rules, n, len[INIT_READS_HIDDEN_MAX];
+	const char              *path[INIT_READS_HIDDEN_MAX];
+	int                      all; /* too many, or "/": always explain */
+} init_reads_hid;
+
+/* Could a hidden rule hold path (is one of them path or a parent)? */
+static int
+init_reads_maybe_hidden(const struct guard_spec *s, const char *path)
+{
+	size_t i, n;
+
+	if (init_reads_hid.rules != s->rules ||
+	    init_reads_hid.n_rules != s->n_rules) {
+		memset(&init_reads_hid, 0, sizeof init_reads_hid);
+		init_reads_hid.rules = s->rules;
+		init_reads_hid.n_rules = s->n_rules;
+		for (i = 0; i < s->n_rules; i++) {
+			if (s->rules[i].access != GUARD_ACCESS_HIDDEN)
+				continue;
+			n = strlen(s->rules[i].path);
+			if (n <= 1 || init_reads_hid.n == INIT_READS_HIDDEN_MAX)
+				init_reads_hid.all = 1;
+			else {
+				init_reads_hid.path[init_reads_hid.n] =
+				    s->rules[i].path;
+				init_reads_hid.len[init_reads_hid.n++] = n;
+			}
+		}
+	}
+	if (init_reads_hid.all)
+		return 1;
+	for (i = 0; i < init_reads_hid.n; i++) {
+		n = init_reads_hid.len[i];
+		if (path[1] == init_reads_hid.path[i][1] && strncmp(path, init_reads_hid.path[i], n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
 /* The hidden rule that decides path, or NULL. */
 static const struct guard_rule *
 init_reads_hidden(const char *path)
 {
 	const struct guard_spec *s = init_supervise_spec();
-	const struct guard_rule *r = s ? guard_spec_explain(s, path) : NULL;
+	const struct guard_rule *r;
 
+	if (s == NULL || !init_reads_maybe_hidden(s, path))
+		return NULL;
+	r = guard_spec_explain(s, path);
 	return r != NULL && r->access == GUARD_ACCESS_HIDDEN ? r : NULL;
 }
 
