@@ -57,14 +57,15 @@ fresh="$bwrap --args 8 -- /usr/bin/true 8<$work/args 9<$work/seccomp"
 sh -c "$fresh" || { echo "   a fresh bwrap with the plan failed"; exit 1; }
 "$BIN/sbox" session exec "$sid" -- true || { echo "   sbox session exec failed"; exit 1; }
 
-# Mean seconds of a shell command over RUNS runs (hyperfine or a loop).
+# Seconds of a shell command over RUNS runs: hyperfine's median (steadier
+# than the mean on a shared machine), or a loop's mean.
 mean_of() {
 	if command -v hyperfine >/dev/null; then
 		hyperfine -N --style none --warmup 10 --runs "$RUNS" \
 			--export-json "$work/h.json" "$1" >/dev/null 2>&1 ||
 		hyperfine --style none --warmup 10 --runs "$RUNS" \
 			--export-json "$work/h.json" "$1" >/dev/null 2>&1 || return 1
-		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["mean"])' "$work/h.json"
+		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$work/h.json"
 	else
 		python3 - "$1" "$RUNS" <<-'EOF'
 		import subprocess, sys, time
@@ -82,7 +83,7 @@ mean_of() {
 # hyperfine -N cannot do redirections: the fresh bwrap goes through sh
 # there, and so does a baseline of `sh -c true` to compare with fairly.
 # Side by side: ROUNDS rounds, each timing every command (RUNS / ROUNDS
-# runs), the best round's mean of each kept (a shared machine's load then
+# runs), the best round of each kept (a shared machine's load then
 # weighs on all alike).
 ROUNDS=${BENCH_ROUNDS:-5}
 RUNS=$(( RUNS / ROUNDS > 5 ? RUNS / ROUNDS : 5 ))
@@ -173,7 +174,7 @@ med_create = statistics.median(creates)
 med_both = statistics.median([a + b for a, b in zip(creates, closes)])
 med_fresh = statistics.median(fresh_runs) - t_sh
 met = lambda r, goal: "met" if r <= goal else "not met"
-print("   warm command (%s, %s runs, best round's mean)" % (tool, runs))
+print("   warm command (%s, %s runs, best round's median)" % (tool, runs))
 print("     sbox session exec --no-tty true %s" % ms(t_exec))
 print("     sbox version                  %s" % ms(t_version))
 r = t_exec / (t_version + t_true)
