@@ -32,10 +32,11 @@
  *
  * DESIGN (issue 24, why every read-only open is still a round trip). A
  * build of 300 C files makes about 17,500 notified opens (glibc's locale
- * files and message catalogs, the dynamic loader). sbox-init's own work is
- * small (+3% CPU for the whole build); the cost is that each open sleeps
- * until sbox-init has run: two wakeups, and on a loaded machine each one
- * waits for a CPU. Measured one open at a time (2 cores, loaded, best of
+ * files and message catalogs, the dynamic loader). sbox-init's own work
+ * for one is a few microseconds; the cost is that each open sleeps until
+ * sbox-init has run: two wakeups and address-space switches (0 to 10% more
+ * CPU for the build between runs), and on a loaded machine each wakeup
+ * waits for a CPU (the wall clock: +20% to +45%). Measured one open at a time (2 cores, loaded, best of
  * 4): 2 us without notification, 8 us with a bare supervisor (poll, RECV,
  * SEND), 17 us with sbox-init answering at once, 22 us before this change
  * and 14 us after it (the hidden rules alone, a short first copy). What
