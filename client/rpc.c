@@ -33,6 +33,8 @@ struct client {
 	void                *cb_arg;
 	int                  stop;     /* callback asked to stop waiting */
 	struct client_reply *replies;  /* replies that came for other ids */
+	long long            hello;    /* rpc.hello's id until its reply is
+	                                  checked (0: checked) */
 };
 
 /* Connect to a Unix socket; -1 with errno. */
@@ -145,7 +147,6 @@ client_connect(const struct client_opts *o, sbox_error *err)
 	struct client *cl;
 	char *def = NULL;
 	const char *path = o->socket;
-	json_t *r;
 	int fd, is_default = 0;
 
 	/* Inside a sandbox, sboxd hands a command its channel as a descriptor. */
@@ -193,13 +194,15 @@ connected:
 	cl->fd = fd;
 	cl->next_id = 1;
 	framer_init(&cl->fr, CLIENT_MAX_LINE);
-	r = client_call(cl, "rpc.hello", json_pack("{s:i, s:s}", "protocol",
-	    PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION), NULL, 0, err);
-	if (r == NULL) {
+	/* rpc.hello goes out now and its reply is checked with the first
+	 * call's (sboxd answers a connection's requests in order): one round
+	 * trip fewer for every command */
+	if ((cl->hello = client_send(cl, "rpc.hello", json_pack("{s:i, s:s}",
+	    "protocol", PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION), NULL,
+	    0, err)) == -1) {
 		client_close(cl);
 		return NULL;
 	}
-	json_decref(r);
 	return cl;
 }
 
@@ -432,22 +435,51 @@ client_reply_result(json_t *msg, sbox_error *err)
 	return res;
 }
 
+/* Has rpc.hello's reply come and said no? -1 with err (then every call
+ * fails with it), else 0. */
+static int
+client_hello_failed(struct client *cl, sbox_error *err)
+{
+	json_t *msg, *r;
+
+	if (cl->hello == 0)
+		return 0;
+	if (cl->hello < 0)
+		return error_set(err, E_UNAVAILABLE, "sboxd refused this client");
+	if ((msg = client_take_reply(cl, cl->hello)) == NULL)
+		return 0;
+	if ((r = client_reply_result(msg, err)) == NULL) {
+		cl->hello = -1;
+		return -1;
+	}
+	json_decref(r);
+	cl->hello = 0;
+	return 0;
+}
+
 /* The reply to id if it has arrived. */
 json_t *
 client_try_reply(struct client *cl, long long id, sbox_error *err)
 {
-	json_t *msg = client_take_reply(cl, id);
+	json_t *msg;
 
+	if (client_hello_failed(cl, err) == -1)
+		return NULL;
+	msg = cl->hello == 0 ? client_take_reply(cl, id) : NULL;
 	return msg ? client_reply_result(msg, err) : NULL;
 }
 
-/* Wait for the reply to id. */
+/* Wait for the reply to id (rpc.hello's, sent first, comes before it). */
 json_t *
 client_wait_reply(struct client *cl, long long id, sbox_error *err)
 {
 	json_t *msg;
 
-	while ((msg = client_take_reply(cl, id)) == NULL) {
+	for (;;) {
+		if (client_hello_failed(cl, err) == -1)
+			return NULL;
+		if (cl->hello == 0 && (msg = client_take_reply(cl, id)) != NULL)
+			break;
 		if (client_read(cl, 0, err) == -1)
 			return NULL;
 	}

@@ -64,6 +64,9 @@ init_walk_read_str(struct init_walk_caller *t, uint64_t addr, char *buf,
 	while (off < len) {
 		/* never read across a page the caller may not have mapped */
 		chunk = 4096 - ((addr + off) & 4095);
+		/* most paths are short: a small first read copies less */
+		if (off == 0 && chunk > 256)
+			chunk = 256;
 		if (chunk > len - off)
 			chunk = len - off;
 		n = pread(t->mem, buf + off, chunk, (off_t)(addr + off));

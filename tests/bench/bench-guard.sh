@@ -138,6 +138,11 @@ ratio() {
 	awk "BEGIN{printf \"%.1f%% of the mean, %.1f%% of the best, %.1f%% of the CPU\", (${tot[$1]} / ${tot[0]} - 1) * 100, (${mins[$1]} / ${mins[0]} - 1) * 100, (${cpu[$1]} / ${cpu[0]} - 1) * 100}"
 }
 echo "   overhead, reads reported (the default; target <= 5%): $(ratio 1)"
+# the goal, judged on the best wall clock and on the CPU (the mean wall
+# clock of a shared machine moves more than the overhead)
+awk "BEGIN{w = (${mins[1]} / ${mins[0]} - 1) * 100; c = (${cpu[1]} / ${cpu[0]} - 1) * 100
+	printf \"   goal <= 5%% with read reports: best wall %s (%.1f%%), CPU %s (%.1f%%)\n\",
+	    w <= 5 ? \"met\" : \"not met\", w, c <= 5 ? \"met\" : \"not met\", c}"
 echo "   overhead, writes only (report_reads false): $(ratio 2)"
 if [ -n "${BENCH_GUARD_BASE:-}" ]; then
 	echo "   base build (base/off): $(ratio 3)"

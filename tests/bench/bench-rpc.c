@@ -382,6 +382,8 @@ main(int argc, char **argv)
 	printf("  %-28s %10.1f us\n", "p99", lat[n * 99 / 100]);
 	printf("  %-28s %10.1f us\n", "p99.9", lat[n * 999 / 1000]);
 	printf("  %-28s %10.1f us\n", "max", lat[n - 1]);
+	printf("  goal: none set (figures only; the exec and create goals are "
+	    "bench-container's)\n");
 	free(lat);
 
 	printf("rpc.ping throughput (%.0fs each, one connection per client)\n",

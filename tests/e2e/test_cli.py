@@ -174,3 +174,71 @@ def test_cli_autostart(ctx):
     finally:
         if pid is not None and pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def _fake_sboxd(path, hello_error):
+    """A one-connection sboxd stand-in on path: answers rpc.hello (with
+    sbox.ProtocolVersion when hello_error) and session.list (no sessions);
+    returns (thread, the methods it got, in order)."""
+    import socket
+    import threading
+    got = []
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(path)
+    srv.listen(1)
+
+    def serve():
+        conn, _ = srv.accept()
+        f = conn.makefile("rb")
+        while True:
+            try:
+                line = f.readline()
+            except OSError:  # the CLI left with a reply unread
+                break
+            if not line:
+                break
+            req = json.loads(line)
+            got.append(req["method"])
+            if req["method"] == "rpc.hello" and hello_error:
+                rep = {"jsonrpc": "2.0", "id": req["id"], "error": {
+                    "code": -32000, "message": "client speaks protocol 1, "
+                    "sboxd speaks 2; use an sbox client of the same version",
+                    "data": {"name": "sbox.ProtocolVersion",
+                             "field": "protocol"}}}
+            elif req["method"] == "rpc.hello":
+                rep = {"jsonrpc": "2.0", "id": req["id"], "result": {
+                    "protocol": 1, "server": "sboxd", "version": "0.1.0",
+                    "methods": [], "limits": {}}}
+            else:
+                rep = {"jsonrpc": "2.0", "id": req["id"],
+                       "result": {"sessions": []}}
+            try:
+                conn.sendall(json.dumps(rep).encode() + b"\n")
+            except OSError:
+                break
+        conn.close()
+        srv.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return t, got
+
+
+def test_cli_hello_not_waited_for(ctx):
+    """The CLI sends its first request right behind rpc.hello (one round
+    trip fewer), and a refused hello still fails the command with the
+    daemon's own message, whatever the request's reply said."""
+    cli = os.path.join(sboxtest.BIN, "sbox")
+    for refused in (True, False):
+        sock = os.path.join(ctx.tmp, "fake-%d.sock" % refused)
+        t, got = _fake_sboxd(sock, refused)
+        r = subprocess.run([cli, "--socket", sock, "--no-start", "session",
+                            "list"], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=30)
+        t.join(10)
+        assert got[:2] == ["rpc.hello", "session.list"], got
+        if refused:
+            assert r.returncode != 0, out(r)
+            assert "sboxd speaks 2" in r.stderr.decode(), out(r)
+        else:
+            assert r.returncode == 0, out(r)
