@@ -193,4 +193,10 @@ void command_note_unreachable(struct session *s, const char *host, int port,
 void command_blocked_notify(struct command *c, const char *kind,
     json_t *entry);
 
+/* command-env.c: the environment of a command (the session's, then the
+ * request's), and its working folder (absolute, or relative to the
+ * project; normalised); NULL with err. */
+char **command_env(const struct command_params *p, sbox_error *err);
+char *command_cwd(const struct command_params *p, sbox_error *err);
+
 #endif
