@@ -210,57 +210,22 @@ table_find(const char *cmd, const char *sub)
 	return NULL;
 }
 
-/* Edit distance between two short words (insert, delete, replace, swap). */
-static size_t
-table_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, d[32][32];
-
-	if (la >= 32 || lb >= 32)
-		return 99;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++) {
-		for (j = 1; j <= lb; j++) {
-			size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
-				c = d[i - 2][j - 2] + 1;
-			d[i][j] = c;
-		}
-	}
-	return d[la][lb];
-}
-
 /* The closest name to word among the commands (cmd NULL) or the
  * subcommands of cmd, or NULL when none is close. */
 const char *
 table_suggest(const char *cmd, const char *word)
 {
+	const char *names[128];
 	const struct client_sub *s;
-	const char *best = NULL, *name;
-	size_t bd = 3, d, len = strlen(word);
+	size_t n = 0;
 
-	for (s = table_subs; s->cmd != NULL; s++) {
+	for (s = table_subs; s->cmd != NULL && n + 1 < 128; s++) {
 		if (cmd != NULL && (strcmp(s->cmd, cmd) != 0 || s->sub == NULL))
 			continue;
-		name = cmd != NULL ? s->sub : s->cmd;
-		d = table_distance(word, name);
-		/* a prefix of a longer name counts as close ("sess") */
-		if (len >= 3 && strncmp(name, word, len) == 0)
-			d = 1;
-		if (d < bd && (len > 2 || d < 2)) {
-			bd = d;
-			best = name;
-		}
+		names[n++] = cmd != NULL ? s->sub : s->cmd;
 	}
-	return best;
+	names[n] = NULL;
+	return suggest_closest(word, names);
 }
 
 /* Find an option of the spec: long name (with len) or short letter. */
