@@ -39,11 +39,12 @@ guard_spec_to_json(const struct guard_spec *s)
 	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
 	    i++)
 		json_array_append_new(roots, json_string(s->roots[i]));
-	return json_pack("{s:o?,s:s,s:o?,s:o?,s:o?,s:b,s:o?}", "roots", roots,
-	    "home", s->home ? s->home : "/", "protected",
+	return json_pack("{s:o?,s:s,s:o?,s:o?,s:o?,s:b,s:o?,s:o?}", "roots",
+	    roots, "home", s->home ? s->home : "/", "protected",
 	    guard_table_to_json(&s->table), "missing", strv_json(
 	    s->missing), "rules", guard_spec_rules_json(s), "supervise",
-	    s->supervise, "exclude", s->exclude ? strv_json(s->exclude) : NULL);
+	    s->supervise, "exclude", s->exclude ? strv_json(s->exclude) : NULL,
+	    "nosock", s->nosock ? strv_json(s->nosock) : NULL);
 }
 
 /* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
@@ -61,26 +62,26 @@ guard_abs_ok(const char *p, size_t len)
 	    !(len >= 3 && strcmp(p + len - 3, "/..") == 0);
 }
 
-/* The spec's missing paths from JSON (absent: none). */
+/* A list of the spec's absolute paths from JSON (absent: none). */
 static int
-guard_spec_missing(struct guard_spec *s, json_t *a, sbox_error *err)
+guard_spec_paths(char ***out, const char *key, json_t *a, sbox_error *err)
 {
 	size_t i, n;
 	json_t *v;
 
-	if (a == NULL)
+	if (a == NULL || json_is_null(a))
 		return 0;
 	if (!json_is_array(a) || (n = json_array_size(a)) > GUARD_MISSING_MAX)
-		return error_set(err, E_INVALID_PARAMS, "guard: missing (at most "
-		    "%d absolute paths)", GUARD_MISSING_MAX);
-	if ((s->missing = calloc(n + 1, sizeof *s->missing)) == NULL)
+		return error_set(err, E_INVALID_PARAMS, "guard: %s (at most "
+		    "%d absolute paths)", key, GUARD_MISSING_MAX);
+	if ((*out = calloc(n + 1, sizeof **out)) == NULL)
 		return error_nomem(err);
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v) || !guard_abs_ok(json_string_value(v),
 		    json_string_length(v)))
-			return error_set(err, E_INVALID_PARAMS, "guard: missing[%zu] "
-			    "is not an absolute normalised path", i);
-		if ((s->missing[i] = strdup(json_string_value(v))) == NULL)
+			return error_set(err, E_INVALID_PARAMS, "guard: %s[%zu] "
+			    "is not an absolute normalised path", key, i);
+		if (((*out)[i] = strdup(json_string_value(v))) == NULL)
 			return error_nomem(err);
 	}
 	return 0;
@@ -205,7 +206,9 @@ guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
 		if ((s->roots[i] = strdup(json_string_value(v))) == NULL)
 			goto nomem;
 	}
-	if (guard_spec_missing(s, json_object_get(j, "missing"), err) < 0 ||
+	if (guard_spec_paths(&s->missing, "missing", json_object_get(j,
+	    "missing"), err) < 0 || guard_spec_paths(&s->nosock, "nosock",
+	    json_object_get(j, "nosock"), err) < 0 ||
 	    guard_spec_rules(s, json_object_get(j, "rules"), err) < 0 ||
 	    exclude_from_json(&s->exclude, json_object_get(j, "exclude"),
 	    err) < 0) {
@@ -242,6 +245,9 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++)
 		free(s->missing[i]);
 	free(s->missing);
+	for (i = 0; s->nosock != NULL && s->nosock[i] != NULL; i++)
+		free(s->nosock[i]);
+	free(s->nosock);
 	for (i = 0; s->exclude != NULL && s->exclude[i] != NULL; i++)
 		free(s->exclude[i]);
 	free(s->exclude);

@@ -733,6 +733,26 @@ guard_rule_leading(const struct guard_spec *s, const char *full,
 	return 0;
 }
 
+/* May a Unix socket be bound in the folder parent? */
+int
+guard_decide_bind(const struct guard_spec *s, const char *parent,
+    struct guard_verdict *v)
+{
+	size_t i;
+
+	memset(v, 0, sizeof *v);
+	for (i = 0; s != NULL && s->nosock != NULL && s->nosock[i] != NULL;
+	    i++) {
+		if (parent != NULL && guard_under(parent, s->nosock[i]) >= 0) {
+			guard_refuse(v, EACCES, PLAN_RULE_CACHES, "%s%s", "no "
+			    "socket is served from a package cache (the other "
+			    "sessions of the project read it)", "");
+			return v->err;
+		}
+	}
+	return 0;
+}
+
 /* Decide op on name in the folder parent. */
 void
 guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,

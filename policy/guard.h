@@ -110,6 +110,10 @@ struct guard_spec {
 	char             **exclude; /* NULL or the profile's `exclude`
 	                               patterns: a program started inside
 	                               that matches one asks to run outside */
+	char             **nosock;  /* NULL-terminated folders where no Unix
+	                               socket may be bound (package caches:
+	                               other sessions of the project read
+	                               them; nothing served there for them) */
 	struct guard_rule *rules;   /* the plan's hidden rules and the rules
 	                               inside them (a visible folder in a
 	                               hidden one): sbox-init reports a read
@@ -204,6 +208,10 @@ const struct guard_rule *guard_spec_explain(const struct guard_spec *s,
 
 /* Decide op on name in the absolute, normalised folder parent. fs is asked
  * only when a rule's names match. */
+/* May a Unix socket be bound in the folder parent (not in a package cache)?
+ * 0, or fills v with the refusal and returns its errno. */
+int guard_decide_bind(const struct guard_spec *s, const char *parent,
+    struct guard_verdict *v);
 void guard_decide(const struct guard_spec *s, enum guard_op op,
     const char *parent, const char *name, const struct guard_fs *fs,
     struct guard_verdict *v);

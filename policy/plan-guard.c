@@ -138,6 +138,25 @@ plan_guard(struct plan *p, const struct profile *pr,
 	}
 	if (plan_guard_root(p, ctx->home) < 0)
 		return -1;
+	/* package caches: no socket served from them (the project's other
+	 * sessions bind the same folders) */
+	for (i = 0; i < p->n_mounts; i++) {
+		const struct plan_mount *m = &p->mounts[i];
+		char **v;
+		size_t n = 0;
+
+		if (m->kind != PLAN_MOUNT_RW_BIND || m->rule == NULL ||
+		    strcmp(m->rule, PLAN_RULE_CACHES) != 0)
+			continue;
+		while (p->guard->nosock != NULL && p->guard->nosock[n] != NULL)
+			n++;
+		if ((v = realloc(p->guard->nosock, (n + 2) * sizeof *v)) == NULL)
+			return -1;
+		p->guard->nosock = v;
+		if ((v[n] = strdup(m->dst)) == NULL)
+			return -1;
+		v[n + 1] = NULL;
+	}
 	if (!ctx->no_read_reports && plan_guard_rules(p) < 0)
 		return -1;
 	return plan_guard_missing(p);

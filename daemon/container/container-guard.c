@@ -118,9 +118,12 @@ container_guard_refused(struct container *c, json_t *m)
 	    (r.rule[0] != '\0' && strcmp(r.rule, PLAN_RULE_RUNS_LATER) != 0 &&
 	    strcmp(r.rule, PLAN_RULE_CREDENTIALS) != 0 &&
 	    strcmp(r.rule, "exclude") != 0 &&
-	    /* a host program's socket: only a connect says so */
+	    /* a host program's socket: only a connect says so; a socket
+	     * in a package cache: only a bind (a create) */
 	    (strcmp(r.rule, PLAN_RULE_SOCKETS) != 0 ||
-	    strcmp(r.op, "connect") != 0))))
+	    strcmp(r.op, "connect") != 0) &&
+	    (strcmp(r.rule, PLAN_RULE_CACHES) != 0 ||
+	    strcmp(r.op, "create") != 0))))
 		return -1;
 	r.id = (uint64_t)json_integer_value(id);
 	r.pid = (pid_t)json_integer_value(pid);

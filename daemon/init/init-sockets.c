@@ -149,6 +149,24 @@ init_sockets_connect(struct init_walk_caller *t, int sock,
 	_exit(0);
 }
 
+/* No socket in a package cache: refused and reported. */
+static int
+init_sockets_decide_bind(struct init_walk_caller *t,
+    const struct init_walk_loc *l)
+{
+	struct guard_verdict v;
+	char full[PATH_MAX + NAME_MAX + 2];
+
+	if (guard_decide_bind(init_supervise_spec(), l->dir, &v) == 0)
+		return 0;
+	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir :
+	    "", l->name);
+	if (t->call != NULL)
+		init_supervise_report(t->call->id, t->tid, "create", full, v.err,
+		    v.rule, v.reason);
+	return v.err;
+}
+
 /* bind to a Unix path: decided as a creation, made in the held folder. */
 static int
 init_sockets_bind_path(struct init_walk_caller *t, int sock,
@@ -168,7 +186,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 		goto out;
 	}
 	if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd, l.dir, l.name,
-	    NULL, 0)) != 0)
+	    NULL, 0)) != 0 || (e = init_sockets_decide_bind(t, &l)) != 0)
 		goto out;
 	if ((e = init_walk_status(t)) != 0)
 		goto out;

@@ -492,7 +492,7 @@ START_TEST(test_spec_rules)
 	ck_assert_str_eq(r->rule, "credentials");
 	/* they survive the JSON form, in order */
 	j = guard_spec_to_json(&s);
-	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), 0);
+	ck_assert_msg(guard_spec_from_json(&back, j, &err) == 0, "%s", err.message);
 	ck_assert_uint_eq(back.n_rules, s.n_rules);
 	for (i = 0; i < s.n_rules; i++) {
 		ck_assert_str_eq(back.rules[i].path, s.rules[i].path);
