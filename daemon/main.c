@@ -27,7 +27,8 @@
 #include "daemon/notify.h"
 #include "daemon/proxy.h"
 #include "daemon/proxy-hosts.h"
-#include "daemon/proxy-local.h"
+#include "daemon/proxy-jail.h"
+#include "daemon/proxy-proc.h"
 #include "daemon/diskguard.h"
 #include "daemon/sboxd.h"
 #include "daemon/session.h"
@@ -397,6 +398,7 @@ main(int argc, char **argv)
 	int foreground = 0;
 	sbox_error err;
 
+	proxy_jail_set_argv(argc, argv);
 	main_options(argc, argv, &foreground);
 	main_defaults();
 	umask(077);
@@ -452,8 +454,11 @@ main(int argc, char **argv)
 	toolconf_start();
 	container_cgroup_start(sboxd.base);
 	diskguard_start(sboxd.base);
-	if (proxy_local_start(sboxd.base, &err) == -1)
-		log_warn("%s", err.message);
+	/* the proxy runs in a confined process of its own */
+	if (proxy_proc_start(sboxd.base, &err) == -1) {
+		log_error("%s", err.message);
+		return 1;
+	}
 	if (session_recover(&err) == -1)
 		log_error("recovering sessions of a previous run: %s", err.message);
 	if (listener_open(sboxd.socket_path, &err) == -1) {
@@ -481,7 +486,7 @@ main(int argc, char **argv)
 	sboxd.stopping = 1;
 	session_close_all("daemon shutdown");
 	toolconf_stop();
-	proxy_local_stop();
+	proxy_proc_stop();
 	container_cgroup_stop();
 	diskguard_start(NULL);
 	listener_close();

@@ -53,6 +53,15 @@ struct proxy_limits {
  * the proxy's callbacks, so it must not call proxy_free. */
 typedef void (*proxy_refusal_fn)(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg);
+/* The proxy process's form of the refusal callback: the refusal is recorded
+ * elsewhere (by sboxd); the client is answered once proxy_refusal_noted(px,
+ * serial) is called (or the connection's timeout ends it). */
+typedef void (*proxy_refusal_async_fn)(struct proxy *px, unsigned long long serial,
+    const char *host, int port, const char *reason, const char *rule, void *arg);
+/* Asks for the hosts file's addresses of name (read where the file is);
+ * proxy_hosts_answer(px, serial, ...) continues the connection. */
+typedef void (*proxy_hosts_fn)(struct proxy *px, unsigned long long serial,
+    const char *name, void *arg);
 
 struct proxy_config {
 	struct event_base *base;      /* the daemon's loop (sboxd.base) */
@@ -64,6 +73,8 @@ struct proxy_config {
 	const char *profile;          /* profile name, for messages (copied) */
 	const struct plan_net *net;   /* the session's network plan; must outlive the proxy */
 	proxy_refusal_fn on_refusal;  /* may be NULL */
+	proxy_refusal_async_fn on_refusal_async; /* instead of on_refusal, or NULL */
+	proxy_hosts_fn on_hosts;      /* NULL: the hosts file is read here */
 	void       *arg;
 	struct proxy_limits limits;
 };
@@ -80,6 +91,13 @@ int proxy_allow_host(struct proxy *px, const char *host, sbox_error *err);
  * The proxy owns listen_fd. 0, or -1 with err. */
 int proxy_add_local_forward(struct proxy *px, int listen_fd, int port,
     sbox_error *err);
+/* The refusal of connection serial is recorded: answer its client. */
+void proxy_refusal_noted(struct proxy *px, unsigned long long serial);
+/* The hosts file's addresses for connection serial's name (n == 0: not in
+ * the file): check them and connect, or go on to DNS. */
+struct proxy_addr;
+void proxy_hosts_answer(struct proxy *px, unsigned long long serial,
+    const struct proxy_addr *addrs, size_t n);
 /* Live client connections of this proxy. */
 int proxy_connections(const struct proxy *px);
 /* Cap on client connections over all proxies [16384]. */

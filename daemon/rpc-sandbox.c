@@ -10,7 +10,7 @@
 
 #include "daemon/cachedir.h"
 #include "daemon/container.h"
-#include "daemon/proxy.h"
+#include "daemon/proxy-proc.h"
 #include "daemon/rpc.h"
 #include "daemon/sandbox-check.h"
 #include "daemon/sboxd.h"
@@ -411,7 +411,7 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 	    "resolved_profile"), "network")),
 	    "proxy_port", s && s->ct && sandboxed ?
 	    container_proxy_port(s->ct) : 0,
-	    "proxy_connections", s && s->proxy ? proxy_connections(s->proxy) : 0,
+	    "proxy_connections", s && s->proxy ? proxy_proc_connections(s->proxy) : 0,
 	    "refused", refused);
 	if (o != NULL && s != NULL && sandboxed)
 		json_object_set_new(o, "limits", container_limits(s->ct));
