@@ -363,6 +363,7 @@ proxy_main_run(int sock, const struct proxy_jail *jail)
 {
 	struct timeval tick = { 0, PROXY_MAIN_COUNT_MS * 1000 };
 	struct event *rd, *count;
+	struct event_config *cfg;
 	sbox_error err;
 	int sig;
 
@@ -373,7 +374,14 @@ proxy_main_run(int sock, const struct proxy_jail *jail)
 	if ((proxy_main_sock = proxy_jail_fds(sock)) < 0)
 		_exit(3);
 	error_clear(&err);
-	if ((proxy_main_base = event_base_new()) == NULL)
+	/* epoll with a change list: a connection's many enable/disable
+	 * steps within one loop pass become at most one epoll_ctl per fd */
+	if ((cfg = event_config_new()) != NULL)
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+	proxy_main_base = cfg != NULL ? event_base_new_with_config(cfg) : NULL;
+	if (cfg != NULL)
+		event_config_free(cfg);
+	if (proxy_main_base == NULL && (proxy_main_base = event_base_new()) == NULL)
 		_exit(3);
 	proxy_main_dns = evdns_base_new(proxy_main_base,
 	    EVDNS_BASE_DISABLE_WHEN_INACTIVE);
