@@ -136,6 +136,7 @@ void proxy_conn_hosts_answer(struct proxy_conn *c, const struct proxy_addr *a,
     size_t n);
 
 /* proxy-tunnel.c */
+void proxy_tunnel_init(void);
 int proxy_tunnel_start(struct proxy_conn *c);
 void proxy_tunnel_write_now(struct bufferevent *bev, const void *data, size_t len);
 void proxy_tunnel_pump(struct proxy_conn *c);

@@ -179,7 +179,7 @@ static const char *const proxy_jail_calls[] = {
 	"recvfrom", "sendto", "recvmsg", "sendmsg",
 	"accept", "accept4", "connect", "bind", "shutdown",
 	"getsockname", "getpeername", "setsockopt", "getsockopt",
-	"epoll_wait", "epoll_pwait", "epoll_ctl",
+	"epoll_wait", "epoll_pwait", "epoll_ctl", "splice",
 	"clock_gettime", "gettimeofday",
 	"brk", "munmap", "mremap", "madvise",
 	"rt_sigreturn", "rt_sigprocmask", "getrandom", "futex",

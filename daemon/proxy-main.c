@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/queue.h>
 
@@ -19,6 +20,7 @@
 #include "daemon/log.h"
 #include "daemon/proxy.h"
 #include "daemon/proxy-addr.h"
+#include "daemon/proxy-int.h"
 #include "daemon/proxy-jail.h"
 #include "daemon/proxy-local.h"
 #include "daemon/proxy-msg.h"
@@ -390,6 +392,10 @@ proxy_main_run(int sock, const struct proxy_jail *jail)
 		    ~DNS_OPTION_HOSTSFILE, "/etc/resolv.conf");
 	if (proxy_local_start(proxy_main_base, &err) == -1)
 		log_warn("%s", err.message);
+	proxy_tunnel_init();   /* the relay's splice pipe */
+	/* the log's strftime calls tzset, which reads /etc/localtime the
+	 * first time: read it now, while there are files */
+	tzset();
 	if (proxy_jail_enter(jail, &err) < 0 || proxy_jail_seccomp(&err) < 0) {
 		log_error("%s", err.message);
 		_exit(3);
