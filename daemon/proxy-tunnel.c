@@ -26,6 +26,7 @@
 
 #define PROXY_TUNNEL_READ (256 * 1024)  /* bytes read in one call */
 #define PROXY_TUNNEL_ROUNDS 4           /* reads per wake-up, for fairness */
+#define PROXY_TUNNEL_SMALL (16 * 1024)  /* a spliced read this short ends the round */
 
 static char proxy_tunnel_buf[PROXY_TUNNEL_READ];
 static int proxy_tunnel_pipe[2] = { -1, -1 };
@@ -250,6 +251,10 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 				return;
 			}
 			proxy_conn_touch(c);
+			/* a small read has most likely drained the socket (a
+			 * large one may have stopped at the pipe's page slots) */
+			if ((size_t)n < PROXY_TUNNEL_SMALL)
+				return;
 			continue;
 		}
 		n = recv(fd, proxy_tunnel_buf, room, 0);
