@@ -89,6 +89,7 @@ struct proxy_conn {
 	int                    up_shut;   /* write side of up shut down (client EOF) */
 	struct event          *tun_ev[2]; /* tunnel: our reads of cli (0) and up (1) */
 	int                    tun_paused[2]; /* the other side's output is full */
+	uint64_t               tun_bytes[2]; /* bytes each direction carried */
 	int                    lingering; /* answer sent, our side shut down */
 	size_t                 linger_bytes; /* client bytes discarded while lingering */
 };

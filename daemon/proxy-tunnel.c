@@ -8,7 +8,8 @@
  * not take yet to its bufferevent, which writes it when it can. A side is
  * read only while the other side's output has room (buffer_bytes), so a
  * slow reader holds back a fast writer and memory stays bounded. While the
- * other side has nothing queued, the bytes go by splice() through one pipe
+ * other side has nothing queued and a direction has carried more than a
+ * few messages' worth, the bytes go by splice() through one pipe
  * of the loop (no copy through user space); what the other side does not
  * take is read back from the pipe into its output buffer, so the pipe is
  * empty between calls and one pipe serves every tunnel. */
@@ -27,6 +28,9 @@
 #define PROXY_TUNNEL_READ (256 * 1024)  /* bytes read in one call */
 #define PROXY_TUNNEL_ROUNDS 4           /* reads per wake-up, for fairness */
 #define PROXY_TUNNEL_SMALL (16 * 1024)  /* a spliced read this short ends the round */
+#define PROXY_TUNNEL_SPLICE_AFTER (64 * 1024) /* a direction splices once it
+                                         carried this much (small messages
+                                         are cheaper copied) */
 
 static char proxy_tunnel_buf[PROXY_TUNNEL_READ];
 static int proxy_tunnel_pipe[2] = { -1, -1 };
@@ -230,7 +234,8 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 		room = cap - have;
 		if (room > sizeof proxy_tunnel_buf)
 			room = sizeof proxy_tunnel_buf;
-		if (have == 0 && proxy_tunnel_pipe_state == 1) {
+		if (have == 0 && proxy_tunnel_pipe_state == 1 &&
+		    c->tun_bytes[d] >= PROXY_TUNNEL_SPLICE_AFTER) {
 			n = proxy_tunnel_splice(fd, bufferevent_getfd(dst), out, room);
 			if (n == -3) {
 				proxy_conn_close(c);
@@ -251,6 +256,7 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 				return;
 			}
 			proxy_conn_touch(c);
+			c->tun_bytes[d] += (uint64_t)n;
 			/* a small read has most likely drained the socket (a
 			 * large one may have stopped at the pipe's page slots) */
 			if ((size_t)n < PROXY_TUNNEL_SMALL)
@@ -268,6 +274,7 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		proxy_conn_touch(c);
+		c->tun_bytes[d] += (uint64_t)n;
 		w = 0;
 		if (have == 0) {
 			w = send(bufferevent_getfd(dst), proxy_tunnel_buf, (size_t)n,
