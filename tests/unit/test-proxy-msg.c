@@ -45,11 +45,17 @@ START_TEST(test_roundtrip_with_fds)
 	ck_assert_int_eq(read(p[0], &c, 1), 1);
 	ck_assert_int_eq(c, 'x');
 	ck_assert(fcntl(fds[0], F_GETFD) & FD_CLOEXEC);
+	json_decref(m);
+	close(fds[0]);
+	close(fds[1]);
+	close(p[0]);
+	close(p[1]);
 	/* nothing more: EAGAIN, not a block */
 	ck_assert_int_eq(proxy_msg_recv(sv[1], &m, fds, &nfds) == -1 &&
 	    errno == EAGAIN, 1);
 	close(sv[0]);
 	ck_assert_int_eq(proxy_msg_recv(sv[1], &m, fds, &nfds), 0);
+	close(sv[1]);
 	json_decref(o);
 }
 END_TEST
