@@ -1,5 +1,7 @@
-/* proxy.h: one network proxy per session. sboxd accepts on listening sockets
- * that sbox-init created inside the sandbox's network namespace; each
+/* proxy.h: one network proxy per session. The proxy process (sboxd: proxy,
+ * daemon/proxy-main.c; sboxd's side is daemon/proxy-proc.h) accepts on
+ * listening sockets that sbox-init created inside the sandbox's network
+ * namespace; each
  * connection speaks CONNECT, absolute-form HTTP or SOCKS5 (the first byte
  * tells which). The host is matched against the allowlist first (a refused
  * name is never resolved), resolved once (the plan's resolve table, then
