@@ -31,7 +31,8 @@
 #include "daemon/notify.h"
 #include "daemon/proxy/proxy.h"
 #include "daemon/proxy/proxy-hosts.h"
-#include "daemon/proxy/proxy-local.h"
+#include "daemon/proxy/proxy-jail.h"
+#include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
@@ -517,6 +518,7 @@ main(int argc, char **argv)
 	int foreground = 0;
 	sbox_error err;
 
+	proxy_jail_set_argv(argc, argv);
 	main_options(argc, argv, &foreground);
 	main_defaults();
 	umask(077);
@@ -576,8 +578,11 @@ main(int argc, char **argv)
 	toolconf_start();
 	container_cgroup_start(sboxd.base);
 	diskguard_start(sboxd.base);
-	if (proxy_local_start(sboxd.base, &err) == -1)
-		log_warn("%s", err.message);
+	/* the proxy runs in a confined process of its own */
+	if (proxy_proc_start(sboxd.base, &err) == -1) {
+		log_error("%s", err.message);
+		return 1;
+	}
 	if (session_recover(&err) == -1) {
 		log_error("recovering sessions of a previous run: %s (retrying)",
 		    err.message);
@@ -608,7 +613,7 @@ main(int argc, char **argv)
 	sboxd.stopping = 1;
 	session_close_all("daemon shutdown");
 	toolconf_stop();
-	proxy_local_stop();
+	proxy_proc_stop();
 	container_cgroup_stop();
 	diskguard_start(NULL);
 	listener_close();

@@ -204,8 +204,6 @@ proxy_conn_resolve_connect(struct proxy_conn *c)
 {
 	struct proxy *px = c->px;
 	const struct plan_resolve *r;
-	struct evutil_addrinfo hints;
-	struct evdns_getaddrinfo_request *req;
 	size_t i;
 
 	proxy_conn_drop_upstream(c);
@@ -238,9 +236,35 @@ proxy_conn_resolve_connect(struct proxy_conn *c)
 		proxy_conn_try_connect(c);
 		return;
 	}
-	/* the hosts file, as it is now (read again when it changed) */
-	if ((c->n_addrs = proxy_hosts_lookup(c->host, c->addrs,
-	    PROXY_MAX_ADDRS)) > 0) {
+	/* the hosts file, as it is now (read again when it changed); in the
+	 * proxy process, sboxd reads it and answers */
+	if (px->on_hosts != NULL) {
+		c->hosts_wait = 1;
+		px->on_hosts(px, c->serial, c->host, px->arg);
+		return;
+	}
+	c->n_addrs = proxy_hosts_lookup(c->host, c->addrs, PROXY_MAX_ADDRS);
+	proxy_conn_hosts_answer(c, c->addrs, c->n_addrs);
+}
+
+/* The hosts file gave n addresses (0: not in it): check them and connect,
+ * or ask DNS. */
+void
+proxy_conn_hosts_answer(struct proxy_conn *c, const struct proxy_addr *a,
+    size_t n)
+{
+	struct proxy *px = c->px;
+	struct evutil_addrinfo hints;
+	struct evdns_getaddrinfo_request *req;
+	size_t i;
+
+	c->hosts_wait = 0;
+	if (n > PROXY_MAX_ADDRS)
+		n = PROXY_MAX_ADDRS;
+	if (n > 0) {
+		if (a != c->addrs)
+			memcpy(c->addrs, a, n * sizeof *a);
+		c->n_addrs = n;
 		for (i = 0; i < c->n_addrs; i++)
 			if (proxy_conn_check_addr(c, &c->addrs[i]) < 0)
 				return;

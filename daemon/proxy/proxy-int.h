@@ -36,6 +36,7 @@ enum proxy_conn_state {
 	PC_CONNECTING,  /* connecting to a checked address */
 	PC_TUNNEL,      /* relaying bytes both ways */
 	PC_HTTP,        /* relaying one HTTP request and its response */
+	PC_REFUSING,    /* refused; waiting until sboxd recorded it */
 	PC_CLOSING,     /* flushing the last answer to the client, then lingering */
 	PC_DEAD,        /* closed; freed from the loop */
 };
@@ -47,6 +48,9 @@ enum proxy_resp_phase { RS_HEAD, RS_LENGTH, RS_CHUNKED, RS_CLOSE, RS_DONE };
 struct proxy_conn {
 	struct proxy          *px;
 	LIST_ENTRY(proxy_conn) link;
+	unsigned long long     serial;    /* names it in messages to sboxd */
+	int                    hosts_wait;/* waiting for the hosts file's answer */
+	char                  *refuse_reason, *refuse_rule, *refuse_hint; /* PC_REFUSING */
 	enum proxy_conn_kind   kind;
 	enum proxy_conn_state  state;
 	int                    dead;
@@ -85,6 +89,7 @@ struct proxy_conn {
 	int                    up_shut;   /* write side of up shut down (client EOF) */
 	struct event          *tun_ev[2]; /* tunnel: our reads of cli (0) and up (1) */
 	int                    tun_paused[2]; /* the other side's output is full */
+	uint64_t               tun_bytes[2]; /* bytes each direction carried */
 	int                    lingering; /* answer sent, our side shut down */
 	size_t                 linger_bytes; /* client bytes discarded while lingering */
 };
@@ -106,6 +111,8 @@ struct proxy {
 	char                 **extra;     /* hosts added by proxy_allow_host */
 	proxy_refusal_fn       on_refusal;
 	proxy_failure_fn       on_failure;
+	proxy_refusal_async_fn on_refusal_async;
+	proxy_hosts_fn         on_hosts;
 	void                  *arg;
 	struct proxy_limits    lim;
 	LIST_HEAD(, proxy_conn) conns;
@@ -129,8 +136,11 @@ void proxy_conn_unreachable(struct proxy_conn *c, int status, int socks_code,
 int proxy_conn_allowed(struct proxy_conn *c);
 void proxy_conn_resolve_connect(struct proxy_conn *c);
 void proxy_conn_try_connect(struct proxy_conn *c);
+void proxy_conn_hosts_answer(struct proxy_conn *c, const struct proxy_addr *a,
+    size_t n);
 
 /* proxy-tunnel.c */
+void proxy_tunnel_init(void);
 int proxy_tunnel_start(struct proxy_conn *c);
 void proxy_tunnel_write_now(struct bufferevent *bev, const void *data, size_t len);
 void proxy_tunnel_pump(struct proxy_conn *c);

@@ -7,11 +7,18 @@
  * side's output buffer is empty, and leaves only what the other side could
  * not take yet to its bufferevent, which writes it when it can. A side is
  * read only while the other side's output has room (buffer_bytes), so a
- * slow reader holds back a fast writer and memory stays bounded. */
+ * slow reader holds back a fast writer and memory stays bounded. While the
+ * other side has nothing queued and a direction has carried more than a
+ * few messages' worth, the bytes go by splice() through one pipe
+ * of the loop (no copy through user space); what the other side does not
+ * take is read back from the pipe into its output buffer, so the pipe is
+ * empty between calls and one pipe serves every tunnel. */
 #include "daemon/proxy/proxy-int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -20,8 +27,87 @@
 
 #define PROXY_TUNNEL_READ (256 * 1024)  /* bytes read in one call */
 #define PROXY_TUNNEL_ROUNDS 4           /* reads per wake-up, for fairness */
+#define PROXY_TUNNEL_SMALL (16 * 1024)  /* a spliced read this short ends the round */
+#define PROXY_TUNNEL_SPLICE_AFTER (64 * 1024) /* a direction splices once it
+                                         carried this much (small messages
+                                         are cheaper copied) */
 
 static char proxy_tunnel_buf[PROXY_TUNNEL_READ];
+static int proxy_tunnel_pipe[2] = { -1, -1 };
+static int proxy_tunnel_pipe_state;  /* 0: not tried, 1: usable, -1: none */
+static size_t proxy_tunnel_pipe_size;
+
+/* Make the loop's splice pipe (once; the proxy process calls this before
+ * its seccomp filter, which allows no pipe2). */
+void
+proxy_tunnel_init(void)
+{
+	int sz;
+
+	if (proxy_tunnel_pipe_state != 0)
+		return;
+	proxy_tunnel_pipe_state = -1;
+	if (pipe2(proxy_tunnel_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		return;
+	fcntl(proxy_tunnel_pipe[1], F_SETPIPE_SZ, PROXY_TUNNEL_READ);
+	if ((sz = fcntl(proxy_tunnel_pipe[1], F_GETPIPE_SZ)) <= 0) {
+		close(proxy_tunnel_pipe[0]);
+		close(proxy_tunnel_pipe[1]);
+		return;
+	}
+	proxy_tunnel_pipe_size = (size_t)sz;
+	proxy_tunnel_pipe_state = 1;
+}
+
+/* Read len bytes back out of the pipe into buf; -1 if they are not there. */
+static int
+proxy_tunnel_pipe_take(char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(proxy_tunnel_pipe[0], buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* Move up to room bytes from fd to dst's socket through the pipe; the
+ * bytes dst does not take go to out. Returns the bytes moved from fd, 0 at
+ * EOF, -1 with errno (EAGAIN: nothing now), -2 when writing dst failed,
+ * -3 when the pipe broke (the caller closes). */
+static ssize_t
+proxy_tunnel_splice(int fd, int dstfd, struct evbuffer *out, size_t room)
+{
+	ssize_t n, w;
+
+	if (room > proxy_tunnel_pipe_size)
+		room = proxy_tunnel_pipe_size;
+	n = splice(fd, NULL, proxy_tunnel_pipe[1], NULL, room,
+	    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n <= 0)
+		return n;
+	w = splice(proxy_tunnel_pipe[0], NULL, dstfd, NULL, (size_t)n,
+	    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+		if (proxy_tunnel_pipe_take(proxy_tunnel_buf, (size_t)n) < 0)
+			return -3;
+		return -2;
+	}
+	if (w < 0)
+		w = 0;
+	if (w < n) {
+		if (proxy_tunnel_pipe_take(proxy_tunnel_buf, (size_t)(n - w)) < 0 ||
+		    evbuffer_add(out, proxy_tunnel_buf, (size_t)(n - w)) < 0)
+			return -3;
+	}
+	return n;
+}
 
 static void proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg);
 
@@ -77,6 +163,7 @@ proxy_tunnel_start(struct proxy_conn *c)
 	struct event_base *base = c->px->base;
 	int d;
 
+	proxy_tunnel_init();
 	for (d = 0; d < 2; d++) {
 		struct bufferevent *src = proxy_tunnel_src(c, d);
 
@@ -147,6 +234,35 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 		room = cap - have;
 		if (room > sizeof proxy_tunnel_buf)
 			room = sizeof proxy_tunnel_buf;
+		if (have == 0 && proxy_tunnel_pipe_state == 1 &&
+		    c->tun_bytes[d] >= PROXY_TUNNEL_SPLICE_AFTER) {
+			n = proxy_tunnel_splice(fd, bufferevent_getfd(dst), out, room);
+			if (n == -3) {
+				proxy_conn_close(c);
+				return;
+			}
+			if (n == -2) {
+				proxy_tunnel_write_failed(c, d);
+				return;
+			}
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EWOULDBLOCK &&
+				    errno != EINTR)
+					proxy_tunnel_ended(c, d, 1);
+				return;
+			}
+			if (n == 0) {
+				proxy_tunnel_ended(c, d, 0);
+				return;
+			}
+			proxy_conn_touch(c);
+			c->tun_bytes[d] += (uint64_t)n;
+			/* a small read has most likely drained the socket (a
+			 * large one may have stopped at the pipe's page slots) */
+			if ((size_t)n < PROXY_TUNNEL_SMALL)
+				return;
+			continue;
+		}
 		n = recv(fd, proxy_tunnel_buf, room, 0);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -158,6 +274,7 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		proxy_conn_touch(c);
+		c->tun_bytes[d] += (uint64_t)n;
 		w = 0;
 		if (have == 0) {
 			w = send(bufferevent_getfd(dst), proxy_tunnel_buf, (size_t)n,

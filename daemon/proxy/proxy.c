@@ -29,6 +29,7 @@
 #include "policy/hostpat.h"
 
 static int proxy_global_conns;
+static unsigned long long proxy_serial;
 static int proxy_global_max = 16384;
 
 /* Cap on client connections over all proxies. */
@@ -69,6 +70,9 @@ proxy_conn_destroy(struct proxy_conn *c)
 		proxy_http_free(c->resp);
 		free(c->resp);
 	}
+	free(c->refuse_reason);
+	free(c->refuse_rule);
+	free(c->refuse_hint);
 	LIST_REMOVE(c, link);
 	c->px->n_conns--;
 	proxy_global_conns--;
@@ -240,16 +244,13 @@ proxy_conn_socks_answer(struct proxy_conn *c, int code)
 	proxy_conn_close_after_flush(c);
 }
 
-/* Refuse the current request: record it, then answer 403 / SOCKS 0x02. */
-void
-proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
-    const char *hint)
+/* Answer a refused request: 403 / SOCKS 0x02, or close. */
+static void
+proxy_conn_refuse_answer(struct proxy_conn *c, const char *reason,
+    const char *rule, const char *hint)
 {
-	struct proxy *px = c->px;
 	char body[2048];
 
-	if (px->on_refusal != NULL)
-		px->on_refusal(px->session, c->host, c->port, reason, rule, px->arg);
 	if (c->kind == PK_SOCKS) {
 		proxy_conn_socks_answer(c, PROXY_SOCKS_NOT_ALLOWED);
 		return;
@@ -265,6 +266,70 @@ proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
 	snprintf(body, sizeof body, "sbox refused %s port %d: %s (rule: %s). %s",
 	    c->host, c->port, reason, rule, hint);
 	proxy_conn_http_answer(c, 403, reason, body);
+}
+
+/* Refuse the current request: record it, then answer 403 / SOCKS 0x02 (in
+ * the proxy process: once sboxd has recorded it, proxy_refusal_noted). */
+void
+proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
+    const char *hint)
+{
+	struct proxy *px = c->px;
+
+	if (px->on_refusal_async == NULL) {
+		if (px->on_refusal != NULL)
+			px->on_refusal(px->session, c->host, c->port, reason,
+			    rule, px->arg);
+		proxy_conn_refuse_answer(c, reason, rule, hint);
+		return;
+	}
+	c->refuse_reason = strdup(reason);
+	c->refuse_rule = strdup(rule);
+	c->refuse_hint = strdup(hint);
+	if (c->refuse_reason == NULL || c->refuse_rule == NULL ||
+	    c->refuse_hint == NULL) {
+		proxy_conn_close(c);
+		return;
+	}
+	proxy_conn_drop_upstream(c);
+	c->state = PC_REFUSING;
+	bufferevent_setcb(c->cli, NULL, NULL, proxy_conn_closing_event_cb, c);
+	bufferevent_disable(c->cli, EV_READ);
+	proxy_conn_timer(c, px->lim.head_timeout_ms);
+	px->on_refusal_async(px, c->serial, c->host, c->port, reason, rule,
+	    px->arg);
+}
+
+/* The refusal of connection serial is recorded: answer its client. */
+void
+proxy_refusal_noted(struct proxy *px, unsigned long long serial)
+{
+	struct proxy_conn *c;
+
+	LIST_FOREACH(c, &px->conns, link) {
+		if (c->serial != serial)
+			continue;
+		if (!c->dead && c->state == PC_REFUSING)
+			proxy_conn_refuse_answer(c, c->refuse_reason,
+			    c->refuse_rule, c->refuse_hint);
+		return;
+	}
+}
+
+/* The hosts file's answer for connection serial. */
+void
+proxy_hosts_answer(struct proxy *px, unsigned long long serial,
+    const struct proxy_addr *addrs, size_t n)
+{
+	struct proxy_conn *c;
+
+	LIST_FOREACH(c, &px->conns, link) {
+		if (c->serial != serial)
+			continue;
+		if (!c->dead && c->state == PC_RESOLVING && c->hosts_wait)
+			proxy_conn_hosts_answer(c, addrs, n);
+		return;
+	}
 }
 
 /* Fail the current request (not a refusal): HTTP status or SOCKS code. */
@@ -385,6 +450,7 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		return;
 	}
 	c->px = px;
+	c->serial = ++proxy_serial;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	c->timer = evtimer_new(px->base, proxy_conn_timer_cb, c);
@@ -498,6 +564,8 @@ proxy_new(const struct proxy_config *cfg, sbox_error *err)
 	px->net = cfg->net;
 	px->on_refusal = cfg->on_refusal;
 	px->on_failure = cfg->on_failure;
+	px->on_refusal_async = cfg->on_refusal_async;
+	px->on_hosts = cfg->on_hosts;
 	px->arg = cfg->arg;
 	px->lim = cfg->limits;
 	if (px->lim.max_conns <= 0)

@@ -1,5 +1,7 @@
-/* proxy.h: one network proxy per session. sboxd accepts on listening sockets
- * that sbox-init created inside the sandbox's network namespace; each
+/* proxy.h: one network proxy per session. The proxy process (sboxd: proxy,
+ * daemon/proxy/proxy-main.c; sboxd's side is daemon/proxy/proxy-proc.h) accepts on
+ * listening sockets that sbox-init created inside the sandbox's network
+ * namespace; each
  * connection speaks CONNECT, absolute-form HTTP or SOCKS5 (the first byte
  * tells which). The host is matched against the allowlist first (a refused
  * name is never resolved), resolved once (the plan's resolve table, then
@@ -58,6 +60,15 @@ typedef void (*proxy_refusal_fn)(const char *session, const char *host, int port
  * client is answered), with the cause in a few words. Same constraints. */
 typedef void (*proxy_failure_fn)(const char *session, const char *host, int port,
     const char *cause, void *arg);
+/* The proxy process's form of the refusal callback: the refusal is recorded
+ * elsewhere (by sboxd); the client is answered once proxy_refusal_noted(px,
+ * serial) is called (or the connection's timeout ends it). */
+typedef void (*proxy_refusal_async_fn)(struct proxy *px, unsigned long long serial,
+    const char *host, int port, const char *reason, const char *rule, void *arg);
+/* Asks for the hosts file's addresses of name (read where the file is);
+ * proxy_hosts_answer(px, serial, ...) continues the connection. */
+typedef void (*proxy_hosts_fn)(struct proxy *px, unsigned long long serial,
+    const char *name, void *arg);
 
 struct proxy_config {
 	struct event_base *base;      /* the daemon's loop (sboxd.base) */
@@ -70,6 +81,8 @@ struct proxy_config {
 	const struct plan_net *net;   /* the session's network plan; must outlive the proxy */
 	proxy_refusal_fn on_refusal;  /* may be NULL */
 	proxy_failure_fn on_failure;  /* may be NULL */
+	proxy_refusal_async_fn on_refusal_async; /* instead of on_refusal, or NULL */
+	proxy_hosts_fn on_hosts;      /* NULL: the hosts file is read here */
 	void       *arg;
 	struct proxy_limits limits;
 };
@@ -88,6 +101,13 @@ int proxy_allowed_later(const struct proxy *px, const char *host, int port);
  * The proxy owns listen_fd. 0, or -1 with err. */
 int proxy_add_local_forward(struct proxy *px, int listen_fd, int port,
     sbox_error *err);
+/* The refusal of connection serial is recorded: answer its client. */
+void proxy_refusal_noted(struct proxy *px, unsigned long long serial);
+/* The hosts file's addresses for connection serial's name (n == 0: not in
+ * the file): check them and connect, or go on to DNS. */
+struct proxy_addr;
+void proxy_hosts_answer(struct proxy *px, unsigned long long serial,
+    const struct proxy_addr *addrs, size_t n);
 /* Live client connections of this proxy. */
 int proxy_connections(const struct proxy *px);
 /* Cap on client connections over all proxies [16384]. */

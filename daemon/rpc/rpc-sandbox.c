@@ -10,7 +10,7 @@
 
 #include "daemon/container/cachedir.h"
 #include "daemon/container/container.h"
-#include "daemon/proxy/proxy.h"
+#include "daemon/proxy/proxy-proc.h"
 #include "daemon/rpc/rpc.h"
 #include "daemon/check/sandbox-check.h"
 #include "daemon/sboxd.h"
@@ -376,7 +376,7 @@ rpc_sandbox_mark_allowed(const struct session *s, json_t *refused)
 	json_array_foreach(refused, i, e) {
 		rule = json_string_value(json_object_get(e, "rule"));
 		if (rule != NULL && strcmp(rule, PROXY_RULE_ALLOWLIST) == 0 &&
-		    proxy_allowed_later(s->proxy, json_string_value(
+		    proxy_proc_allowed_later(s->proxy, json_string_value(
 		    json_object_get(e, "host")), (int)json_integer_value(
 		    json_object_get(e, "port"))))
 			json_object_set_new(e, "allowed", json_true());
@@ -434,7 +434,7 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 	    "resolved_profile"), "network")),
 	    "proxy_port", s && s->ct && sandboxed ?
 	    container_proxy_port(s->ct) : 0,
-	    "proxy_connections", s && s->proxy ? proxy_connections(s->proxy) : 0,
+	    "proxy_connections", s && s->proxy ? proxy_proc_connections(s->proxy) : 0,
 	    "refused", refused);
 	if (o != NULL && s != NULL && sandboxed)
 		json_object_set_new(o, "limits", container_limits(s->ct));

@@ -10,7 +10,7 @@
 #include "daemon/container/container.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
-#include "daemon/proxy/proxy.h"
+#include "daemon/proxy/proxy-proc.h"
 #include "daemon/ratelimit.h"
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
@@ -256,7 +256,7 @@ session_access_allow_host(struct session *s, const char *host, sbox_error *err)
 		return error_set_field(err, E_INVALID_PARAMS, "session",
 		    "session %s has no network proxy (profile %s is not "
 		    "sandboxed)", s->id, s->profile->name);
-	if (proxy_allow_host(s->proxy, host, err) == -1)
+	if (proxy_proc_allow_host(s->proxy, host, err) == -1)
 		return -1;
 	events_publish("host.allowed", s->id, json_pack("{s:s}", "host", host));
 	return 0;

@@ -27,7 +27,7 @@
 #include "daemon/container/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
-#include "daemon/proxy/proxy.h"
+#include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
 #include "policy/guard.h"
@@ -74,7 +74,7 @@ session_local_port_cb(struct container *ct, const int *fds, int nfds,
 			port = ntohs(ss.ss_family == AF_INET ?
 			    ((struct sockaddr_in *)&ss)->sin_port :
 			    ((struct sockaddr_in6 *)&ss)->sin6_port);
-		if (s->proxy == NULL || proxy_add_local_forward(s->proxy, fds[i],
+		if (s->proxy == NULL || proxy_proc_add_local_forward(s->proxy, fds[i],
 		    port, &e2) == -1) {
 			if (s->proxy != NULL)
 				log_error("session %s: %s", s->id, e2.message);
@@ -113,7 +113,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	pc.on_failure = session_access_host_failed;
 	pc.arg = s;
 	pc.limits.max_conns = sboxd.lim.proxy_max_conns;
-	if ((s->proxy = proxy_new(&pc, &err)) == NULL) {
+	if ((s->proxy = proxy_proc_new(&pc, &err)) == NULL) {
 		error_context(&err, "starting the session's proxy");
 		goto fail;
 	}
@@ -141,7 +141,7 @@ fail:
 	store_session_set_state(sboxd.store, s->id, "failed", err.message, NULL);
 	s->state = SESSION_CLOSING;
 	if (s->proxy) {
-		proxy_free(s->proxy);
+		proxy_proc_free(s->proxy);
 		s->proxy = NULL;
 	}
 	container_close(ct, NULL, NULL);

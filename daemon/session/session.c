@@ -28,7 +28,7 @@
 #include "daemon/container/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
-#include "daemon/proxy/proxy.h"
+#include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
 #include "policy/guard.h"
@@ -359,7 +359,7 @@ session_close_now(struct session *s, const char *reason, int sync)
 	command_session_closed(s);
 	conn_close_session(s->id);
 	if (s->proxy != NULL) {
-		proxy_free(s->proxy);
+		proxy_proc_free(s->proxy);
 		s->proxy = NULL;
 	}
 	if (s->ct != NULL) {

@@ -14,7 +14,7 @@ struct rpc_call;
 struct profile;
 struct plan;
 struct container;
-struct proxy;
+struct proxy_handle;
 struct command;
 struct session_gitcfg;
 
@@ -41,7 +41,7 @@ struct session {
 	struct profile      *profile;     /* resolved (and narrowed) profile */
 	struct plan         *plan;
 	struct container    *ct;          /* NULL when not sandboxed */
-	struct proxy        *proxy;
+	struct proxy_handle *proxy;
 	enum session_state   state;
 	char               **env;         /* base environment of its commands */
 	struct session_waiter *waiters;   /* session.create calls waiting for ready */

@@ -1,0 +1,34 @@
+/* proxy-msg.h: the messages between sboxd and its proxy process: one JSON
+ * object per datagram of a SOCK_SEQPACKET socketpair, with descriptors
+ * (listening sockets) passed alongside as SCM_RIGHTS. Every message is
+ * bounded (PROXY_MSG_MAX bytes, PROXY_MSG_FDS descriptors) and is an object
+ * with a string member "t" naming its kind; the reader checks both and
+ * drops (and closes the descriptors of) anything else.
+ *
+ * sboxd -> proxy:  session {id, session, profile, net, max_conns} + fds,
+ *                  allow {id, host}, local {id, port} + fd, close {id},
+ *                  noted {id, serial} (a refusal is recorded: answer now),
+ *                  hosts {id, serial, addrs[]} (the hosts file's answer)
+ * proxy -> sboxd:  refused {id, serial, host, port, reason, rule},
+ *                  hosts? {id, serial, name}, count {id, n},
+ *                  error {id, message} */
+#ifndef SBOX_PROXY_MSG_H
+#define SBOX_PROXY_MSG_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#define PROXY_MSG_MAX (128 * 1024)  /* bytes of one message */
+#define PROXY_MSG_FDS 4             /* descriptors with one message */
+
+/* Send obj (not consumed) and nfds descriptors (not closed) on fd;
+ * 0, or -1 with errno. */
+int proxy_msg_send(int fd, const json_t *obj, const int *fds, int nfds);
+/* Receive one message: 1 with *obj (the caller's) and fds[0..*nfds),
+ * 0 at end of stream, -1 with errno (EAGAIN: nothing now; EBADMSG: a
+ * malformed message, dropped with its descriptors). */
+int proxy_msg_recv(int fd, json_t **obj, int *fds, int *nfds);
+/* The message's kind ("t"), or "" when absent. */
+const char *proxy_msg_kind(const json_t *obj);
+
+#endif
