@@ -102,7 +102,7 @@ $(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
 
 # sbox-init decides with policy/guard.c (its spec: guard-spec.c) and filters
 # with libseccomp.
-$(BIN)/sbox-init: $(call obj,$(INIT_SRC) policy/guard.c policy/guard-spec.c \
+$(BIN)/sbox-init: $(call obj,$(INIT_SRC) policy/guard.c policy/guard-table.c policy/guard-spec.c \
     policy/guard-calls.c \
     policy/strv.c policy/exclude.c) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
