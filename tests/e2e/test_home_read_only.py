@@ -7,6 +7,8 @@ other agents' account folders stay hidden inside it; a read_write folder
 inside home is writable with its run-later files read-only."""
 import base64
 import os
+import shutil
+import time
 
 from sboxtest import is_root
 
@@ -52,6 +54,14 @@ def setup(ctx):
 
 def test_read_only_home(ctx):
     d, c = setup(ctx)
+    # sboxd asks the host's own npm for its registry when it starts, and
+    # npm keeps its logs in ~/.npm: the person's tool writing the person's
+    # home, not sbox; let it finish before the listing
+    if shutil.which("npm"):
+        end = time.time() + 30
+        while time.time() < end and "npm (" not in d.read_log():
+            time.sleep(0.1)
+        time.sleep(0.5)
     before = sorted(os.listdir(d.home))
     sid = c.call("session.create", {"project": ctx.tmp,
                                     "sandbox": "homeread"})["session"]
