@@ -257,7 +257,7 @@ def _limited(c, s):
         r = run(c, s, "true")
         # ran, or was killed by the check that stopped the caches while
         # it ran (the timer's kill races the command): not refused yet
-        assert r.code == 0 or r.sig == 9, r
+        assert r.code == 0 or r.signal == 9, r
         return None
     except sboxtest.RpcError as e:
         assert e.name == "sbox.LimitExceeded", e
