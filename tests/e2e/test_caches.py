@@ -424,7 +424,9 @@ def test_caches_belong_to_a_project(ctx):
     # a socket the host left there (a tool of an older sbox) is reachable
     # from no sandbox: it is not one its own guard bound
     srv = socket.socket(socket.AF_UNIX)
-    srv.bind(os.path.join(_cache_dir(d, "workspace", "cache", pa), "a.sock"))
+    cfd = os.open(_cache_dir(d, "workspace", "cache", pa), os.O_PATH)
+    srv.bind("/proc/self/fd/%d/a.sock" % cfd)    # the path may be long
+    os.close(cfd)
     srv.listen(4)
     # project A's own sessions see it; its socket is a socket another
     # sandbox made, which no session but A's own may connect to
