@@ -235,22 +235,10 @@ init_meta_change(struct init_walk_caller *t, int dirfd, const char *path,
     int nofollow, const struct init_meta_set *m)
 {
 	struct init_walk_loc l = { .fd = -1 };
-	int hops = 0, followed = 0, e, pfd = -1;
+	int e, pfd = -1;
 	struct stat st;
 
-	if (path == NULL)
-		e = init_walk_of_fd(t, dirfd, &l, &pfd);
-	else if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) == 0 &&
-	    !nofollow) {
-		e = init_walk_follow(t, &l, &hops, &followed);
-		if (e == INIT_WALK_MAGIC) {
-			/* through /proc/PID/fd/N: the file it leads to */
-			pfd = openat(l.fd, l.name, O_PATH | O_CLOEXEC);
-			init_walk_loc_close(&l);
-			e = pfd < 0 ? errno : init_walk_loc_of(pfd, &l);
-		}
-	}
-	if (e != 0)
+	if ((e = init_walk_target(t, dirfd, path, nofollow, 0, &l, &pfd)) != 0)
 		goto out;
 	if (pfd < 0 && fstatat(l.fd, l.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		e = errno;

@@ -437,23 +437,12 @@ init_ops_change(struct init_walk_caller *t, int sc, int dirfd,
     mode_t mode, off_t len)
 {
 	struct init_walk_loc l = { .fd = -1 };
-	int hops = 0, followed = 0, e, fd, pfd = -1;
+	int e, fd, pfd = -1;
 	char p[40];
 	struct stat st;
 
-	if (sc == SV_FCHMOD || path == NULL)
-		e = init_walk_of_fd(t, dirfd, &l, &pfd);
-	else if ((e = init_walk_resolve(t, dirfd, path, &l, &hops)) == 0 &&
-	    !nofollow) {
-		e = init_walk_follow(t, &l, &hops, &followed);
-		if (e == INIT_WALK_MAGIC) {
-			/* chmod or truncate through /proc/PID/fd/N */
-			pfd = openat(l.fd, l.name, O_PATH | O_CLOEXEC);
-			init_walk_loc_close(&l);
-			e = pfd < 0 ? errno : init_walk_loc_of(pfd, &l);
-		}
-	}
-	if (e != 0)
+	if ((e = init_walk_target(t, dirfd, path, nofollow, sc == SV_FCHMOD,
+	    &l, &pfd)) != 0)
 		goto out;
 	if (l.fd >= 0 && (e = init_ops_decide(t, sc == SV_TRUNCATE ||
 	    sc == SV_TRUNCATE64 ? GUARD_OP_WRITE : GUARD_OP_CHMOD, l.fd, l.dir,

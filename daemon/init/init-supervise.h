@@ -151,6 +151,12 @@ int init_walk_loc_of(int pfd, struct init_walk_loc *l);
 int init_walk_of_fd(struct init_walk_caller *t, int fd,
     struct init_walk_loc *l, int *pfd);
 
+/* The file a call that changes an existing file acts on: the caller's fd
+ * (use_fd or path NULL), or path resolved and followed (unless nofollow;
+ * through /proc/PID/fd/N the file it leads to, its copy in *pfd). */
+int init_walk_target(struct init_walk_caller *t, int dirfd, const char *path,
+    int nofollow, int use_fd, struct init_walk_loc *l, int *pfd);
+
 /* init-exclude.c: an execve or execveat; answers the call itself. */
 void init_exclude_exec(struct init_sv_call *call);
 

@@ -545,3 +545,25 @@ init_walk_of_fd(struct init_walk_caller *t, int fd, struct init_walk_loc *l,
 	return init_walk_loc_of(*pfd, l);
 }
 
+/* The file a call that changes an existing file acts on: the caller's fd
+ * (use_fd or path NULL), else path resolved from dirfd, its final symlink
+ * followed unless nofollow, and through /proc/PID/fd/N the file it leads
+ * to (its O_PATH copy in *pfd). 0 or an errno; l and *pfd to close. */
+int
+init_walk_target(struct init_walk_caller *t, int dirfd, const char *path,
+    int nofollow, int use_fd, struct init_walk_loc *l, int *pfd)
+{
+	int hops = 0, followed = 0, e;
+
+	if (use_fd || path == NULL)
+		return init_walk_of_fd(t, dirfd, l, pfd);
+	if ((e = init_walk_resolve(t, dirfd, path, l, &hops)) != 0 || nofollow)
+		return e;
+	e = init_walk_follow(t, l, &hops, &followed);
+	if (e == INIT_WALK_MAGIC) {
+		*pfd = openat(l->fd, l->name, O_PATH | O_CLOEXEC);
+		init_walk_loc_close(l);
+		e = *pfd < 0 ? errno : init_walk_loc_of(*pfd, l);
+	}
+	return e;
+}
