@@ -66,11 +66,8 @@ exec_live_blocked(const json_t *params)
 			if ((ex = json_string_value(json_object_get(v,
 			    "explanation"))) == NULL)
 				continue;
-			/* at a line start as sboxd saw it: "\r" all the same, as
-			 * the command may have written more since (its output
-			 * and this line take two ways to the terminal) */
 			if (asprintf(&line, "%ssbox: blocked: %s\r\n", line_start ?
-			    "\r" : "\r\n", ex) == -1)
+			    "" : "\r\n", ex) == -1)
 				continue;
 			exec_live_write(line, strlen(line));
 			free(line);
