@@ -8,6 +8,11 @@ DEB_PKGS := build-essential pkg-config bubblewrap libevent-dev libjansson-dev \
             procps passwd clang libclang-rt-14-dev tinyproxy squid curl hyperfine \
             git coreutils python3-pytest python3-pytest-xdist
 
+# Build on every core unless the caller chose (-j or -l on its command line).
+ifeq ($(filter -j% j% -l% l%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=

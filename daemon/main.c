@@ -286,6 +286,8 @@ sboxd_shutdown(const char *why)
 	conn_close_all();
 	main_exit_timer = event_new(sboxd.base, -1, EV_PERSIST, main_exit_cb, NULL);
 	event_add(main_exit_timer, &tick);
+	/* a first look now: with no client left there is nothing to wait for */
+	event_active(main_exit_timer, EV_TIMEOUT, 0);
 }
 
 /* SIGTERM / SIGINT: shut down. */

@@ -26,11 +26,19 @@ cleanup_tmp() {
 }
 trap cleanup_tmp EXIT
 
-# Run one Check suite and add its counts.
+# Run one Check suite into $RUN_TMP/unit/NAME.out (its exit status in
+# NAME.rc).
+unit_one() {
+	local t=$1 o=$RUN_TMP/unit/$(basename "$1")
+	CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} "$t" >"$o.out" 2>&1
+	echo $? >"$o.rc"
+}
+
+# Add the counts of one Check suite that ran (unit_one).
 run_unit() {
-	local t=$1 out line n f e
-	out=$(CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} "$t" 2>&1)
-	local rc=$?
+	local t=$1 out line n f e rc o=$RUN_TMP/unit/$(basename "$1")
+	out=$(cat "$o.out" 2>/dev/null)
+	rc=$(cat "$o.rc" 2>/dev/null || echo 255)
 	printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks|:[FE]:' | sed "s|^|  $(basename "$t"): |"
 	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks' | tail -n 1)
 	if [ -z "$line" ]; then
@@ -43,7 +51,7 @@ run_unit() {
 	e=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
 	passed=$((passed + n - f - e))
 	failed=$((failed + f + e))
-	[ $((f + e)) -eq 0 ] && [ $rc -eq 0 ] || failures+=("$(basename "$t")")
+	[ $((f + e)) -eq 0 ] && [ "$rc" -eq 0 ] || failures+=("$(basename "$t")")
 }
 
 # pytest of a Python that has it (Debian's python3-pytest): the first of
@@ -79,6 +87,12 @@ count_e2e() {
 
 if [ "$MODE" = all ] || [ "$MODE" = unit ]; then
 	echo "== unit suites ($BIN)"
+	# the suites are independent: as many at a time as there are cores
+	mkdir -p "$RUN_TMP/unit"
+	export -f unit_one
+	export RUN_TMP
+	for t in "$BIN"/tests/test-*; do [ -x "$t" ] && printf '%s\0' "$t"; done |
+	    xargs -0 -r -n 1 -P "$(nproc 2>/dev/null || echo 2)" bash -c 'unit_one "$1"' unit_one
 	for t in "$BIN"/tests/test-*; do
 		[ -x "$t" ] && run_unit "$t"
 	done
