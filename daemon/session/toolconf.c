@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -22,6 +23,12 @@
 
 #define TOOLCONF_TIMEOUT_S 10
 #define TOOLCONF_OUT_MAX   4096
+/* The tools are asked this long after sboxd starts, at a low priority: a
+ * node start costs a quarter of a second of CPU, which a daemon that has
+ * just started (and the sessions it starts first) should not wait on. Until
+ * then npm's answer is what its own files say. */
+#define TOOLCONF_DELAY_MS  2000
+#define TOOLCONF_NICE      10
 
 extern char **environ;
 
@@ -34,37 +41,99 @@ struct toolconf_ask {
 	struct event       *timer;
 };
 
-static char **toolconf_hosts;   /* answers so far */
-static char **toolconf_sources; /* where each came from (same order) */
+/* One registry host found, and where. */
+struct toolconf_answer {
+	char *host;
+	char *source;
+	char *until;    /* an npm whose own answer replaces this one, or NULL */
+};
+
+static struct toolconf_answer *toolconf_answers; /* answers so far */
+static size_t toolconf_nanswers;
 static struct toolconf_ask *toolconf_asks; /* questions still open */
 static char  *toolconf_default; /* the defaults file beside sboxd */
+static char **toolconf_npms;    /* the tools to ask when the delay is up */
+static char **toolconf_yarns;
+static struct event *toolconf_later;
 
-/* Remember host as a registry, found in source (the first source wins). */
+/* Remember host as a registry, found in source (the first source wins);
+ * until: the npm whose own answer will replace it, or NULL. */
 static void
-toolconf_add(const char *host, const char *source)
+toolconf_add(const char *host, const char *source, const char *until)
 {
-	if (strv_contains(toolconf_hosts, host))
+	struct toolconf_answer *n, *a;
+	size_t i;
+
+	for (i = 0; i < toolconf_nanswers; i++)
+		if (strcmp(toolconf_answers[i].host, host) == 0)
+			return;
+	n = realloc(toolconf_answers, (toolconf_nanswers + 1) * sizeof *n);
+	if (n == NULL)
 		return;
-	if (strv_append(&toolconf_hosts, host) == 0 &&
-	    strv_append(&toolconf_sources, source) == -1) {
-		strv_free(toolconf_hosts);	/* keep both lists in step */
-		toolconf_hosts = NULL;
+	toolconf_answers = n;
+	a = &n[toolconf_nanswers];
+	a->host = strdup(host);
+	a->source = strdup(source);
+	a->until = until != NULL ? strdup(until) : NULL;
+	if (a->host == NULL || a->source == NULL ||
+	    (until != NULL && a->until == NULL)) {
+		free(a->host);
+		free(a->source);
+		free(a->until);
+		return;
 	}
+	toolconf_nanswers++;
+}
+
+/* Forget the answers that stood in for npm's own (path), or every answer
+ * (path NULL). */
+static void
+toolconf_forget(const char *path)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < toolconf_nanswers; i++) {
+		struct toolconf_answer *a = &toolconf_answers[i];
+
+		if (path == NULL || (a->until != NULL &&
+		    strcmp(a->until, path) == 0)) {
+			free(a->host);
+			free(a->source);
+			free(a->until);
+		} else
+			toolconf_answers[k++] = *a;
+	}
+	toolconf_nanswers = k;
+	if (k == 0) {
+		free(toolconf_answers);
+		toolconf_answers = NULL;
+	}
+}
+
+/* npm's registry as its own files say; why: how that stands in for npm's
+ * answer. until: as toolconf_add. */
+static void
+toolconf_npm_files(const char *npm, const char *why, const char *until)
+{
+	char host[512], file[4200], src[4400];
+
+	if (toolconf_find_npm_default(npm, host, sizeof host, file,
+	    sizeof file) == -1)
+		return;
+	snprintf(src, sizeof src, "npm's own configuration %s (%s %s)", file,
+	    npm, why);
+	toolconf_add(host, src, until);
+	log_info("npm (%s) uses the registry %s, from %s", npm, host, file);
 }
 
 /* npm gave no usable answer: its registry as its own files say. */
 static void
 toolconf_fallback(const struct toolconf_ask *a)
 {
-	char host[512], file[4200], src[4400];
-
-	if (strcmp(a->tool, "npm") != 0 || toolconf_find_npm_default(a->path,
-	    host, sizeof host, file, sizeof file) == -1)
+	if (strcmp(a->tool, "npm") != 0)
 		return;
-	snprintf(src, sizeof src, "npm's own configuration %s (%s gave no "
-	    "answer)", file, a->path);
-	toolconf_add(host, src);
-	log_info("npm (%s) uses the registry %s, from %s", a->path, host, file);
+	toolconf_forget(a->path);
+	toolconf_npm_files(a->path, "gave no answer", NULL);
 }
 
 /* Free one question (and forget it). */
@@ -105,7 +174,8 @@ toolconf_event_cb(struct bufferevent *bev, short what, void *arg)
 
 		snprintf(src, sizeof src, "%s config get registry (%s)", a->tool,
 		    a->path);
-		toolconf_add(host, src);
+		toolconf_forget(a->path);
+		toolconf_add(host, src, NULL);
 		log_info("%s (%s) uses the registry %s", a->tool, a->path, host);
 	} else
 		toolconf_fallback(a);
@@ -198,6 +268,7 @@ toolconf_ask(char *const *args, const char *path)
 	}
 	strv_free(env);
 	close(p[1]);
+	(void)setpriority(PRIO_PROCESS, a->pid, TOOLCONF_NICE);
 	evutil_make_socket_nonblocking(p[0]);
 	a->bev = bufferevent_socket_new(sboxd.base, p[0], BEV_OPT_CLOSE_ON_FREE);
 	a->timer = evtimer_new(sboxd.base, toolconf_timeout_cb, a);
@@ -231,7 +302,7 @@ toolconf_yarn_files(const char *home)
 	    sizeof file) == 0) {
 		snprintf(src, sizeof src, "Yarn's own files %s (installed by "
 		    "corepack)", file);
-		toolconf_add(reg, src);
+		toolconf_add(reg, src, NULL);
 		log_info("yarn uses the registry %s, from %s", reg, file);
 	}
 	found = toolconf_find("corepack", home);
@@ -241,11 +312,11 @@ toolconf_yarn_files(const char *home)
 			continue;
 		snprintf(src, sizeof src, "Yarn's registry, as corepack's "
 		    "configuration %s names it", file);
-		toolconf_add(reg, src);
+		toolconf_add(reg, src, NULL);
 		if (rel[0] != '\0') {
 			snprintf(src, sizeof src, "Yarn's releases, which "
 			    "corepack downloads Yarn from (%s)", file);
-			toolconf_add(rel, src);
+			toolconf_add(rel, src, NULL);
 		}
 		log_info("corepack (%s): yarn's registry %s%s%s", found[i], reg,
 		    rel[0] ? ", releases from " : "", rel);
@@ -253,44 +324,67 @@ toolconf_yarn_files(const char *home)
 	strv_free(found);
 }
 
-/* Ask every npm and Yarn installed for the person for their registry,
- * without blocking. */
-void
-toolconf_start(void)
+/* The delay is up: ask every npm and Yarn found for their registry. */
+static void
+toolconf_later_cb(evutil_socket_t fd, short what, void *arg)
 {
 	static char *const npm[] = { "npm", "config", "get", "registry",
 	    "--logs-max=0", "--no-update-notifier", NULL };
 	static char *const yarn[] = { "yarn", "config", "get", "registry",
 	    "--silent", "--no-progress", NULL };
+	size_t i;
 
+	(void)fd; (void)what; (void)arg;
+	for (i = 0; toolconf_npms != NULL && toolconf_npms[i] != NULL; i++)
+		toolconf_ask(npm, toolconf_npms[i]);
+	for (i = 0; toolconf_yarns != NULL && toolconf_yarns[i] != NULL; i++)
+		toolconf_ask(yarn, toolconf_yarns[i]);
+	strv_free(toolconf_npms);
+	toolconf_npms = NULL;
+	strv_free(toolconf_yarns);
+	toolconf_yarns = NULL;
+}
+
+/* Find every npm and Yarn installed for the person: npm's own files answer
+ * at once, and each tool is asked for its registry a little later, in the
+ * background. */
+void
+toolconf_start(void)
+{
+	struct timeval tv = { TOOLCONF_DELAY_MS / 1000,
+	    (TOOLCONF_DELAY_MS % 1000) * 1000 };
 	const char *home = getenv("HOME");
-	char **found;
 	size_t i;
 
 	/* every copy installed for the person, whatever sboxd's PATH */
-	found = toolconf_find("npm", home);
-	for (i = 0; found != NULL && found[i] != NULL; i++)
-		toolconf_ask(npm, found[i]);
-	strv_free(found);
-	found = toolconf_find("yarn", home);
-	for (i = 0; found != NULL && found[i] != NULL; i++)
-		toolconf_ask(yarn, found[i]);
-	strv_free(found);
+	toolconf_npms = toolconf_find("npm", home);
+	for (i = 0; toolconf_npms != NULL && toolconf_npms[i] != NULL; i++)
+		toolconf_npm_files(toolconf_npms[i], "not asked yet",
+		    toolconf_npms[i]);
+	toolconf_yarns = toolconf_find("yarn", home);
 	toolconf_yarn_files(home);
+	toolconf_later = evtimer_new(sboxd.base, toolconf_later_cb, NULL);
+	if (toolconf_later == NULL || evtimer_add(toolconf_later, &tv) < 0)
+		toolconf_later_cb(-1, 0, NULL);
 }
 
 /* Stop the questions still open (daemon shutdown) and forget the answers. */
 void
 toolconf_stop(void)
 {
+	if (toolconf_later != NULL) {
+		event_free(toolconf_later);
+		toolconf_later = NULL;
+	}
+	strv_free(toolconf_npms);
+	toolconf_npms = NULL;
+	strv_free(toolconf_yarns);
+	toolconf_yarns = NULL;
 	while (toolconf_asks != NULL) {
 		kill(-toolconf_asks->pid, SIGKILL);
 		toolconf_ask_free(toolconf_asks);
 	}
-	strv_free(toolconf_hosts);
-	toolconf_hosts = NULL;
-	strv_free(toolconf_sources);
-	toolconf_sources = NULL;
+	toolconf_forget(NULL);
 	free(toolconf_default);
 	toolconf_default = NULL;
 }
@@ -381,14 +475,14 @@ int
 toolconf_registries(const char *home, char *const *env, char ***out,
     sbox_error *err)
 {
-	char **h;
+	size_t i;
 
 	*out = NULL;
 	if (registries_collect(home, env, toolconf_defaults_file(), out,
 	    err) == -1)
 		return -1;
-	for (h = toolconf_hosts; h != NULL && *h != NULL; h++) {
-		if (strv_add_unique(out, *h) == -1) {
+	for (i = 0; i < toolconf_nanswers; i++) {
+		if (strv_add_unique(out, toolconf_answers[i].host) == -1) {
 			strv_free(*out);
 			*out = NULL;
 			return error_nomem(err);
@@ -414,9 +508,9 @@ toolconf_sources_json(const char *home, char *const *env)
 		registries_read_file(file, &defaults, NULL);
 	for (i = 0; out != NULL && all != NULL && all[i] != NULL; i++) {
 		s = NULL;
-		for (j = 0; toolconf_hosts && toolconf_hosts[j]; j++)
-			if (strcmp(toolconf_hosts[j], all[i]) == 0)
-				s = toolconf_sources[j];
+		for (j = 0; j < toolconf_nanswers; j++)
+			if (strcmp(toolconf_answers[j].host, all[i]) == 0)
+				s = toolconf_answers[j].source;
 		if (s == NULL && strv_contains(defaults, all[i])) {
 			snprintf(src, sizeof src, "defaults file %s", file);
 			s = src;
