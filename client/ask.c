@@ -187,7 +187,7 @@ ask_hosts(struct client *cl, const char *sid, const json_t *result)
 			    "session status %s'\n", text_show(sid));
 			break;
 		}
-		shown = cmd_outside_text(host);
+		shown = outside_text_escape(host);
 		if (asprintf(&q, "Allow %s? [Enter] for this session / [a] "
 		    "and save it to the profile / [n] no", shown) == -1)
 			q = NULL;
@@ -254,7 +254,7 @@ ask_term_cb(const char *method, json_t *params, void *arg)
 		return 0;
 	t->asked = 1;
 	printf("sbox: this would run outside the sandbox, with your rights:\n");
-	cmd_outside_print_what(params, "  ");
+	outside_text_print_what(params, "  ");
 	k = ask_question_or("Run it outside the sandbox now? [y] yes / [n] no "
 	    "(the default)", client_fd(t->cl));
 	if (k == -1)

@@ -238,9 +238,9 @@ int cmd_command(const struct client_opts *o, int argc, char **argv);
 int cmd_command_follow(const struct client_opts *o, long long command);
 int cmd_config(const struct client_opts *o, int argc, char **argv);
 
-/* cmd-session.c: run a prepared command.exec (terminal, detached, or
+/* exec-run.c: run a prepared command.exec (terminal, detached, or
  * --json in pipes mode); session is the session record, or NULL. */
-int cmd_session_run_params(const struct client_opts *o, struct client *cl,
+int exec_run_params(const struct client_opts *o, struct client *cl,
     json_t *params, int detach, const json_t *session);
 
 /* exec.c: notes about the sandbox a command runs in. */
@@ -265,21 +265,23 @@ int cmd_choices_status(const struct client_opts *o, int argc, char **argv);
 int cmd_choices_choices(const struct client_opts *o, int argc, char **argv);
 int cmd_choices_send(const struct client_opts *o, int argc, char **argv);
 
-/* cmd-outside.c: sbox session outside|log, and text helpers for what an
- * agent wrote (argv, reasons: control characters are shown escaped). */
+/* cmd-outside.c: sbox session outside|log. */
 int cmd_outside_run(const struct client_opts *o, int argc, char **argv);
 int cmd_outside_log(const struct client_opts *o, int argc, char **argv);
+
+/* outside-text.c: text helpers for what an agent wrote (argv, reasons:
+ * control characters are shown escaped). */
 /* argv as one shell-like line (quoted where needed); caller frees. */
-char *cmd_outside_argv_text(const json_t *argv);
+char *outside_text_argv(const json_t *argv);
 /* A string with control and direction-changing characters escaped;
  * caller frees. */
-char *cmd_outside_text(const char *s);
+char *outside_text_escape(const char *s);
 /* Print exactly what a run-outside request runs (command line, absolute
  * program and whether the sandbox could write it, folder, variables added,
  * names dropped), each line after indent. */
-void cmd_outside_print_what(const json_t *req, const char *indent);
+void outside_text_print_what(const json_t *req, const char *indent);
 /* A store time (NAME_at_ms of a record) as local "YYYY-MM-DD HH:MM:SS". */
-void cmd_outside_time(const json_t *rec, const char *key, char *buf,
+void outside_text_time(const json_t *rec, const char *key, char *buf,
     size_t len);
 
 /* worktree.c: make a linked worktree of repo on branch (*path: its folder),

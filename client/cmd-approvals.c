@@ -41,12 +41,12 @@ cmd_approvals_id(const json_t *req)
 static void
 cmd_approvals_print(const json_t *req)
 {
-	char *reason = cmd_outside_text(json_string_value(json_object_get(req,
+	char *reason = outside_text_escape(json_string_value(json_object_get(req,
 	    "reason")));
 	const char *profile = json_string_value(json_object_get(req, "profile"));
 
 	printf("  \"%s\"\n", reason);
-	cmd_outside_print_what(req, "  ");
+	outside_text_print_what(req, "  ");
 	printf("  (request %lld, session %s%s%s)\n", cmd_approvals_id(req),
 	    text_member(req, "session", "?"),
 	    profile ? ", profile " : "", profile ? text_show(profile) : "");
@@ -143,7 +143,7 @@ cmd_approvals_notify(const char *method, json_t *params, void *arg)
 	}
 	if (strcmp(topic, "approval.rate_limited") == 0) {
 		/* once per flood: the requests themselves are not shown */
-		by = cmd_outside_text(json_string_value(json_object_get(data,
+		by = outside_text_escape(json_string_value(json_object_get(data,
 		    "message")));
 		printf("\n  session %.64s asks too often to run outside the "
 		    "sandbox: %s\n\n", json_string_value(json_object_get(data,
@@ -159,9 +159,9 @@ cmd_approvals_notify(const char *method, json_t *params, void *arg)
 	by = (char *)json_string_value(json_object_get(data, "decided_by"));
 	if (by != NULL && strncmp(by, "sboxd: unsafe: ", 15) == 0) {
 		/* refused at once: the person sees why */
-		char *prog = cmd_outside_text(json_string_value(
+		char *prog = outside_text_escape(json_string_value(
 		    json_object_get(data, "program")));
-		by = cmd_outside_text(by + 15);
+		by = outside_text_escape(by + 15);
 		printf("\n  refused (request %lld): %s may never run outside the "
 		    "sandbox: %s\n\n", id, prog, by);
 		fflush(stdout);
@@ -169,7 +169,7 @@ cmd_approvals_notify(const char *method, json_t *params, void *arg)
 		free(by);
 	}
 	if (w->current != NULL && cmd_approvals_id(w->current) == id) {
-		by = cmd_outside_text(json_string_value(json_object_get(data,
+		by = outside_text_escape(json_string_value(json_object_get(data,
 		    "decided_by")));
 		printf("\n  decided elsewhere: %s by %s\n\n",
 		    text_member(data, "decision", "?"), by);

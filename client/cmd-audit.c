@@ -77,17 +77,17 @@ cmd_audit_print(const json_t *r)
 	if (json_array_size(json_object_get(r, "approvals")) == 0)
 		printf("no run-outside request\n");
 	json_array_foreach(json_object_get(r, "approvals"), i, a) {
-		cmd_outside_time(a, "requested_at_ms", when, sizeof when);
+		outside_text_time(a, "requested_at_ms", when, sizeof when);
 		cmd_audit_result(a, res, sizeof res);
-		reason = cmd_outside_text(json_string_value(json_object_get(a,
+		reason = outside_text_escape(json_string_value(json_object_get(a,
 		    "reason")));
-		by = cmd_outside_text(json_string_value(json_object_get(a,
+		by = outside_text_escape(json_string_value(json_object_get(a,
 		    "decided_by")));
 		printf("#%lld  %s  session %s  %s  %s\n", (long long)
 		    json_integer_value(json_object_get(a, "approval")), when,
 		    text_member(a, "session", "?"),
 		    text_member(a, "decision", "?"), text_show(res));
-		cmd_outside_print_what(a, "    ");
+		outside_text_print_what(a, "    ");
 		printf("    \"%s\"\n", reason);
 		if (json_string_value(json_object_get(a, "decided_by")) != NULL)
 			printf("    decided by %s%s\n", by, strcmp(by,

@@ -45,7 +45,7 @@ cmd_choices_print_status(const json_t *r)
 		if (json_is_true(json_object_get(e, "allowed")))
 			continue;
 		/* times for people: local, as every listing shows them */
-		cmd_outside_time(e, "last_at_ms", when, sizeof when);
+		outside_text_time(e, "last_at_ms", when, sizeof when);
 		printf("%-10s %s:%lld (%lldx, %s) %s\n", nref++ == 0 ? "refused" :
 		    "", text_member(e, "host", "?"),
 		    (long long)json_integer_value(json_object_get(e, "port")),
@@ -59,7 +59,7 @@ cmd_choices_print_status(const json_t *r)
 
 		if (!json_is_true(json_object_get(e, "allowed")))
 			continue;
-		cmd_outside_time(e, "last_at_ms", when, sizeof when);
+		outside_text_time(e, "last_at_ms", when, sizeof when);
 		printf("%-10s %s:%lld (allowed later; refused %lldx before, last "
 		    "%s)\n", nallowed++ == 0 ? "allowed" : "",
 		    text_member(e, "host", "?"),
@@ -70,7 +70,7 @@ cmd_choices_print_status(const json_t *r)
 	if (json_array_size(json_object_get(r, "running")) == 0)
 		printf("%-10s none\n", "running");
 	json_array_foreach(json_object_get(r, "running"), i, e) {
-		argv = cmd_outside_argv_text(json_object_get(e, "argv"));
+		argv = outside_text_argv(json_object_get(e, "argv"));
 		printf("%-10s %lld %s%s\n", i == 0 ? "running" : "",
 		    (long long)json_integer_value(json_object_get(e, "command")),
 		    argv ? argv : "?", json_is_true(json_object_get(e, "detach")) ?
@@ -267,7 +267,7 @@ cmd_choices_send(const struct client_opts *o, int argc, char **argv)
 	    cmd_choices_s(created, "session", ""), "argv", "sh", "-c", script);
 	free(script);
 	so.one_shot = 1;	/* the child session is closed below */
-	rc = cmd_session_run_params(&so, cl, params, 0, NULL);
+	rc = exec_run_params(&so, cl, params, 0, NULL);
 	json_decref(client_call(cl, "session.close", json_pack("{s:s}",
 	    "session", cmd_choices_s(created, "session", "")), NULL, 0, &err));
 	json_decref(created);

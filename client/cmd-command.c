@@ -51,7 +51,7 @@ cmd_command_print_list(const json_t *r)
 
 	printf("%-8s %-5s %-14s %s\n", "COMMAND", "SEQ", "STATE", "ARGV");
 	json_array_foreach(json_object_get(r, "commands"), i, c) {
-		char *av = cmd_outside_argv_text(json_object_get(c, "argv"));
+		char *av = outside_text_argv(json_object_get(c, "argv"));
 		json_t *code = json_object_get(c, "exit_code");
 		snprintf(state, sizeof state, "%s%s", json_string_value(
 		    json_object_get(c, "state")) ? json_string_value(

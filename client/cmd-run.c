@@ -157,7 +157,7 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 	if (timeout > 0)
 		json_object_set_new(params, "timeout", json_integer(timeout));
 	ro.one_shot = 1;	/* the session is closed below */
-	rc = cmd_session_run_params(&ro, cl, params, 0, r);
+	rc = exec_run_params(&ro, cl, params, 0, r);
 	c = client_call(cl, "session.close", json_pack("{s:O}", "session",
 	    json_object_get(r, "session")), NULL, 0, &err);
 	json_decref(c);

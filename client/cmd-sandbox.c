@@ -506,12 +506,12 @@ cmd_sandbox_print_status(const json_t *r)
 	    n == 1 ? "" : "s");
 	cmd_sandbox_line("refused", line);
 	json_array_foreach(json_object_get(r, "refused"), i, h) {
-		host = cmd_outside_text(cmd_sandbox_s(h, "host", "?"));
+		host = outside_text_escape(cmd_sandbox_s(h, "host", "?"));
 		/* let through since (session allow-host): not refused now */
-		reason = cmd_outside_text(json_is_true(json_object_get(h,
+		reason = outside_text_escape(json_is_true(json_object_get(h,
 		    "allowed")) ? "allowed since by session allow-host" :
 		    cmd_sandbox_s(h, "reason", ""));
-		cmd_outside_time(h, "last_at_ms", when, sizeof when);
+		outside_text_time(h, "last_at_ms", when, sizeof when);
 		snprintf(line, sizeof line, "%s:%lld", host ? host : "?",
 		    (long long)json_integer_value(json_object_get(h, "port")));
 		printf("  %-40s %5lld× %s  %s\n", line, (long long)
@@ -611,7 +611,7 @@ cmd_sandbox_check(const struct client_opts *o, int argc, char **argv)
 	else {
 		printf("profile %s\n", cmd_sandbox_s(r, "profile", "?"));
 		json_array_foreach(json_object_get(r, "steps"), i, st) {
-			char *detail = cmd_outside_text(cmd_sandbox_s(st,
+			char *detail = outside_text_escape(cmd_sandbox_s(st,
 			    "detail", ""));
 			printf("  %-6s  %-28s %s\n", json_is_true(json_object_get(
 			    st, "ok")) ? "ok" : "FAILED", cmd_sandbox_s(st, "step",

@@ -1,9 +1,7 @@
 /* cmd-session.c: sbox session create|list|info|close|exec|send|allow-host
- * (outside and log are in cmd-outside.c). */
+ * (outside and log are in cmd-outside.c; a prepared command.exec runs
+ * through exec-run.c). */
 #include "client/client.h"
-#include "policy/envfilter.h"
-#include "policy/policy.h"
-#include "policy/profile.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -84,7 +82,7 @@ cmd_session_print_info(const json_t *r)
 		const char *k = i == 0 ? "created_at_ms" : "closed_at_ms";
 		if (!json_is_integer(json_object_get(r, k)))
 			continue;
-		cmd_outside_time(r, k, when, sizeof when);
+		outside_text_time(r, k, when, sizeof when);
 		printf("%-13s %s\n", i == 0 ? "created" : "closed", when);
 	}
 }
@@ -329,185 +327,6 @@ cmd_session_exec_opts(int argc, char **argv, json_t *params, int *detach,
 	return 0;
 }
 
-/* The session record (session.info), or NULL (quietly). */
-static json_t *
-cmd_session_info(struct client *cl, json_t *id)
-{
-	sbox_error err;
-
-	error_clear(&err);
-	return client_call(cl, "session.info", json_pack("{s:O}", "session", id),
-	    NULL, 0, &err);
-}
-
-/* Warn about --env variables the session's profile will drop (secret-looking
- * names it does not name); returns them as a JSON array of warnings. */
-static json_t *
-cmd_session_env_warnings(const json_t *params, const json_t *session)
-{
-	json_t *names = json_object_get(json_object_get(session,
-	    "resolved_profile"), "env"), *w = json_array(), *v;
-	const char *k, *prof = json_string_value(json_object_get(session,
-	    "profile"));
-	char **list;
-	size_t i, n = json_array_size(names);
-
-	if (session == NULL || json_is_false(json_object_get(session, "sandboxed")))
-		return w;
-	if ((list = calloc(n + 1, sizeof *list)) == NULL)
-		return w;
-	json_array_foreach(names, i, v)
-		list[i] = (char *)json_string_value(v);
-	json_object_foreach((json_t *)json_object_get(params, "env"), k, v) {
-		char *msg;
-		if (!envfilter_is_secret(k) || envfilter_named(list, k))
-			continue;
-		if (asprintf(&msg, "%s is not passed to the command: its name looks "
-		    "like a secret and profile %s does not name it (add it to the "
-		    "profile's \"env\")", k, prof ? prof : "?") == -1)
-			continue;
-		client_warn("%s", msg);
-		json_array_append_new(w, json_string(msg));
-		free(msg);
-	}
-	free(list);
-	return w;
-}
-
-/* Does a command match the profile's `exclude` patterns? Then it waits for
- * a person to allow it to run outside the sandbox: say so when `say`. */
-static int
-cmd_session_note_exclude(const json_t *params, const json_t *info, int say)
-{
-	json_t *ex = json_object_get(json_object_get(info, "resolved_profile"),
-	    "exclude"), *argv = json_object_get(params, "argv"), *v;
-	struct profile p;
-	char **pats, **av;
-	size_t i;
-	int m = 0;
-
-	if (json_array_size(ex) == 0 || json_array_size(argv) == 0)
-		return 0;
-	pats = calloc(json_array_size(ex) + 1, sizeof *pats);
-	av = calloc(json_array_size(argv) + 1, sizeof *av);
-	if (pats != NULL && av != NULL) {
-		json_array_foreach(ex, i, v)
-			pats[i] = (char *)json_string_value(v);
-		json_array_foreach(argv, i, v)
-			av[i] = (char *)json_string_value(v);
-		memset(&p, 0, sizeof p);
-		p.exclude = pats;
-		if ((m = policy_exclude_match(&p, av)) && say)
-			fprintf(stderr, "sbox: this command matches an exclude "
-			    "pattern of profile %s: it runs outside the sandbox once "
-			    "a person allows it ('sbox approvals --watch' or 'sbox "
-			    "approve ID'); waiting for the decision...\n",
-			    text_member(info, "profile", "?"));
-	}
-	free(pats);
-	free(av);
-	return m;
-}
-
-/* Run it on a terminal of the sandbox? Always with -t (an error without a
- * terminal or a sandbox, said by whoever sees it); by default when stdin
- * and stdout are terminals, the session is sandboxed and the command does
- * not go outside through an exclude pattern. */
-static int
-cmd_session_use_tty(const struct client_opts *o, const json_t *params,
-    const json_t *info)
-{
-	if (o->tty == 2)
-		return 1;
-	return o->tty == 1 && exec_tty_possible() && info != NULL &&
-	    json_is_true(json_object_get(info, "sandboxed")) &&
-	    !cmd_session_note_exclude(params, info, 0);
-}
-
-/* Run a prepared command.exec: with the terminal, detached, or (--json) in
- * pipes mode with its output inside the one JSON document. session is the
- * session record when the caller has it (else it is asked for when needed). */
-int
-cmd_session_run_params(const struct client_opts *o, struct client *cl,
-    json_t *params, int detach, const json_t *session)
-{
-	json_t *info = NULL, *warnings, *r, *again = NULL;
-	sbox_error err;
-	int status, tty;
-
-	error_clear(&err);
-	/* the stored record: its resolved profile says what is dropped and
-	 * what goes through approval */
-	info = cmd_session_info(cl, json_object_get(params, "session"));
-	if (info != NULL && session == NULL &&
-	    json_is_false(json_object_get(info, "sandboxed")))
-		exec_note_profile(info, 0);
-	if (session == NULL)
-		session = info;
-	warnings = cmd_session_env_warnings(params, info);
-	if (session != info)	/* warnings found when the session was made */
-		json_array_extend(warnings, json_object_get(session, "warnings"));
-	if (!detach)
-		cmd_session_note_exclude(params, info, 1);
-	tty = !detach && !o->json && cmd_session_use_tty(o, params, info);
-	/* the request as sent, for running it again after a question */
-	if (!detach && ask_possible(o))
-		again = json_deep_copy(params);
-	if (again != NULL && tty)
-		json_object_set_new(again, "tty", json_true());
-	if (detach) {
-		json_object_set_new(params, "detach", json_true());
-		json_object_set_new(params, "stdio", json_string("none"));
-		r = client_call(cl, "command.exec", params, NULL, 0, &err);
-	} else if (o->json) {
-		json_object_set_new(params, "stdio", json_string("pipes"));
-		r = client_call(cl, "command.exec", params, NULL, 0, &err);
-	} else if (tty) {
-		exec_live_set(info, o->one_shot);
-		r = exec_tty_run(o, cl, params, &err);
-	}
-	else
-		r = exec_with_terminal(cl, params, &err);
-	if (r == NULL) {
-		json_decref(info);
-		json_decref(warnings);
-		json_decref(again);
-		return client_fail(&err);
-	}
-	exec_mark_sandboxed(r, session);
-	if (json_array_size(warnings) > 0)
-		json_object_set(r, "warnings", warnings);
-	json_decref(warnings);
-	if (detach) {
-		json_decref(info);
-		if (o->json)
-			client_print_json(r);
-		else
-			printf("%lld\n", (long long)json_integer_value(
-			    json_object_get(r, "command")));
-		if (!o->json && isatty(2))
-			fprintf(stderr, "sbox: command %lld runs in the background; "
-			    "see 'sbox command read|wait|kill %lld'\n",
-			    (long long)json_integer_value(json_object_get(r, "command")),
-			    (long long)json_integer_value(json_object_get(r, "command")));
-		json_decref(r);
-		return EXIT_OK;
-	}
-	exec_explain_blocked(r, info, o->one_shot);
-	exec_print_blocked(r);
-	if (o->json) {
-		exec_add_text(r);
-		client_print_json(r);
-	}
-	status = exec_status(r);
-	if (again != NULL)
-		status = ask_after(o, cl, again, r, info, status);
-	json_decref(again);
-	json_decref(info);
-	json_decref(r);
-	return status;
-}
-
 /* Connect (with o), run the command.exec params (taken) with ro, close:
  * sbox's exit status. */
 static int
@@ -523,7 +342,7 @@ cmd_session_connect_run(const struct client_opts *o,
 		json_decref(params);
 		return client_fail(&err);
 	}
-	rc = cmd_session_run_params(ro, cl, params, detach, NULL);
+	rc = exec_run_params(ro, cl, params, detach, NULL);
 	client_close(cl);
 	return rc;
 }

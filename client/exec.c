@@ -117,9 +117,9 @@ exec_explain_blocked(json_t *result, const json_t *info, int one_shot)
 	size_t i;
 
 	json_array_foreach(json_object_get(blocked, "files"), i, v) {
-		t1 = cmd_outside_text(json_string_value(json_object_get(v,
+		t1 = outside_text_escape(json_string_value(json_object_get(v,
 		    "message")));
-		t2 = cmd_outside_text(json_string_value(json_object_get(v,
+		t2 = outside_text_escape(json_string_value(json_object_get(v,
 		    "reason")));
 		if (asprintf(&what, "%s%s%s%s", t1, t2[0] ? " (" : "", t2,
 		    t2[0] ? ")" : "") == -1)
@@ -135,9 +135,9 @@ exec_explain_blocked(json_t *result, const json_t *info, int one_shot)
 
 		if (rule == NULL || rule[0] == '\0')
 			rule = "the sandbox's network rules";
-		host = cmd_outside_text(json_string_value(json_object_get(v,
+		host = outside_text_escape(json_string_value(json_object_get(v,
 		    "host")));
-		t2 = cmd_outside_text(why);
+		t2 = outside_text_escape(why);
 		/* the rule and reason as the proxy gave them, nothing guessed */
 		if (asprintf(&what, "connection to %s:%lld refused by rule \"%s\"%s"
 		    "%s", host, (long long)json_integer_value(json_object_get(v,
@@ -150,9 +150,9 @@ exec_explain_blocked(json_t *result, const json_t *info, int one_shot)
 	}
 	/* allowed hosts the proxy could not reach: the cause it saw */
 	json_array_foreach(json_object_get(blocked, "unreachable"), i, v) {
-		host = cmd_outside_text(json_string_value(json_object_get(v,
+		host = outside_text_escape(json_string_value(json_object_get(v,
 		    "host")));
-		t2 = cmd_outside_text(json_string_value(json_object_get(v,
+		t2 = outside_text_escape(json_string_value(json_object_get(v,
 		    "cause")));
 		json_object_set_new(v, "explanation", json_sprintf("connection "
 		    "to %s:%lld failed: %s", host, (long long)json_integer_value(

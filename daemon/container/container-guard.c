@@ -20,7 +20,7 @@
 
 /* The guard message's body for a spec. */
 json_t *
-container_req_guard_spec(const struct guard_spec *g)
+container_guard_spec(const struct guard_spec *g)
 {
 	const char *off = getenv("SBOX_BENCH_NO_GUARD");
 	struct guard_spec none = { .roots = (char *[]){ NULL }, .home = "/" };

@@ -2,6 +2,7 @@
 #ifndef SBOX_CONTAINER_INTERNAL_H
 #define SBOX_CONTAINER_INTERNAL_H
 
+#include <event2/util.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -110,12 +111,13 @@ struct container_req *container_req_find(struct container *c, uint64_t id,
     int unlink);
 /* Give every pending request its final callback (the container ended). */
 void container_req_fail_all(struct container *c);
-/* The guard message's body for a spec (SBOX_BENCH_NO_GUARD=1 in sboxd's
- * environment turns the supervisor off: benchmarks only). */
+/* container-guard.c: the guard message's body for a spec
+ * (SBOX_BENCH_NO_GUARD=1 in sboxd's environment turns the supervisor off:
+ * benchmarks only). */
 struct guard_spec;
-json_t *container_req_guard_spec(const struct guard_spec *g);
-/* container-guard.c: send the guard message after ready (0 or -1, the
- * container then aborted); handle a refused report (-1 = invalid). */
+json_t *container_guard_spec(const struct guard_spec *g);
+/* Send the guard message after ready (0 or -1, the container then
+ * aborted); handle a refused report (-1 = invalid). */
 int container_guard_send(struct container *c);
 int container_guard_refused(struct container *c, json_t *m);
 /* Handle exclude {id, xid, pid, argv, program, cwd, pattern} + 3 fds and
@@ -133,5 +135,13 @@ long long container_now_ms(void);
  * the queue is full). */
 int container_ctl_send(struct container *c, json_t *msg, const int *fds,
     int nfds, sbox_error *err);
+/* The control socket is writable again: send what waits (container.c). */
+void container_on_ctl_out(evutil_socket_t fd, short what, void *arg);
+/* Read what bwrap wrote to stderr (the first CONTAINER_ERR_MAX bytes). */
+void container_read_err(struct container *c);
+/* Release everything but the struct (idempotent). */
+void container_teardown(struct container *c);
+/* Free the container (from the event loop, after callbacks unwound). */
+void container_free(evutil_socket_t fd, short what, void *arg);
 
 #endif

@@ -1,4 +1,4 @@
-/* test-cmd-outside.c: how the CLI shows what an agent wrote (argv, reasons)
+/* test-outside-text.c: how the CLI shows what an agent wrote (argv, reasons)
  * to the person deciding: quoted like a shell line, and never able to
  * drive the terminal (controls, C1, bidirectional overrides escaped). */
 #include <check.h>
@@ -15,7 +15,7 @@ argv_text(const char *json)
 	char *s;
 
 	ck_assert_ptr_nonnull(a);
-	s = cmd_outside_argv_text(a);
+	s = outside_text_argv(a);
 	json_decref(a);
 	return s;
 }
@@ -73,30 +73,31 @@ START_TEST(test_text)
 {
 	char *s;
 
-	s = cmd_outside_text("Publishing needs the key\x1b]0;pwned\x07");
+	s = outside_text_escape("Publishing needs the key\x1b]0;pwned\x07");
 	ck_assert_str_eq(s, "Publishing needs the key\\x1b]0;pwned\\x07");
 	free(s);
-	s = cmd_outside_text("tab\there\r\n\x7f");
+	s = outside_text_escape("tab\there\r\n\x7f");
 	ck_assert_str_eq(s, "tab\\there\\r\\n\\x7f");
 	free(s);
-	s = cmd_outside_text("c1 \xc2\x9b" "31m");
+	s = outside_text_escape("c1 \xc2\x9b" "31m");
 	ck_assert_str_eq(s, "c1 \\u009b31m");
 	free(s);
-	s = cmd_outside_text("iso \xe2\x81\xa6x\xe2\x81\xa9 lrm \xe2\x80\x8e");
+	s = outside_text_escape("iso \xe2\x81\xa6x\xe2\x81\xa9 lrm "
+	    "\xe2\x80\x8e");
 	ck_assert_str_eq(s, "iso \\u2066x\\u2069 lrm "
 	    "\\u200e");
 	free(s);
 	/* Ordinary UTF-8 (an em dash, accents) passes. */
-	s = cmd_outside_text("caf\xc3\xa9 \xe2\x80\x94 ok");
+	s = outside_text_escape("caf\xc3\xa9 \xe2\x80\x94 ok");
 	ck_assert_str_eq(s, "caf\xc3\xa9 \xe2\x80\x94 ok");
 	free(s);
-	s = cmd_outside_text(NULL);
+	s = outside_text_escape(NULL);
 	ck_assert_str_eq(s, "");
 	free(s);
 }
 END_TEST
 
-/* What cmd_outside_print_what prints for a request given as JSON. */
+/* What outside_text_print_what prints for a request given as JSON. */
 static char *
 what_text(const char *json)
 {
@@ -110,7 +111,7 @@ what_text(const char *json)
 	ck_assert_ptr_nonnull(f = open_memstream(&buf, &len));
 	saved = stdout;
 	stdout = f;
-	cmd_outside_print_what(req, "  ");
+	outside_text_print_what(req, "  ");
 	stdout = saved;
 	fclose(f);
 	json_decref(req);
@@ -161,18 +162,18 @@ START_TEST(test_time)
 	char buf[32];
 
 	setenv("TZ", "UTC", 1);
-	cmd_outside_time(r, "t_ms", buf, sizeof buf);
+	outside_text_time(r, "t_ms", buf, sizeof buf);
 	ck_assert_str_eq(buf, "1971-01-01 00:00:00");
-	cmd_outside_time(r, "missing_ms", buf, sizeof buf);
+	outside_text_time(r, "missing_ms", buf, sizeof buf);
 	ck_assert_int_eq(buf[0], '-');
 	json_decref(r);
 }
 END_TEST
 
 static Suite *
-cmd_outside_suite(void)
+outside_text_suite(void)
 {
-	Suite *s = suite_create("cmd-outside");
+	Suite *s = suite_create("outside-text");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_argv_quoting);
@@ -187,7 +188,7 @@ cmd_outside_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(cmd_outside_suite());
+	SRunner *sr = srunner_create(outside_text_suite());
 	int failed;
 
 	srunner_run_all(sr, CK_NORMAL);
