@@ -26,6 +26,7 @@
 #include "daemon/events.h"
 #include "daemon/container/limits.h"
 #include "daemon/rpc/listener.h"
+#include "daemon/rpc/rpc.h"
 #include "daemon/config-reload.h"
 #include "daemon/log.h"
 #include "daemon/notify.h"
@@ -43,22 +44,10 @@
 #include "protocol/paths.h"
 #include "store/store.h"
 
-struct sboxd sboxd;
-
 static struct event *main_sig_term, *main_sig_int, *main_sig_hup;
 static struct event *main_flush_timer, *main_exit_timer;
 static int main_lock_fd = -1;
 static int main_ready_fd = -1;   /* tell the parent we are listening */
-
-/* Milliseconds on the monotonic clock. */
-long long
-sboxd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Print usage. */
 static void
@@ -271,9 +260,9 @@ main_exit_cb(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(sboxd.base, NULL);
 }
 
-/* Begin an orderly shutdown. */
-void
-sboxd_shutdown(const char *why)
+/* Begin an orderly shutdown (sboxd_shutdown, from anywhere). */
+static void
+main_shutdown(const char *why)
 {
 	struct timeval tick = { 0, 100 * 1000 };
 
@@ -288,12 +277,22 @@ sboxd_shutdown(const char *why)
 	event_add(main_exit_timer, &tick);
 }
 
+/* Tie the rooms together at start: where a lower layer tells a higher one
+ * something, it calls what is named here (it includes nothing above it). */
+static void
+main_wire(void)
+{
+	sboxd_on_shutdown(main_shutdown);
+	conn_start();
+	dispatch_start();
+}
+
 /* SIGTERM / SIGINT: shut down. */
 static void
 main_sig_stop_cb(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what; (void)arg;
-	sboxd_shutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	main_shutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
 /* SIGHUP: reload the config; keep the old one if the new one is broken. */
@@ -519,6 +518,7 @@ main(int argc, char **argv)
 	sbox_error err;
 
 	proxy_jail_set_argv(argc, argv);
+	main_wire();
 	main_options(argc, argv, &foreground);
 	main_defaults();
 	umask(077);

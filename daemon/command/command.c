@@ -17,13 +17,13 @@
 #include <event2/event.h>
 
 #include "daemon/command/command-io.h"
-#include "daemon/rpc/conn.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/events.h"
 #include "daemon/command/hostexec.h"
 #include "daemon/log.h"
-#include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/envfilter.h"
@@ -399,7 +399,7 @@ command_channel(struct command *c, char ***env, sbox_error *err)
 		    "a channel is for commands inside a sandbox");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return error_set_errno(err, E_IO, errno, "socketpair");
-	if (conn_new(sv[0], getuid(), getgid(), 0, c->s->id) == NULL) {
+	if (client_open(sv[0], getuid(), getgid(), 0, c->s->id) == NULL) {
 		close(sv[0]);
 		close(sv[1]);
 		return error_nomem(err);
@@ -471,7 +471,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	c->hosts = json_array();
 	blocked_init(&c->blocked);
 	c->owner = call != NULL && rpc_call_conn(call) ?
-	    conn_id(rpc_call_conn(call)) : 0;
+	    client_id(rpc_call_conn(call)) : 0;
 	c->on_done = p->on_done;
 	c->done_arg = p->done_arg;
 	if (p->decided_by != NULL && (c->decided_by = strdup(p->decided_by)) ==

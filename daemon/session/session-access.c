@@ -12,7 +12,8 @@
 #include "daemon/log.h"
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/ratelimit.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/guard.h"
@@ -95,7 +96,7 @@ session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
 			    "no session given");
 		return NULL;
 	}
-	if (!session_access_visible(s, c ? conn_sandbox_session(c) : NULL)) {
+	if (!session_access_visible(s, c ? client_sandbox_session(c) : NULL)) {
 		error_set_field(err, E_SESSION_NOT_FOUND, "session",
 		    "no live session %s", id);
 		return NULL;

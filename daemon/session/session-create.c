@@ -31,7 +31,7 @@
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
 #include "policy/guard.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session-provider.h"
 #include "daemon/rpc/shape.h"

@@ -32,7 +32,8 @@
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
 #include "policy/guard.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session-provider.h"
 #include "daemon/rpc/shape.h"
@@ -357,7 +358,7 @@ session_close_now(struct session *s, const char *reason, int sync)
 	session_close_children(s, sync);
 	approval_session_closed(s);
 	command_session_closed(s);
-	conn_close_session(s->id);
+	client_close_session(s->id);
 	if (s->proxy != NULL) {
 		proxy_proc_free(s->proxy);
 		s->proxy = NULL;
