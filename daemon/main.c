@@ -19,6 +19,9 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 
+#include "daemon/command/approval.h"
+#include "daemon/command/command.h"
+#include "daemon/command/exclude.h"
 #include "daemon/container/child.h"
 #include "daemon/rpc/conn.h"
 #include "daemon/container/container.h"
@@ -285,6 +288,14 @@ main_wire(void)
 	sboxd_on_shutdown(main_shutdown);
 	conn_start();
 	dispatch_start();
+	session_hooks.host_refused = command_note_refusal;
+	session_hooks.host_failed = command_note_unreachable;
+	session_hooks.file_refused = command_note_file;
+	session_hooks.exclude = exclude_from_inside;
+	session_hooks.approvals_closed = approval_session_closed;
+	session_hooks.commands_closed = command_session_closed;
+	session_hooks.commands_running = command_session_running;
+	session_hooks.commands_rewrite = command_session_rewrite;
 }
 
 /* SIGTERM / SIGINT: shut down. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/command/command.h"
+#include "daemon/command/blocked.h"
 #include "daemon/container/container.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
@@ -220,7 +220,8 @@ session_access_host_refused(const char *session, const char *host, int port,
 	char key[RATELIMIT_KEY_MAX];
 	long long cmd, now = sboxd_now_ms();
 
-	cmd = command_note_refusal(s, host, port, rule, reason);
+	cmd = session_hooks.host_refused != NULL ?
+	    session_hooks.host_refused(s, host, port, rule, reason) : 0;
 	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
 	    NULL);
 	session_access_rl_init();
@@ -246,7 +247,8 @@ session_access_host_failed(const char *session, const char *host, int port,
 
 	log_info("session %s: connection to %s:%d failed: %s", session, host,
 	    port, cause);
-	command_note_unreachable(s, host, port, cause);
+	if (session_hooks.host_failed != NULL)
+		session_hooks.host_failed(s, host, port, cause);
 }
 
 /* session.allow_host: let one more host through a live session's proxy. */
@@ -403,8 +405,9 @@ session_access_file_refused(struct container *ct,
 		msg = NULL;
 		goto out;
 	}
-	command_note_file(s, f->id, f->path, xop, xrule, msg, reason,
-	    (int)f->pid, f->process);
+	if (session_hooks.file_refused != NULL)
+		session_hooks.file_refused(s, f->id, f->path, xop, xrule, msg,
+		    reason, (int)f->pid, f->process);
 	session_access_rl_init();
 	if (!ratelimit_hit(&session_access_rl_fsession, s->id, sboxd_now_ms(),
 	    session_access_file_summary, NULL))

@@ -4,7 +4,6 @@
 #define _XOPEN_SOURCE 700
 #include "daemon/session/session-internal.h"
 #include "daemon/session/session.h"
-#include "daemon/command/exclude.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -19,9 +18,7 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "daemon/command/approval.h"
 #include "daemon/container/cachedir.h"
-#include "daemon/command/command.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/container/container-bind.h"
@@ -382,7 +379,7 @@ session_start_container(struct session *s, sbox_error *err)
 	o.on_ready = session_ct_ready;
 	o.on_dead = session_ct_dead;
 	o.on_refused = session_access_file_refused;
-	o.on_exclude = exclude_from_inside;
+	o.on_exclude = session_hooks.exclude;
 	o.arg = s;
 	o.held_path = s->project;
 	o.held_fd = s->project_fd;

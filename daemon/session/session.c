@@ -3,7 +3,6 @@
 #define _XOPEN_SOURCE 700
 #include "daemon/session/session.h"
 #include "daemon/session/session-internal.h"
-#include "daemon/command/exclude.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/command/approval.h"
 #include "daemon/container/cachedir.h"
-#include "daemon/command/command.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/container/container-bind.h"
@@ -41,6 +38,8 @@
 #include "policy/render-bwrap.h"
 #include "policy/strv.h"
 #include "store/store.h"
+
+struct session_hooks session_hooks;  /* named at start (main.c) */
 
 static TAILQ_HEAD(, session) session_list = TAILQ_HEAD_INITIALIZER(session_list);
 static int session_live;
@@ -189,13 +188,8 @@ json_t *
 session_to_json(const struct session *s)
 {
 	static const char *states[] = { "starting", "ready", "closing", "closed" };
-	struct command *c;
-	int running = 0;
-
-	TAILQ_FOREACH(c, &s->commands, entry) {
-		if (c->state == COMMAND_RUNNING)
-			running++;
-	}
+	int running = session_hooks.commands_running != NULL ?
+	    session_hooks.commands_running(s) : 0;
 	json_t *j;
 
 	j = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:s, s:s?, s:s?, "
@@ -356,8 +350,10 @@ session_close_now(struct session *s, const char *reason, int sync)
 		return;
 	s->state = SESSION_CLOSING;
 	session_close_children(s, sync);
-	approval_session_closed(s);
-	command_session_closed(s);
+	if (session_hooks.approvals_closed != NULL)
+		session_hooks.approvals_closed(s);
+	if (session_hooks.commands_closed != NULL)
+		session_hooks.commands_closed(s);
 	client_close_session(s->id);
 	if (s->proxy != NULL) {
 		proxy_proc_free(s->proxy);
