@@ -22,6 +22,7 @@
 #include "daemon/command/approval.h"
 #include "daemon/command/command.h"
 #include "daemon/command/exclude.h"
+#include "daemon/command/hostexec.h"
 #include "daemon/container/child.h"
 #include "daemon/rpc/conn.h"
 #include "daemon/container/container.h"
@@ -291,11 +292,16 @@ main_wire(void)
 	session_hooks.host_refused = command_note_refusal;
 	session_hooks.host_failed = command_note_unreachable;
 	session_hooks.file_refused = command_note_file;
+	session_hooks.explain = blocked_explain;
 	session_hooks.exclude = exclude_from_inside;
 	session_hooks.approvals_closed = approval_session_closed;
 	session_hooks.commands_closed = command_session_closed;
 	session_hooks.commands_running = command_session_running;
 	session_hooks.commands_rewrite = command_session_rewrite;
+	diskguard_hooks.next = session_next_live;
+	diskguard_hooks.stop_writers = command_session_stop_writers;
+	store_watch_hooks.recover = session_recover;
+	store_watch_hooks.rewrite = session_store_rewrite;
 }
 
 /* SIGTERM / SIGINT: shut down. */
@@ -586,7 +592,7 @@ main(int argc, char **argv)
 		log_error("%s", err.message);
 		return 1;
 	}
-	toolconf_start();
+	toolconf_start(hostexec_spawn);
 	container_cgroup_start(sboxd.base);
 	diskguard_start(sboxd.base);
 	/* the proxy runs in a confined process of its own */

@@ -1,11 +1,14 @@
-/* command-session.c: what a session asks of its commands (through
- * session_hooks: session/ includes nothing of command/): how many run, and
- * writing them again into a re-created database (same ids): the running
- * ones, and the finished ones still kept in memory, with their end. */
+/* command-session.c: what the rooms below ask of a session's commands
+ * (through session_hooks and diskguard_hooks: they include nothing of
+ * command/): how many run; writing them again into a re-created database
+ * (same ids: the running ones, and the finished ones still kept in memory,
+ * with their end); killing those that write to a full cache root. */
 #include "daemon/command/command.h"
 
+#include <signal.h>
 #include <string.h>
 
+#include "daemon/container/diskguard.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
@@ -87,4 +90,23 @@ command_session_rewrite(struct session *s, int *written, sbox_error *err)
 			(*written)++;
 	}
 	return failed;
+}
+
+/* The disk guard found root full: kill the running commands (inside a
+ * sandbox) of the sessions that bind it. */
+void
+command_session_stop_writers(const char *root)
+{
+	struct command *c;
+	sbox_error err;
+
+	for (c = command_next(NULL); c != NULL; c = command_next(c)) {
+		if (c->state != COMMAND_RUNNING || c->exited || c->outside ||
+		    !diskguard_binds(c->s->plan, root))
+			continue;
+		error_clear(&err);
+		if (command_kill(c, SIGKILL, &err) == 0)
+			log_warn("killed command %lld of session %s: %s is over "
+			    "its limit", c->id, c->s->id, root);
+	}
 }

@@ -222,7 +222,7 @@ command_finish(struct command *c)
 	command_io_close_forwards(c);
 	blocked = command_blocked(c);
 	error_clear(&err);
-	diskguard_check(NULL, NULL);	/* room for the record */
+	diskguard_check(NULL, NULL, NULL);	/* room for the record */
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
 	    c->end_ms - c->start_ms, command_state_name(c), blocked, &err) == -1)
 		log_error("recording the end of command %lld: %s", c->id,
@@ -455,7 +455,8 @@ command_start(const struct command_params *p, struct rpc_call *call,
 		    "a terminal is made inside a sandbox, and %s",
 		    p->outside || p->target != NULL ? "this command runs "
 		    "outside it" : "this session is not sandboxed");
-	if (!p->outside && p->target == NULL && diskguard_check(p->s, err) == -1)
+	if (!p->outside && p->target == NULL && diskguard_check(p->s->plan,
+	    p->s->project, err) == -1)
 		return -1;
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return error_nomem(err);

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/command/blocked.h"
 #include "daemon/container/container.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
@@ -388,8 +387,9 @@ session_access_file_refused(struct container *ct,
 			goto out;
 		reason = why;
 	} else if (xrule[0] == '\0') {
-		msg = blocked_explain(s->plan, f->path, "/", f->errnum, 1, &xop,
-		    &xrule);
+		msg = session_hooks.explain == NULL ? NULL :
+		    session_hooks.explain(s->plan, f->path, "/", f->errnum, 1,
+		    &xop, &xrule);
 		if (msg == NULL || xrule == NULL)
 			goto out; /* not the sandbox's doing: nothing to say */
 		xop = op;

@@ -405,7 +405,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		return error_set(err, E_LIMIT, "sboxd already runs %d sessions "
 		    "(its limit); close some first", session_count());
 	if (session_access_budget(p->parent, err) == -1 ||
-	    diskguard_check(NULL, err) == -1)
+	    diskguard_check(NULL, NULL, err) == -1)
 		return -1;
 	if (p->project == NULL || p->project[0] != '/')
 		return error_set_field(err, E_INVALID_PARAMS, "project",

@@ -28,6 +28,7 @@
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
+#include "policy/caches.h"
 #include "policy/guard.h"
 #include "daemon/client.h"
 #include "daemon/rpc-call.h"
@@ -100,6 +101,23 @@ struct session *
 session_next(const struct session *s)
 {
 	return s == NULL ? TAILQ_FIRST(&session_list) : TAILQ_NEXT(s, entry);
+}
+
+/* For the disk guard: the live (not closing) session after *it (*it NULL:
+ * the first), its plan and its caches' size limit; 0 when none is left. */
+int
+session_next_live(const void **it, const struct plan **plan, uint64_t *limit)
+{
+	const struct session *s = *it;
+
+	while ((s = session_next(s)) != NULL && s->state >= SESSION_CLOSING)
+		;
+	*it = s;
+	if (s == NULL)
+		return 0;
+	*plan = s->plan;
+	*limit = caches_limit_bytes(s->profile);
+	return 1;
 }
 
 /* A new random session id: 16 hex characters. */

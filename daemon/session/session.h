@@ -88,6 +88,12 @@ struct session_hooks {
 	    const char *path, const char *op, const char *rule,
 	    const char *message, const char *reason, int pid,
 	    const char *process);
+	/* The plan's rule that explains a refused path (command/blocked.c's
+	 * blocked_explain): the message (caller frees) with *op and *rule,
+	 * or NULL when the sandbox did not do it. */
+	char *(*explain)(const struct plan *plan, const char *path,
+	    const char *cwd, int errnum, int writing, const char **op,
+	    const char **rule);
 	/* A program inside matched the profile's exclude patterns (the
 	 * container's on_exclude; arg is the session). */
 	void (*exclude)(struct container *ct, struct container_exclude *x,
@@ -122,6 +128,10 @@ int session_count(void);
 struct session *session_find(const char *id, sbox_error *err);
 /* The session after s in the list (the first when s is NULL), or NULL. */
 struct session *session_next(const struct session *s);
+/* For the disk guard: the live (not closing) session after *it (*it NULL:
+ * the first), its plan and its caches' size limit; 0 when none is left. */
+int session_next_live(const void **it, const struct plan **plan,
+    uint64_t *limit);
 /* May a session be created now? Host clients (parent NULL) only while the
  * table has room; a session created through parent counts against the
  * budget of its top-level session (all its descendants) and may not use

@@ -14,11 +14,12 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "daemon/command/hostexec.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
+
+static toolconf_spawn_fn toolconf_spawn;   /* hostexec_spawn (main.c) */
 
 #define TOOLCONF_TIMEOUT_S 10
 #define TOOLCONF_OUT_MAX   4096
@@ -183,8 +184,8 @@ toolconf_ask(char *const *args, const char *path)
 	fds[1] = p[1];
 	fds[2] = -1;
 	/* From "/", so that no project's own .npmrc is read. */
-	if (env == NULL || hostexec_spawn(argv, env, "/", fds, NULL, NULL,
-	    &a->pid, &err) == -1) {
+	if (env == NULL || toolconf_spawn == NULL || toolconf_spawn(argv, env,
+	    "/", fds, NULL, NULL, &a->pid, &err) == -1) {
 		if (env != NULL)
 			log_debug("asking %s for its registry: %s", path,
 			    err.message);
@@ -254,9 +255,9 @@ toolconf_yarn_files(const char *home)
 }
 
 /* Ask every npm and Yarn installed for the person for their registry,
- * without blocking. */
+ * without blocking, running them with spawn. */
 void
-toolconf_start(void)
+toolconf_start(toolconf_spawn_fn spawn)
 {
 	static char *const npm[] = { "npm", "config", "get", "registry",
 	    "--logs-max=0", "--no-update-notifier", NULL };
@@ -267,6 +268,7 @@ toolconf_start(void)
 	char **found;
 	size_t i;
 
+	toolconf_spawn = spawn;
 	/* every copy installed for the person, whatever sboxd's PATH */
 	found = toolconf_find("npm", home);
 	for (i = 0; found != NULL && found[i] != NULL; i++)
