@@ -1,5 +1,5 @@
 /* main.c: sboxd: options, paths, the state lock, signals, the event loop,
- * and orderly shutdown. */
+ * and orderly shutdown; the rooms tied together at start (main_wire). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
