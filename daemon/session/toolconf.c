@@ -184,8 +184,8 @@ toolconf_ask(char *const *args, const char *path)
 	fds[1] = p[1];
 	fds[2] = -1;
 	/* From "/", so that no project's own .npmrc is read. */
-	if (env == NULL || toolconf_spawn == NULL || toolconf_spawn(argv, env,
-	    "/", fds, NULL, NULL, &a->pid, &err) == -1) {
+	if (env == NULL || toolconf_spawn(argv, env, "/", fds, NULL, NULL,
+	    &a->pid, &err) == -1) {
 		if (env != NULL)
 			log_debug("asking %s for its registry: %s", path,
 			    err.message);
