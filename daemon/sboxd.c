@@ -8,8 +8,6 @@
 
 struct sboxd sboxd;
 
-static void (*sboxd_shutdown_fn)(const char *why);
-
 /* Milliseconds on the monotonic clock. */
 long long
 sboxd_now_ms(void)
@@ -19,6 +17,8 @@ sboxd_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+static void (*sboxd_shutdown_fn)(const char *why);
 
 /* Name the function that shuts the daemon down (main.c, at start). */
 void
