@@ -7,7 +7,8 @@
 #include <time.h>
 
 #include "daemon/log.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "store/store.h"
 
@@ -170,11 +171,11 @@ events_publish(const char *topic, const char *session, json_t *data)
 		nto++;
 	}
 	for (i = 0; ev != NULL && i < nto; i++) {
-		if ((c = conn_find(to[i].conn)) == NULL)
+		if ((c = client_find(to[i].conn)) == NULL)
 			continue;
 		p = json_deep_copy(ev);
 		json_object_set_new(p, "subscription", json_integer(to[i].sub));
-		conn_notify(c, "events.event", p);
+		client_notify(c, "events.event", p);
 	}
 	free(to);
 	json_decref(ev);
@@ -190,7 +191,7 @@ events_conn_closed(struct conn *c, void *arg)
 	(void)arg;
 	for (s = LIST_FIRST(&events_subs); s != NULL; s = next) {
 		next = LIST_NEXT(s, entry);
-		if (s->conn == conn_id(c)) {
+		if (s->conn == client_id(c)) {
 			LIST_REMOVE(s, entry);
 			json_decref(s->topics);
 			free(s);
@@ -208,15 +209,15 @@ events_subscribe(struct conn *c, json_t *topics)
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		return -1;
 	LIST_FOREACH(other, &events_subs, entry) {
-		if (other->conn == conn_id(c))
+		if (other->conn == client_id(c))
 			first = 0;
 	}
 	s->id = events_next_sub++;
-	s->conn = conn_id(c);
+	s->conn = client_id(c);
 	s->topics = topics ? json_incref(topics) : NULL;
 	LIST_INSERT_HEAD(&events_subs, s, entry);
 	if (first)
-		conn_on_close(c, events_conn_closed, NULL);
+		client_on_close(c, events_conn_closed, NULL);
 	return s->id;
 }
 
@@ -227,7 +228,7 @@ events_unsubscribe(struct conn *c, long id)
 	struct events_sub *s;
 
 	LIST_FOREACH(s, &events_subs, entry) {
-		if (s->id == id && s->conn == conn_id(c)) {
+		if (s->id == id && s->conn == client_id(c)) {
 			LIST_REMOVE(s, entry);
 			json_decref(s->topics);
 			free(s);
@@ -245,7 +246,7 @@ events_subscribers(const char *topic)
 	int n = 0;
 
 	LIST_FOREACH(s, &events_subs, entry) {
-		if (conn_find(s->conn) != NULL && events_sub_wants(s, topic))
+		if (client_find(s->conn) != NULL && events_sub_wants(s, topic))
 			n++;
 	}
 	return n;
@@ -277,8 +278,8 @@ events_host_subscribers(const char *topic)
 	int n = 0;
 
 	LIST_FOREACH(s, &events_subs, entry) {
-		if ((c = conn_find(s->conn)) != NULL &&
-		    conn_sandbox_session(c) == NULL && events_sub_names(s, topic))
+		if ((c = client_find(s->conn)) != NULL &&
+		    client_sandbox_session(c) == NULL && events_sub_names(s, topic))
 			n++;
 	}
 	return n;
@@ -366,7 +367,7 @@ events_subscribe_since(struct rpc_call *call, json_t *topics, long long since,
 		    when, "data", json_object_get(row, "data") ?
 		    json_object_get(row, "data") : json_null(), "subscription",
 		    (json_int_t)id, "replayed", 1);
-		if (ev != NULL && conn_notify(c, "events.event", ev) == -1)
+		if (ev != NULL && client_notify(c, "events.event", ev) == -1)
 			break;
 	}
 	json_decref(list);

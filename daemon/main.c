@@ -1,5 +1,5 @@
 /* main.c: sboxd: options, paths, the state lock, signals, the event loop,
- * and orderly shutdown. */
+ * and orderly shutdown; the rooms tied together at start (main_wire). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +19,10 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 
+#include "daemon/command/approval.h"
+#include "daemon/command/command.h"
+#include "daemon/command/exclude.h"
+#include "daemon/command/hostexec.h"
 #include "daemon/container/child.h"
 #include "daemon/rpc/conn.h"
 #include "daemon/container/container.h"
@@ -26,6 +30,7 @@
 #include "daemon/events.h"
 #include "daemon/container/limits.h"
 #include "daemon/rpc/listener.h"
+#include "daemon/rpc/rpc.h"
 #include "daemon/config-reload.h"
 #include "daemon/log.h"
 #include "daemon/notify.h"
@@ -43,22 +48,10 @@
 #include "protocol/paths.h"
 #include "store/store.h"
 
-struct sboxd sboxd;
-
 static struct event *main_sig_term, *main_sig_int, *main_sig_hup;
 static struct event *main_flush_timer, *main_exit_timer;
 static int main_lock_fd = -1;
 static int main_ready_fd = -1;   /* tell the parent we are listening */
-
-/* Milliseconds on the monotonic clock. */
-long long
-sboxd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Print usage. */
 static void
@@ -271,9 +264,9 @@ main_exit_cb(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(sboxd.base, NULL);
 }
 
-/* Begin an orderly shutdown. */
-void
-sboxd_shutdown(const char *why)
+/* Begin an orderly shutdown (sboxd_shutdown, from anywhere). */
+static void
+main_shutdown(const char *why)
 {
 	struct timeval tick = { 0, 100 * 1000 };
 
@@ -290,12 +283,35 @@ sboxd_shutdown(const char *why)
 	event_active(main_exit_timer, EV_TIMEOUT, 0);
 }
 
+/* Tie the rooms together at start: where a lower layer tells a higher one
+ * something, it calls what is named here (it includes nothing above it). */
+static void
+main_wire(void)
+{
+	sboxd_on_shutdown(main_shutdown);
+	conn_start();
+	dispatch_start();
+	session_hooks.host_refused = command_note_refusal;
+	session_hooks.host_failed = command_note_unreachable;
+	session_hooks.file_refused = command_note_file;
+	session_hooks.explain = blocked_explain;
+	session_hooks.exclude = exclude_from_inside;
+	session_hooks.approvals_closed = approval_session_closed;
+	session_hooks.commands_closed = command_session_closed;
+	session_hooks.commands_running = command_session_running;
+	session_hooks.commands_rewrite = command_session_rewrite;
+	diskguard_hooks.next = session_next_live;
+	diskguard_hooks.stop_writers = command_session_stop_writers;
+	store_watch_hooks.recover = session_recover;
+	store_watch_hooks.rewrite = session_store_rewrite;
+}
+
 /* SIGTERM / SIGINT: shut down. */
 static void
 main_sig_stop_cb(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what; (void)arg;
-	sboxd_shutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	main_shutdown(sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
 /* SIGHUP: reload the config; keep the old one if the new one is broken. */
@@ -521,6 +537,7 @@ main(int argc, char **argv)
 	sbox_error err;
 
 	proxy_jail_set_argv(argc, argv);
+	main_wire();
 	main_options(argc, argv, &foreground);
 	main_defaults();
 	umask(077);
@@ -577,7 +594,7 @@ main(int argc, char **argv)
 		log_error("%s", err.message);
 		return 1;
 	}
-	toolconf_start();
+	toolconf_start(hostexec_spawn);
 	container_cgroup_start(sboxd.base);
 	diskguard_start(sboxd.base);
 	/* the proxy runs in a confined process of its own */

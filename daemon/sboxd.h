@@ -1,4 +1,5 @@
-/* sboxd.h: the daemon's global state, shared by every daemon/ file. */
+/* sboxd.h: the daemon's global state and clock (sboxd.c), shared by every
+ * daemon/ file. */
 #ifndef SBOX_SBOXD_H
 #define SBOX_SBOXD_H
 
@@ -46,8 +47,10 @@ struct sboxd {
 
 extern struct sboxd sboxd;
 
-/* Begin an orderly shutdown (stop accepting, close sessions, close store). */
+/* Begin an orderly shutdown (stop accepting, close sessions, close store):
+ * the function main.c named at start with sboxd_on_shutdown. */
 void sboxd_shutdown(const char *why);
+void sboxd_on_shutdown(void (*fn)(const char *why));
 /* Milliseconds on the monotonic clock. */
 long long sboxd_now_ms(void);
 

@@ -13,7 +13,7 @@
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
-#include "daemon/session/session.h"
+#include "protocol/error.h"
 #include "store/store.h"
 
 #define STORE_WATCH_RECOVER_MS 2000   /* between tries of a failed recovery */
@@ -24,6 +24,7 @@ static long long store_watch_recover_at;
 static unsigned long long store_watch_recover_tries;
 static char store_watch_recover_error[ERROR_MSG_MAX];
 static unsigned long long store_watch_dropped; /* last dropped count logged */
+struct store_watch_hooks store_watch_hooks;    /* named at start (main.c) */
 
 /* The store's counters as JSON. */
 json_t *
@@ -78,7 +79,8 @@ store_watch_retry_recovery(void)
 		return;
 	store_watch_recover_tries++;
 	error_clear(&err);
-	if (session_recover(&err) == -1) {
+	if (store_watch_hooks.recover != NULL &&
+	    store_watch_hooks.recover(&err) == -1) {
 		store_watch_recover_at = sboxd_now_ms() + STORE_WATCH_RECOVER_MS;
 		snprintf(store_watch_recover_error,
 		    sizeof store_watch_recover_error, "%s", err.message);
@@ -122,7 +124,8 @@ store_watch_moved(void)
 	}
 	failing = 0;
 	events_store_reopened();
-	if (session_store_rewrite(&err) == -1)
+	if (store_watch_hooks.rewrite != NULL &&
+	    store_watch_hooks.rewrite(&err) == -1)
 		log_error("store: writing the live state again: %s",
 		    err.message);
 	store_retry_now(sboxd.store);	/* now the kept writes, in order */

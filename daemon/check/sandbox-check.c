@@ -20,7 +20,7 @@
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/log.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/rpc-call.h"
 #include "daemon/container/rmtree.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"

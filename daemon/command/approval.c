@@ -24,7 +24,8 @@
 #include "daemon/command/hostenv.h"
 #include "daemon/command/hostexec.h"
 #include "daemon/log.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/config.h"
@@ -245,7 +246,7 @@ approval_settle(struct approval *a, const char *decision, const char *by,
 	}
 	/* the terminal that asked stops asking */
 	if (a->terminal && a->call != NULL && ev != NULL)
-		conn_notify(rpc_call_conn(a->call), "approval.decided",
+		client_notify(rpc_call_conn(a->call), "approval.decided",
 		    json_deep_copy(ev));
 	events_publish("approval.decided", a->s->id, ev);
 	log_info("approval %lld (session %s): %s by %s", a->id, a->s->id,
@@ -587,7 +588,7 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 		    "project", p->s->project, "timeout_s", (json_int_t)wait_s));
 	/* the terminal that asked is asked too (on its own connection) */
 	if (a->terminal && ev != NULL && rpc_call_conn(call) != NULL)
-		conn_notify(rpc_call_conn(call), "approval.asked",
+		client_notify(rpc_call_conn(call), "approval.asked",
 		    json_deep_copy(ev));
 	events_publish("approval.requested", p->s->id, ev);
 	log_info("approval %lld (session %s): asked to run %s outside the "

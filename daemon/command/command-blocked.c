@@ -11,8 +11,8 @@
 #include <event2/bufferevent.h>
 
 #include "daemon/command/command-io.h"
-#include "daemon/rpc/conn.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/session/session.h"
 
 #define COMMAND_BLOCKED_MAX_UNREACHABLE 64
@@ -50,7 +50,7 @@ command_blocked_notify(struct command *c, const char *kind, json_t *entry)
 	struct conn *to;
 	json_t *m;
 
-	if (entry == NULL || c->owner == 0 || (to = conn_find(c->owner)) == NULL)
+	if (entry == NULL || c->owner == 0 || (to = client_find(c->owner)) == NULL)
 		return;
 	command_blocked_drain(c);
 	m = json_pack("{s:I, s:{s:[O]}}", "command", (json_int_t)c->id,
@@ -59,7 +59,7 @@ command_blocked_notify(struct command *c, const char *kind, json_t *entry)
 		json_object_set_new(m, "line_start", json_boolean(
 		    !c->out_line.midline));
 	if (m != NULL)
-		conn_notify(to, "command.blocked", m);
+		client_notify(to, "command.blocked", m);
 }
 
 /* An allowed host the proxy could not reach: note it on the running

@@ -14,13 +14,12 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include "daemon/command/command-io.h"
-#include "daemon/rpc/conn.h"
+#include "daemon/rpc-call.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/events.h"
 #include "daemon/command/hostexec.h"
 #include "daemon/log.h"
-#include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/envfilter.h"

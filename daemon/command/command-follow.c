@@ -8,8 +8,8 @@
 
 #include <event2/buffer.h>
 
-#include "daemon/rpc/conn.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/session/session.h"
 #include "protocol/base64.h"
 
@@ -24,7 +24,7 @@ command_follow_output(struct conn *to, const struct command *c,
 
 	if ((b64 = base64_encode(data, n)) == NULL)
 		return;
-	conn_notify(to, "command.output", json_pack("{s:I, s:s, s:s}",
+	client_notify(to, "command.output", json_pack("{s:I, s:s, s:s}",
 	    "command", (json_int_t)c->id, "stream", stream, "data", b64));
 	free(b64);
 }
@@ -55,7 +55,7 @@ void
 command_follow_started(const struct command *c, struct rpc_call *call)
 {
 	struct conn *to = rpc_call_conn(call);
-	const json_t *id = dispatch_call_id(call);
+	const json_t *id = rpc_call_id(call);
 
 	if (to == NULL)
 		return;
@@ -66,7 +66,7 @@ command_follow_started(const struct command *c, struct rpc_call *call)
 	if (m != NULL && c->tty)
 		json_object_set_new(m, "tty", json_pack("{s:i, s:i}", "rows",
 		    (int)c->tty_size.rows, "cols", (int)c->tty_size.cols));
-	conn_notify(to, "command.started", m);
+	client_notify(to, "command.started", m);
 }
 
 /* A chunk of a command's output: to each client following it. */
@@ -78,7 +78,7 @@ command_follow_chunk(struct command *c, int err_stream, const void *data,
 	size_t i;
 
 	for (i = 0; i < c->nfollowers; i++) {
-		if ((to = conn_find(c->followers[i])) != NULL)
+		if ((to = client_find(c->followers[i])) != NULL)
 			command_follow_output(to, c, c->tty ? "tty" : err_stream ? "stderr" :
 			    "stdout", data, n);
 	}
@@ -92,8 +92,8 @@ command_follow_end(struct command *c)
 	size_t i;
 
 	for (i = 0; i < c->nfollowers; i++) {
-		if ((to = conn_find(c->followers[i])) != NULL)
-			conn_notify(to, "command.exited",
+		if ((to = client_find(c->followers[i])) != NULL)
+			client_notify(to, "command.exited",
 			    command_follow_exit_json(c));
 	}
 	free(c->followers);
@@ -132,10 +132,10 @@ command_follow(struct command *c, struct rpc_call *call, json_t **result,
 	(void)result;
 	if (to == NULL)
 		return error_set(err, E_INTERNAL, "command.follow needs a client");
-	id = conn_id(to);
+	id = client_id(to);
 	if (c->state == COMMAND_RUNNING) {
 		for (i = 0; i < c->nfollowers; i++) {
-			if (c->followers[i] == id || conn_find(c->followers[i]) ==
+			if (c->followers[i] == id || client_find(c->followers[i]) ==
 			    NULL)
 				break;
 		}
@@ -158,6 +158,6 @@ command_follow(struct command *c, struct rpc_call *call, json_t **result,
 	command_follow_replay(to, c, &c->out, "stdout");
 	command_follow_replay(to, c, &c->err, "stderr");
 	if (c->state != COMMAND_RUNNING)
-		conn_notify(to, "command.exited", command_follow_exit_json(c));
+		client_notify(to, "command.exited", command_follow_exit_json(c));
 	return RPC_LATER;
 }

@@ -15,7 +15,8 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/config.h"
@@ -181,8 +182,8 @@ command_io_congested(struct command *c, struct command_stream *st)
 	    COMMAND_IO_HIGH)
 		return 1;
 	if (c->stdio == COMMAND_STDIO_PIPES && !c->detach &&
-	    (owner = conn_find(c->owner)) != NULL &&
-	    conn_pending_output(owner) > COMMAND_IO_HIGH)
+	    (owner = client_find(c->owner)) != NULL &&
+	    client_pending_output(owner) > COMMAND_IO_HIGH)
 		return 1;
 	return 0;
 }
@@ -240,9 +241,9 @@ command_io_chunk(struct command *c, struct command_stream *st,
 	}
 	command_follow_chunk(c, st == &c->err, data, n);
 	if (c->stdio == COMMAND_STDIO_PIPES &&
-	    (owner = conn_find(c->owner)) != NULL &&
+	    (owner = client_find(c->owner)) != NULL &&
 	    (b64 = base64_encode(data, n)) != NULL) {
-		conn_notify(owner, "command.output", json_pack("{s:I, s:s, s:s}",
+		client_notify(owner, "command.output", json_pack("{s:I, s:s, s:s}",
 		    "command", (json_int_t)c->id, "stream", c->tty ? "tty" :
 		    st == &c->out ? "stdout" : "stderr", "data", b64));
 		free(b64);

@@ -21,7 +21,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "daemon/rpc/rpc.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/plan.h"

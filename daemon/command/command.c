@@ -17,13 +17,13 @@
 #include <event2/event.h>
 
 #include "daemon/command/command-io.h"
-#include "daemon/rpc/conn.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/events.h"
 #include "daemon/command/hostexec.h"
 #include "daemon/log.h"
-#include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/envfilter.h"
@@ -222,7 +222,7 @@ command_finish(struct command *c)
 	command_io_close_forwards(c);
 	blocked = command_blocked(c);
 	error_clear(&err);
-	diskguard_check(NULL, NULL);	/* room for the record */
+	diskguard_check(NULL, NULL, NULL);	/* room for the record */
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
 	    c->end_ms - c->start_ms, command_state_name(c), blocked, &err) == -1)
 		log_error("recording the end of command %lld: %s", c->id,
@@ -399,7 +399,7 @@ command_channel(struct command *c, char ***env, sbox_error *err)
 		    "a channel is for commands inside a sandbox");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return error_set_errno(err, E_IO, errno, "socketpair");
-	if (conn_new(sv[0], getuid(), getgid(), 0, c->s->id) == NULL) {
+	if (client_open(sv[0], getuid(), getgid(), 0, c->s->id) == NULL) {
 		close(sv[0]);
 		close(sv[1]);
 		return error_nomem(err);
@@ -455,7 +455,8 @@ command_start(const struct command_params *p, struct rpc_call *call,
 		    "a terminal is made inside a sandbox, and %s",
 		    p->outside || p->target != NULL ? "this command runs "
 		    "outside it" : "this session is not sandboxed");
-	if (!p->outside && p->target == NULL && diskguard_check(p->s, err) == -1)
+	if (!p->outside && p->target == NULL && diskguard_check(p->s->plan,
+	    p->s->project, err) == -1)
 		return -1;
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return error_nomem(err);
@@ -471,7 +472,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	c->hosts = json_array();
 	blocked_init(&c->blocked);
 	c->owner = call != NULL && rpc_call_conn(call) ?
-	    conn_id(rpc_call_conn(call)) : 0;
+	    client_id(rpc_call_conn(call)) : 0;
 	c->on_done = p->on_done;
 	c->done_arg = p->done_arg;
 	if (p->decided_by != NULL && (c->decided_by = strdup(p->decided_by)) ==

@@ -188,6 +188,15 @@ long long command_note_refusal(struct session *s, const char *host,
  * running commands, in blocked.unreachable {host, port, cause}. */
 void command_note_unreachable(struct session *s, const char *host, int port,
     const char *cause);
+/* command-session.c: the number of running commands of session s. */
+int command_session_running(const struct session *s);
+/* command-session.c: the database was re-created: insert the commands of
+ * session s again; adds those written to *written, returns how many failed
+ * (err: the last failure). */
+int command_session_rewrite(struct session *s, int *written, sbox_error *err);
+/* command-session.c: the disk guard found root full: kill the running
+ * commands (inside a sandbox) of the sessions that bind it. */
+void command_session_stop_writers(const char *root);
 /* A new entry of a command's blocked.KIND ("files", "hosts",
  * "unreachable"): command.blocked to the client that runs it, at once. */
 void command_blocked_notify(struct command *c, const char *kind,

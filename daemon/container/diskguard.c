@@ -18,10 +18,8 @@
 
 #include "daemon/container/cachedir.h"
 #include "daemon/container/child.h"
-#include "daemon/command/command.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
-#include "daemon/session/session.h"
 #include "policy/caches.h"
 #include "policy/config.h"
 #include "policy/plan.h"
@@ -58,6 +56,8 @@ static int diskguard_reaped, diskguard_eof, diskguard_was_short;
 static char *diskguard_order[DISKGUARD_ROOTS_MAX]; /* roots measured */
 static int diskguard_order_whole[DISKGUARD_ROOTS_MAX];
 static int diskguard_norder;
+
+struct diskguard_hooks diskguard_hooks;  /* named at start (main.c) */
 
 /* <state_dir>/reserve (static buffer). */
 static const char *
@@ -131,17 +131,17 @@ diskguard_release(void)
 /* The cache root (scratch 0) or the scratch folder (1) a session's plan
  * binds read-write, or NULL (static buffer). */
 static const char *
-diskguard_root_of(const struct session *s, int scratch)
+diskguard_root_of(const struct plan *plan, int scratch)
 {
 	static char root[2][PATH_MAX];
 	const struct plan_mount *m;
 	char *slash;
 	size_t i;
 
-	if (s == NULL || s->plan == NULL || !s->plan->sandboxed)
+	if (plan == NULL || !plan->sandboxed)
 		return NULL;
-	for (i = 0; i < s->plan->n_mounts; i++) {
-		m = &s->plan->mounts[i];
+	for (i = 0; i < plan->n_mounts; i++) {
+		m = &plan->mounts[i];
 		if (m->kind != PLAN_MOUNT_RW_BIND || m->rule == NULL ||
 		    strcmp(m->rule, scratch ? PLAN_RULE_SCRATCH :
 		    PLAN_RULE_CACHES) != 0 || m->src == NULL ||
@@ -156,15 +156,16 @@ diskguard_root_of(const struct session *s, int scratch)
 	return NULL;
 }
 
-/* Does session s bind root (as its caches or its scratch folder)? */
-static int
-diskguard_binds(const struct session *s, const char *root)
+/* Does a session's plan bind root (as its caches or its scratch folder)? */
+int
+diskguard_binds(const struct plan *plan, const char *root)
 {
 	const char *r;
 	int k;
 
 	for (k = 0; k < 2; k++)
-		if ((r = diskguard_root_of(s, k)) != NULL && strcmp(r, root) == 0)
+		if ((r = diskguard_root_of(plan, k)) != NULL &&
+		    strcmp(r, root) == 0)
 			return 1;
 	return 0;
 }
@@ -185,22 +186,13 @@ diskguard_find(const char *root, int make)
 	return &diskguard_roots[diskguard_nroots++];
 }
 
-/* Kill the running commands of the sessions that bind root. */
+/* Kill the running commands of the sessions that bind root (the hook
+ * main.c named: the commands are above this room). */
 static void
 diskguard_stop_writers(const char *root)
 {
-	struct command *c;
-	sbox_error err;
-
-	for (c = command_next(NULL); c != NULL; c = command_next(c)) {
-		if (c->state != COMMAND_RUNNING || c->exited || c->outside ||
-		    !diskguard_binds(c->s, root))
-			continue;
-		error_clear(&err);
-		if (command_kill(c, SIGKILL, &err) == 0)
-			log_warn("killed command %lld of session %s: %s is over "
-			    "its limit", c->id, c->s->id, root);
-	}
+	if (diskguard_hooks.stop_writers != NULL)
+		diskguard_hooks.stop_writers(root);
 }
 
 /* In the child: write the size of each root in order, one line each. */
@@ -328,25 +320,26 @@ static void
 diskguard_measure(void)
 {
 	struct diskguard_root *r;
-	const struct session *s;
+	const struct plan *plan;
+	const void *it = NULL;
 	const char *root;
 	sbox_error err;
-	uint64_t total;
+	uint64_t total, limit;
 	int p[2], i, k;
 
 	if (diskguard_pid != 0)
 		return;
 	for (i = 0; i < diskguard_nroots; i++)
 		diskguard_roots[i].seen = 0;
-	for (s = session_next(NULL); s != NULL; s = session_next(s)) {
+	while (diskguard_hooks.next != NULL &&
+	    diskguard_hooks.next(&it, &plan, &limit)) {
 		for (k = 0; k < 2; k++) {
-			if (s->state >= SESSION_CLOSING ||
-			    (root = diskguard_root_of(s, k)) == NULL ||
+			if ((root = diskguard_root_of(plan, k)) == NULL ||
 			    (r = diskguard_find(root, 1)) == NULL)
 				continue;
 			r->seen = 1;
 			r->whole = k;
-			r->limit = caches_limit_bytes(s->profile);
+			r->limit = limit;
 		}
 	}
 	/* forget roots no live session binds */
@@ -435,15 +428,17 @@ diskguard_look(void)
 static int
 diskguard_unmeasured(void)
 {
-	const struct session *s;
+	const struct plan *plan;
+	const void *it = NULL;
 	struct diskguard_root *r;
 	const char *root;
+	uint64_t limit;
 	int k;
 
-	for (s = session_next(NULL); s != NULL; s = session_next(s))
+	while (diskguard_hooks.next != NULL &&
+	    diskguard_hooks.next(&it, &plan, &limit))
 		for (k = 0; k < 2; k++)
-			if (s->state < SESSION_CLOSING &&
-			    (root = diskguard_root_of(s, k)) != NULL &&
+			if ((root = diskguard_root_of(plan, k)) != NULL &&
 			    ((r = diskguard_find(root, 0)) == NULL ||
 			    !r->measured))
 				return 1;
@@ -496,9 +491,10 @@ diskguard_start(struct event_base *base)
 		event_add(diskguard_ev, &tv);
 }
 
-/* Before a command of s starts (or a session is made: s NULL). */
+/* Before a command of a session starts (its plan and project), or a
+ * session is made (plan NULL). */
 int
-diskguard_check(const struct session *s, sbox_error *err)
+diskguard_check(const struct plan *plan, const char *project, sbox_error *err)
 {
 	struct diskguard_root *r;
 	const char *root;
@@ -506,7 +502,7 @@ diskguard_check(const struct session *s, sbox_error *err)
 
 	diskguard_look();
 	for (k = 0; k < 2; k++) {
-		if ((root = diskguard_root_of(s, k)) == NULL ||
+		if ((root = diskguard_root_of(plan, k)) == NULL ||
 		    (r = diskguard_find(root, 0)) == NULL)
 			continue;
 		/* a command starts: its roots are measured again when their
@@ -528,8 +524,8 @@ diskguard_check(const struct session *s, sbox_error *err)
 		    "command runs in it until they are cleared (sbox cache "
 		    "clear --project %s)", root, (unsigned long long)(r->bytes >>
 		    20), (unsigned long long)(r->limit >> 20), diskguard_short ?
-		    " while the disk is short of space" : "", s->project ?
-		    s->project : "DIR");
+		    " while the disk is short of space" : "", project ?
+		    project : "DIR");
 	}
 	return 0;
 }

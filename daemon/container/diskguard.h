@@ -33,7 +33,7 @@
 #include "protocol/error.h"
 
 struct event_base;
-struct session;
+struct plan;
 
 #define DISKGUARD_TICK_MS   1000   /* free space checked */
 #define DISKGUARD_MEASURE_S 5      /* cache roots measured at most this
@@ -45,10 +45,26 @@ struct session;
 
 /* Take the reserve and start the timer (base NULL: stop, freeing it). */
 void diskguard_start(struct event_base *base);
-/* Before a command of s starts (s NULL: a session is being made): free
- * the reserve when space is short; -1 with E_LIMIT when s's caches are
- * full. */
-int diskguard_check(const struct session *s, sbox_error *err);
+/* What the guard asks of the rooms above it (sessions, commands), named
+ * at start by main.c: it includes nothing of them. */
+struct diskguard_hooks {
+	/* The live session after *it (*it NULL: the first; an opaque
+	 * cursor): its plan and its roots' size limit; 0 when none is left. */
+	int  (*next)(const void **it, const struct plan **plan,
+	    uint64_t *limit);
+	/* Kill the running commands (inside a sandbox) of the sessions whose
+	 * plan binds root (diskguard_binds): it is full. */
+	void (*stop_writers)(const char *root);
+};
+extern struct diskguard_hooks diskguard_hooks;
+
+/* Before a command of a session starts (its plan, and its project for
+ * the message; plan NULL: a session is being made): free the reserve when
+ * space is short; -1 with E_LIMIT when the session's caches are full. */
+int diskguard_check(const struct plan *plan, const char *project,
+    sbox_error *err);
+/* Does a session's plan bind root (its caches or its scratch folder)? */
+int diskguard_binds(const struct plan *plan, const char *root);
 /* The state file system for sandbox.check and daemon.status: {free_bytes,
  * total_bytes, reserve_bytes, reserve_held, short, full_caches[]}. */
 json_t *diskguard_describe(void);

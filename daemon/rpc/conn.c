@@ -12,6 +12,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "daemon/client.h"
 #include "daemon/log.h"
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
@@ -59,8 +60,17 @@ struct conn {
 
 static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
 static unsigned long conn_next_id = 1;
+static conn_line_fn conn_line;   /* who handles a line (dispatch.c) */
 
 static void conn_free(struct conn *c);
+
+/* Name the function that handles each received line (dispatch.c, at
+ * start). */
+void
+conn_on_line(conn_line_fn fn)
+{
+	conn_line = fn;
+}
 
 /* Peer uid of a connection. */
 uid_t
@@ -248,7 +258,7 @@ conn_call_find(struct conn *c, const json_t *id)
 	int i;
 
 	for (i = 0; i < c->ncalls; i++) {
-		if (json_equal((json_t *)dispatch_call_id(c->calls[i]),
+		if (json_equal((json_t *)rpc_call_id(c->calls[i]),
 		    (json_t *)id))
 			return c->calls[i];
 	}
@@ -349,7 +359,7 @@ conn_process(struct conn *c)
 			    (size_t)(c->nfdq - 1) * sizeof c->fdq[0]);
 			c->nfdq--;
 		}
-		dispatch_line(c, line, len, fds, nfds);
+		conn_line(c, line, len, fds, nfds);
 	}
 }
 
@@ -506,7 +516,7 @@ conn_close(struct conn *c)
 	close(c->fd);
 	conn_drop_fds_before(c, ~0ULL);
 	while (c->ncalls > 0)
-		dispatch_call_orphan(c->calls[c->ncalls - 1]);
+		rpc_call_orphan(c->calls[c->ncalls - 1]);
 	while ((cb = c->close_cbs) != NULL) {
 		c->close_cbs = cb->next;
 		cb->cb(c, cb->arg);
@@ -544,4 +554,23 @@ conn_close_all(void)
 		if (conn_pending_output(c) == 0)
 			conn_close(c);
 	}
+}
+
+/* What the layers under rpc/ (daemon/client.c) do with a connection. */
+static const struct client_ops conn_client_ops = {
+	.find = conn_find,
+	.id = conn_id,
+	.sandbox_session = conn_sandbox_session,
+	.notify = conn_notify,
+	.pending_output = conn_pending_output,
+	.on_close = conn_on_close,
+	.open = conn_new,
+	.close_session = conn_close_session,
+};
+
+/* At start: be the connections' code for the layers under rpc/. */
+void
+conn_start(void)
+{
+	client_set_ops(&conn_client_ops);
 }

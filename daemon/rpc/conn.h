@@ -9,6 +9,14 @@
 struct conn;
 struct rpc_call;
 
+/* Handles one received line (with the fds that came with it): dispatch.c. */
+typedef void (*conn_line_fn)(struct conn *c, char *line, size_t len,
+    int *fds, int nfds);
+/* Name the function that handles each received line (at start). */
+void conn_on_line(conn_line_fn fn);
+/* At start: name the connections' functions to the layers under rpc/
+ * (daemon/client.h). */
+void conn_start(void);
 /* Take over an accepted client socket (peer already checked). */
 struct conn *conn_new(int fd, uid_t uid, gid_t gid, pid_t pid,
     const char *sandbox_session);
@@ -32,12 +40,5 @@ void conn_call_remove(struct conn *c, struct rpc_call *call);
 struct rpc_call *conn_call_find(struct conn *c, const json_t *id);
 /* Requests in flight on the connection. */
 int conn_inflight(const struct conn *c);
-
-/* dispatch.c: handle one received line (with the fds that came with it). */
-void dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds);
-/* dispatch.c: a call lost its client: cancel it. */
-void dispatch_call_orphan(struct rpc_call *call);
-/* dispatch.c: the JSON-RPC id of a call. */
-const json_t *dispatch_call_id(const struct rpc_call *call);
 
 #endif

@@ -176,36 +176,36 @@ dispatch_call_free(struct rpc_call *call)
 
 /* The connection a call came on (NULL once that client has gone, and for
  * the daemon's own work, which has no call). */
-struct conn *
-rpc_call_conn(struct rpc_call *call)
+static struct conn *
+dispatch_call_conn(struct rpc_call *call)
 {
 	return call != NULL ? call->conn : NULL;
 }
 
 /* The method name of a call. */
-const char *
-rpc_call_method(struct rpc_call *call)
+static const char *
+dispatch_call_method(struct rpc_call *call)
 {
 	return call->method;
 }
 
 /* The JSON-RPC id of a call. */
-const json_t *
+static const json_t *
 dispatch_call_id(const struct rpc_call *call)
 {
 	return call->id;
 }
 
 /* Number of fds the client passed with this request. */
-int
-rpc_call_nfds(struct rpc_call *call)
+static int
+dispatch_call_nfds(struct rpc_call *call)
 {
 	return call->nfds;
 }
 
 /* Hand over one passed fd (the call no longer closes it). */
-int
-rpc_call_take_fd(struct rpc_call *call, int i)
+static int
+dispatch_call_take_fd(struct rpc_call *call, int i)
 {
 	int fd;
 
@@ -217,8 +217,8 @@ rpc_call_take_fd(struct rpc_call *call, int i)
 }
 
 /* Look at one passed fd without taking it (-1 when there is none). */
-int
-rpc_call_peek_fd(struct rpc_call *call, int i)
+static int
+dispatch_call_peek_fd(struct rpc_call *call, int i)
 {
 	if (i < 0 || i >= call->nfds)
 		return -1;
@@ -226,8 +226,8 @@ rpc_call_peek_fd(struct rpc_call *call, int i)
 }
 
 /* Register what to do if the call is cancelled or its client disconnects. */
-void
-rpc_call_on_cancel(struct rpc_call *call, rpc_cancel_cb cb, void *arg)
+static void
+dispatch_call_on_cancel(struct rpc_call *call, rpc_cancel_cb cb, void *arg)
 {
 	call->cancel_cb = cb;
 	call->cancel_arg = arg;
@@ -256,8 +256,8 @@ dispatch_send_cancelled(struct rpc_call *call, json_t *result,
 }
 
 /* Finish a pending call with a result; frees the call. */
-void
-rpc_call_reply(struct rpc_call *call, json_t *result)
+static void
+dispatch_call_reply(struct rpc_call *call, json_t *result)
 {
 	if (call->conn != NULL)
 		conn_call_remove(call->conn, call);
@@ -273,8 +273,8 @@ rpc_call_reply(struct rpc_call *call, json_t *result)
 }
 
 /* Finish a pending call with an error; frees the call. */
-void
-rpc_call_fail(struct rpc_call *call, const sbox_error *err)
+static void
+dispatch_call_fail(struct rpc_call *call, const sbox_error *err)
 {
 	if (call->conn != NULL)
 		conn_call_remove(call->conn, call);
@@ -291,7 +291,7 @@ rpc_call_fail(struct rpc_call *call, const sbox_error *err)
 }
 
 /* A call lost its client: detach it and tell its owner. */
-void
+static void
 dispatch_call_orphan(struct rpc_call *call)
 {
 	if (call->conn != NULL)
@@ -355,11 +355,11 @@ dispatch_run(struct conn *c, const struct rpc_method *m, struct envelope *env,
 	if (rc == RPC_LATER)
 		return;
 	if (rc == 0)
-		rpc_call_reply(call, result);
+		dispatch_call_reply(call, result);
 	else {
 		if (!error_isset(&err))
 			error_set(&err, E_INTERNAL, "%s failed", m->name);
-		rpc_call_fail(call, &err);
+		dispatch_call_fail(call, &err);
 	}
 }
 
@@ -491,4 +491,27 @@ dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds)
 	} else
 		dispatch_request(c, &env, rc, &err, fds, nfds);
 	envelope_free(&env);
+}
+
+/* What the layers under rpc/ (daemon/rpc-call.c) do with a call. */
+static const struct rpc_call_ops dispatch_call_ops = {
+	.conn = dispatch_call_conn,
+	.method = dispatch_call_method,
+	.id = dispatch_call_id,
+	.nfds = dispatch_call_nfds,
+	.take_fd = dispatch_call_take_fd,
+	.peek_fd = dispatch_call_peek_fd,
+	.on_cancel = dispatch_call_on_cancel,
+	.reply = dispatch_call_reply,
+	.fail = dispatch_call_fail,
+	.orphan = dispatch_call_orphan,
+};
+
+/* At start: handle the lines of every connection, and be the calls' code
+ * for the layers under rpc/. */
+void
+dispatch_start(void)
+{
+	rpc_call_set_ops(&dispatch_call_ops);
+	conn_on_line(dispatch_line);
 }

@@ -12,10 +12,9 @@
 
 #include <jansson.h>
 #include <sys/types.h>
+#include "daemon/rpc-call.h"
 #include "protocol/error.h"
 #include "protocol/params.h"
-
-#define RPC_LATER 1
 
 struct conn;
 struct rpc_call;
@@ -38,26 +37,8 @@ struct rpc_method {
 	const char                *summary;/* one line, for rpc.hello and docs */
 };
 
-/* Called when a pending (RPC_LATER) call's client goes away or cancels. */
-typedef void (*rpc_cancel_cb)(struct rpc_call *call, void *arg);
-
-/* The connection a call came on (NULL once that client has gone, or for a
- * NULL call: the daemon's own work). */
-struct conn *rpc_call_conn(struct rpc_call *call);
-/* The method name of a call. */
-const char *rpc_call_method(struct rpc_call *call);
-/* File descriptors the client passed with this request (SCM_RIGHTS); the call
- * owns them until rpc_call_take_fd() hands one over (then -1 is left). */
-int rpc_call_nfds(struct rpc_call *call);
-int rpc_call_take_fd(struct rpc_call *call, int i);
-/* One passed fd, still owned by the call (-1 when there is none). */
-int rpc_call_peek_fd(struct rpc_call *call, int i);
-/* Register what to do if the call is cancelled or its client disconnects. */
-void rpc_call_on_cancel(struct rpc_call *call, rpc_cancel_cb cb, void *arg);
-/* Finish a pending call with a result (steals the reference); frees the call. */
-void rpc_call_reply(struct rpc_call *call, json_t *result);
-/* Finish a pending call with an error; frees the call. */
-void rpc_call_fail(struct rpc_call *call, const sbox_error *err);
+/* The calls' own functions (rpc_call_reply, rpc_call_fail, ...) are in
+ * daemon/rpc-call.h: the layers under rpc/ answer calls too. */
 
 /* Peer credentials of a connection (SO_PEERCRED). */
 uid_t conn_uid(const struct conn *c);
@@ -94,6 +75,11 @@ extern const struct rpc_method rpc_file_methods[];    /* rpc-file.c: file.* */
 extern const struct rpc_method rpc_approval_methods[];/* rpc-approval.c: approval.*, audit.* */
 extern const struct rpc_method rpc_cache_methods[];   /* rpc-cache.c: cache.* */
 
+/* dispatch.c: handle one received line (with the fds that came with it). */
+void dispatch_line(struct conn *c, char *line, size_t len, int *fds, int nfds);
+/* dispatch.c, at start: handle every connection's lines, and answer the
+ * calls of the layers under rpc/ (daemon/rpc-call.h). */
+void dispatch_start(void);
 /* Find a method by name across all tables (NULL if unknown). */
 const struct rpc_method *dispatch_find(const char *name);
 /* Call fn(method, arg) for every method of every table. */

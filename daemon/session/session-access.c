@@ -6,13 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/command/command.h"
 #include "daemon/container/container.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/ratelimit.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/guard.h"
@@ -95,7 +95,7 @@ session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
 			    "no session given");
 		return NULL;
 	}
-	if (!session_access_visible(s, c ? conn_sandbox_session(c) : NULL)) {
+	if (!session_access_visible(s, c ? client_sandbox_session(c) : NULL)) {
 		error_set_field(err, E_SESSION_NOT_FOUND, "session",
 		    "no live session %s", id);
 		return NULL;
@@ -219,7 +219,8 @@ session_access_host_refused(const char *session, const char *host, int port,
 	char key[RATELIMIT_KEY_MAX];
 	long long cmd, now = sboxd_now_ms();
 
-	cmd = command_note_refusal(s, host, port, rule, reason);
+	cmd = session_hooks.host_refused != NULL ?
+	    session_hooks.host_refused(s, host, port, rule, reason) : 0;
 	store_refusal_add(sboxd.store, session, cmd, host, port, reason, rule,
 	    NULL);
 	session_access_rl_init();
@@ -245,7 +246,8 @@ session_access_host_failed(const char *session, const char *host, int port,
 
 	log_info("session %s: connection to %s:%d failed: %s", session, host,
 	    port, cause);
-	command_note_unreachable(s, host, port, cause);
+	if (session_hooks.host_failed != NULL)
+		session_hooks.host_failed(s, host, port, cause);
 }
 
 /* session.allow_host: let one more host through a live session's proxy. */
@@ -385,8 +387,9 @@ session_access_file_refused(struct container *ct,
 			goto out;
 		reason = why;
 	} else if (xrule[0] == '\0') {
-		msg = blocked_explain(s->plan, f->path, "/", f->errnum, 1, &xop,
-		    &xrule);
+		msg = session_hooks.explain == NULL ? NULL :
+		    session_hooks.explain(s->plan, f->path, "/", f->errnum, 1,
+		    &xop, &xrule);
 		if (msg == NULL || xrule == NULL)
 			goto out; /* not the sandbox's doing: nothing to say */
 		xop = op;
@@ -402,8 +405,9 @@ session_access_file_refused(struct container *ct,
 		msg = NULL;
 		goto out;
 	}
-	command_note_file(s, f->id, f->path, xop, xrule, msg, reason,
-	    (int)f->pid, f->process);
+	if (session_hooks.file_refused != NULL)
+		session_hooks.file_refused(s, f->id, f->path, xop, xrule, msg,
+		    reason, (int)f->pid, f->process);
 	session_access_rl_init();
 	if (!ratelimit_hit(&session_access_rl_fsession, s->id, sboxd_now_ms(),
 	    session_access_file_summary, NULL))

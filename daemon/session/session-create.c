@@ -4,7 +4,6 @@
 #define _XOPEN_SOURCE 700
 #include "daemon/session/session-internal.h"
 #include "daemon/session/session.h"
-#include "daemon/command/exclude.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -19,9 +18,7 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "daemon/command/approval.h"
 #include "daemon/container/cachedir.h"
-#include "daemon/command/command.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/container/container-bind.h"
@@ -31,7 +28,7 @@
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
 #include "policy/guard.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session-provider.h"
 #include "daemon/rpc/shape.h"
@@ -382,7 +379,7 @@ session_start_container(struct session *s, sbox_error *err)
 	o.on_ready = session_ct_ready;
 	o.on_dead = session_ct_dead;
 	o.on_refused = session_access_file_refused;
-	o.on_exclude = exclude_from_inside;
+	o.on_exclude = session_hooks.exclude;
 	o.arg = s;
 	o.held_path = s->project;
 	o.held_fd = s->project_fd;
@@ -408,7 +405,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		return error_set(err, E_LIMIT, "sboxd already runs %d sessions "
 		    "(its limit); close some first", session_count());
 	if (session_access_budget(p->parent, err) == -1 ||
-	    diskguard_check(NULL, err) == -1)
+	    diskguard_check(NULL, NULL, err) == -1)
 		return -1;
 	if (p->project == NULL || p->project[0] != '/')
 		return error_set_field(err, E_INVALID_PARAMS, "project",

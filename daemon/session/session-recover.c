@@ -4,8 +4,8 @@
  * notes of no live session name, and marks the store's live rows of the
  * previous run as ended by a crash. A recovery that fails (a locked or
  * full store) is retried from store-watch.c. Also here: writing the live
- * state into a re-created database: the live sessions and their commands
- * (running, and the finished ones still kept in memory, with their end). */
+ * state into a re-created database: the live sessions (their commands:
+ * command/command-store.c, through session_hooks). */
 #include "daemon/session/session.h"
 
 #include <dirent.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/command/command.h"
 #include "daemon/container/container.h"
 #include "daemon/log.h"
 #include "daemon/container/rmtree.h"
@@ -124,55 +123,12 @@ session_recover(sbox_error *err)
 	return 0;
 }
 
-/* Insert one command of a live session again (same id); a finished one
- * with its end (kept in memory, as command.read shows it). */
-static int
-session_rewrite_command(struct session *s, struct command *c, sbox_error *err)
-{
-	json_t *j;
-	int rc;
-
-	struct store_command sc;
-	json_t *argv = json_array();
-	long long id;
-	char **a;
-
-	for (a = c->argv; a != NULL && *a != NULL; a++)
-		json_array_append_new(argv, json_string(*a));
-	memset(&sc, 0, sizeof sc);
-	sc.session = s->id;
-	sc.argv = argv;
-	sc.cwd = c->cwd;
-	sc.detach = c->detach;
-	sc.outside = c->outside;
-	sc.id = c->id;
-	sc.started_at = store_now_ms() - (sboxd_now_ms() - c->start_ms);
-	id = store_command_start(sboxd.store, &sc, err);
-	json_decref(argv);
-	if (id < 0)
-		return -1;
-	if (c->state == COMMAND_RUNNING)
-		return 0;
-	j = command_to_json(c);
-	rc = store_command_finish(sboxd.store, c->id,
-	    json_is_integer(json_object_get(j, "exit_code")) ?
-	    (int)json_integer_value(json_object_get(j, "exit_code")) : -1,
-	    json_is_integer(json_object_get(j, "signal")) ?
-	    (int)json_integer_value(json_object_get(j, "signal")) : -1,
-	    json_integer_value(json_object_get(j, "duration_ms")),
-	    json_string_value(json_object_get(j, "state")),
-	    json_object_get(j, "blocked"), err);
-	json_decref(j);
-	return rc == -1 ? -1 : 0;
-}
-
 /* The database was re-created: insert every live session and its running
  * commands again. */
 int
 session_store_rewrite(sbox_error *err)
 {
 	struct session *s;
-	struct command *c;
 	sbox_error e;
 	int sessions = 0, commands = 0, failed = 0;
 
@@ -189,15 +145,9 @@ session_store_rewrite(sbox_error *err)
 			continue;
 		}
 		sessions++;
-		TAILQ_FOREACH(c, &s->commands, entry) {
-			if (session_rewrite_command(s, c, &e) == -1) {
-				log_error("store: command %lld: %s", c->id,
-				    e.message);
-				*err = e;
-				failed++;
-			} else
-				commands++;
-		}
+		if (session_hooks.commands_rewrite != NULL)
+			failed += session_hooks.commands_rewrite(s, &commands,
+			    err);
 	}
 	log_info("store: wrote %d live session(s) and %d of their command(s) "
 	    "into the new database", sessions, commands);

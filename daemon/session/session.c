@@ -3,7 +3,6 @@
 #define _XOPEN_SOURCE 700
 #include "daemon/session/session.h"
 #include "daemon/session/session-internal.h"
-#include "daemon/command/exclude.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/command/approval.h"
 #include "daemon/container/cachedir.h"
-#include "daemon/command/command.h"
 #include "daemon/container/container.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/container/container-bind.h"
@@ -31,8 +28,10 @@
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/rmtree.h"
 #include "daemon/session/toolconf.h"
+#include "policy/caches.h"
 #include "policy/guard.h"
-#include "daemon/rpc/rpc.h"
+#include "daemon/client.h"
+#include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session-provider.h"
 #include "daemon/rpc/shape.h"
@@ -40,6 +39,8 @@
 #include "policy/render-bwrap.h"
 #include "policy/strv.h"
 #include "store/store.h"
+
+struct session_hooks session_hooks;  /* named at start (main.c) */
 
 static TAILQ_HEAD(, session) session_list = TAILQ_HEAD_INITIALIZER(session_list);
 static int session_live;
@@ -100,6 +101,23 @@ struct session *
 session_next(const struct session *s)
 {
 	return s == NULL ? TAILQ_FIRST(&session_list) : TAILQ_NEXT(s, entry);
+}
+
+/* For the disk guard: the live (not closing) session after *it (*it NULL:
+ * the first), its plan and its caches' size limit; 0 when none is left. */
+int
+session_next_live(const void **it, const struct plan **plan, uint64_t *limit)
+{
+	const struct session *s = *it;
+
+	while ((s = session_next(s)) != NULL && s->state >= SESSION_CLOSING)
+		;
+	*it = s;
+	if (s == NULL)
+		return 0;
+	*plan = s->plan;
+	*limit = caches_limit_bytes(s->profile);
+	return 1;
 }
 
 /* A new random session id: 16 hex characters. */
@@ -188,13 +206,8 @@ json_t *
 session_to_json(const struct session *s)
 {
 	static const char *states[] = { "starting", "ready", "closing", "closed" };
-	struct command *c;
-	int running = 0;
-
-	TAILQ_FOREACH(c, &s->commands, entry) {
-		if (c->state == COMMAND_RUNNING)
-			running++;
-	}
+	int running = session_hooks.commands_running != NULL ?
+	    session_hooks.commands_running(s) : 0;
 	json_t *j;
 
 	j = json_pack("{s:s, s:s?, s:s, s:s, s:s, s:s, s:b, s:s, s:s?, s:s?, "
@@ -355,9 +368,11 @@ session_close_now(struct session *s, const char *reason, int sync)
 		return;
 	s->state = SESSION_CLOSING;
 	session_close_children(s, sync);
-	approval_session_closed(s);
-	command_session_closed(s);
-	conn_close_session(s->id);
+	if (session_hooks.approvals_closed != NULL)
+		session_hooks.approvals_closed(s);
+	if (session_hooks.commands_closed != NULL)
+		session_hooks.commands_closed(s);
+	client_close_session(s->id);
 	if (s->proxy != NULL) {
 		proxy_proc_free(s->proxy);
 		s->proxy = NULL;

@@ -70,6 +70,47 @@ struct session_params {
 	uid_t       uid;          /* the client's uid */
 };
 
+/* What the rooms above (commands, approvals) do when something happens to a
+ * session: named at start by main.c in session_hooks (session.c), so that a
+ * session calls up without including them. A hook left NULL does nothing. */
+struct container_exclude;
+struct session_hooks {
+	/* A host the proxy refused: noted on the session's running commands;
+	 * the command's id when exactly one was running, else 0. */
+	long long (*host_refused)(struct session *s, const char *host, int port,
+	    const char *rule, const char *reason);
+	/* An allowed host the proxy could not reach: noted on its commands. */
+	void (*host_failed)(struct session *s, const char *host, int port,
+	    const char *cause);
+	/* The file guard refused an operation of the command with container
+	 * id ct_id (0: every running command): noted on it. */
+	void (*file_refused)(struct session *s, uint64_t ct_id,
+	    const char *path, const char *op, const char *rule,
+	    const char *message, const char *reason, int pid,
+	    const char *process);
+	/* The plan's rule that explains a refused path (command/blocked.c's
+	 * blocked_explain): the message (caller frees) with *op and *rule,
+	 * or NULL when the sandbox did not do it. */
+	char *(*explain)(const struct plan *plan, const char *path,
+	    const char *cwd, int errnum, int writing, const char **op,
+	    const char **rule);
+	/* A program inside matched the profile's exclude patterns (the
+	 * container's on_exclude; arg is the session). */
+	void (*exclude)(struct container *ct, struct container_exclude *x,
+	    void *arg);
+	/* The session is closing: its approvals end, then its commands. */
+	void (*approvals_closed)(struct session *s);
+	void (*commands_closed)(struct session *s);
+	/* The number of the session's running commands. */
+	int (*commands_running)(const struct session *s);
+	/* The database was re-created: insert the session's commands again;
+	 * adds those written to *written, returns how many failed (err: the
+	 * last failure). */
+	int (*commands_rewrite)(struct session *s, int *written,
+	    sbox_error *err);
+};
+extern struct session_hooks session_hooks;
+
 /* session-gitcfg.c: read what the repositories of the session's writable
  * folders name in their git config and keep it read-only in its plan
  * (before the container starts); 0 or -1. */
@@ -87,6 +128,10 @@ int session_count(void);
 struct session *session_find(const char *id, sbox_error *err);
 /* The session after s in the list (the first when s is NULL), or NULL. */
 struct session *session_next(const struct session *s);
+/* For the disk guard: the live (not closing) session after *it (*it NULL:
+ * the first), its plan and its caches' size limit; 0 when none is left. */
+int session_next_live(const void **it, const struct plan **plan,
+    uint64_t *limit);
 /* May a session be created now? Host clients (parent NULL) only while the
  * table has room; a session created through parent counts against the
  * budget of its top-level session (all its descendants) and may not use

@@ -15,11 +15,12 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "daemon/command/hostexec.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
+
+static toolconf_spawn_fn toolconf_spawn;   /* hostexec_spawn (main.c) */
 
 #define TOOLCONF_TIMEOUT_S 10
 #define TOOLCONF_OUT_MAX   4096
@@ -253,7 +254,7 @@ toolconf_ask(char *const *args, const char *path)
 	fds[1] = p[1];
 	fds[2] = -1;
 	/* From "/", so that no project's own .npmrc is read. */
-	if (env == NULL || hostexec_spawn(argv, env, "/", fds, NULL, NULL,
+	if (env == NULL || toolconf_spawn(argv, env, "/", fds, NULL, NULL,
 	    &a->pid, &err) == -1) {
 		if (env != NULL)
 			log_debug("asking %s for its registry: %s", path,
@@ -347,15 +348,16 @@ toolconf_later_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Find every npm and Yarn installed for the person: npm's own files answer
  * at once, and each tool is asked for its registry a little later, in the
- * background. */
+ * background, run with spawn. */
 void
-toolconf_start(void)
+toolconf_start(toolconf_spawn_fn spawn)
 {
 	struct timeval tv = { TOOLCONF_DELAY_MS / 1000,
 	    (TOOLCONF_DELAY_MS % 1000) * 1000 };
 	const char *home = getenv("HOME");
 	size_t i;
 
+	toolconf_spawn = spawn;
 	/* every copy installed for the person, whatever sboxd's PATH */
 	toolconf_npms = toolconf_find("npm", home);
 	for (i = 0; toolconf_npms != NULL && toolconf_npms[i] != NULL; i++)

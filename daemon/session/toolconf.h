@@ -7,11 +7,19 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "protocol/error.h"
 
-/* Ask npm and Yarn (when on PATH) for their registry, without blocking. */
-void toolconf_start(void);
+/* How a tool is run on the host (command/hostexec.c's hostexec_spawn,
+ * named by main.c: command/ is above this room). */
+typedef int (*toolconf_spawn_fn)(char *const *argv, char *const *env,
+    const char *cwd, const int fds[3],
+    void (*cb)(pid_t pid, int code, int sig, void *arg), void *arg,
+    pid_t *pid_out, sbox_error *err);
+/* Ask npm and Yarn (when on PATH) for their registry, without blocking,
+ * running them with spawn. */
+void toolconf_start(toolconf_spawn_fn spawn);
 /* Stop the questions still open (daemon shutdown). */
 void toolconf_stop(void);
 /* The defaults file sboxd uses when neither $SBOX_REGISTRIES_FILE nor
