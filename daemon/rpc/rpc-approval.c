@@ -11,7 +11,7 @@
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
-#include "daemon/rpc/shape.h"
+#include "daemon/shape.h"
 #include "store/store.h"
 
 /* A string parameter or NULL. */

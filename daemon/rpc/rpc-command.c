@@ -8,7 +8,7 @@
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
-#include "daemon/rpc/shape.h"
+#include "daemon/shape.h"
 #include "protocol/base64.h"
 #include "protocol/ttysize.h"
 #include "policy/policy.h"

@@ -7,7 +7,7 @@
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
-#include "daemon/rpc/shape.h"
+#include "daemon/shape.h"
 #include "policy/config.h"
 #include "policy/hostpat.h"
 #include "store/store.h"

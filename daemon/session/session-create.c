@@ -31,7 +31,7 @@
 #include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session-provider.h"
-#include "daemon/rpc/shape.h"
+#include "daemon/shape.h"
 #include "policy/policy.h"
 #include "policy/render-bwrap.h"
 #include "policy/strv.h"

@@ -1,5 +1,5 @@
 /* shape.c: the public shape of stored records (one name per concept). */
-#include "daemon/rpc/shape.h"
+#include "daemon/shape.h"
 
 #include <stdio.h>
 #include <string.h>
