@@ -204,7 +204,6 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct proxy_listener *pl = arg;
 	struct proxy *px = pl->px;
 	struct proxy_conn *c;
-	int one = 1;
 
 	(void)l;
 	(void)sa;
@@ -223,7 +222,6 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	c->px = px;
 	c->serial = ++proxy_serial;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	c->timer = evtimer_new(px->base, proxy_conn_timer_cb, c);
 	c->free_ev = event_new(px->base, -1, 0, proxy_conn_free_cb, c);
@@ -292,6 +290,7 @@ static int
 proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 {
 	struct proxy_listener *pl;
+	int one = 1;
 
 	pl = calloc(1, sizeof *pl);
 	if (pl == NULL) {
@@ -302,6 +301,9 @@ proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 	pl->local_port = port;
 	evutil_make_socket_nonblocking(fd);
 	evutil_make_socket_closeonexec(fd);
+	/* accepted sockets inherit TCP_NODELAY (replies and relayed bytes go
+	 * on at once): one call here rather than one per connection */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	pl->resume = evtimer_new(px->base, proxy_listener_resume_cb, pl);
 	pl->lev = evconnlistener_new(px->base, proxy_accept_cb, pl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
