@@ -198,7 +198,7 @@ proxy_conn_dns_cb(int result, struct evutil_addrinfo *res, void *arg)
 }
 
 /* Resolve (if needed) and connect to the request's host; the allowlist check
- * has passed. On success the connected upstream calls proxy_conn_connected. */
+ * has passed. On success the relay takes the connected upstream (px->up). */
 void
 proxy_conn_resolve_connect(struct proxy_conn *c)
 {
@@ -303,7 +303,7 @@ proxy_conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 		c->up_ready = 1;
 		snprintf(c->up_host, sizeof c->up_host, "%s", c->host);
 		c->up_port = c->port;
-		proxy_conn_connected(c);
+		c->px->up->connected(c);
 		return;
 	}
 	if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
@@ -314,7 +314,7 @@ proxy_conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 			proxy_conn_try_connect(c);
 			return;
 		}
-		proxy_conn_upstream_eof(c, (what & BEV_EVENT_ERROR) != 0);
+		c->px->up->ended(c, (what & BEV_EVENT_ERROR) != 0);
 	}
 }
 
@@ -343,7 +343,7 @@ proxy_conn_try_connect(struct proxy_conn *c)
 		proxy_conn_fail(c, 503, PROXY_SOCKS_FAILURE, "out of memory");
 		return;
 	}
-	bufferevent_setcb(c->up, proxy_conn_up_read_cb, proxy_conn_up_write_cb,
+	bufferevent_setcb(c->up, px->up->read, px->up->write,
 	    proxy_conn_up_event_cb, c);
 	bufferevent_setwatermark(c->up, EV_READ, 0, px->lim.buffer_bytes);
 	bufferevent_setwatermark(c->up, EV_WRITE, px->lim.buffer_bytes / 2, 0);

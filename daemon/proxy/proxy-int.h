@@ -1,6 +1,8 @@
 /* proxy-int.h: the proxy's internal state, shared by proxy.c (life cycle,
- * listeners, answers), proxy-connect.c (decision, resolving, connecting) and
- * proxy-relay.c (protocols and byte relay), proxy-tunnel.c (tunnels).
+ * listeners), proxy-conn.c (ending and answering a connection),
+ * proxy-connect.c (decision, resolving, connecting), proxy-tunnel.c
+ * (tunnels) and proxy-relay.c (protocols and byte relay); each calls only
+ * the files listed after it.
  * Nothing outside daemon/proxy*.c includes this. */
 #ifndef SBOX_PROXY_INT_H
 #define SBOX_PROXY_INT_H
@@ -115,12 +117,25 @@ struct proxy {
 	proxy_hosts_fn         on_hosts;
 	void                  *arg;
 	struct proxy_limits    lim;
+	const struct proxy_upstream_ops *up; /* the relay's (proxy_relay_upstream) */
 	LIST_HEAD(, proxy_conn) conns;
 	LIST_HEAD(, proxy_listener) listeners;
 	int                    n_conns;
 };
 
-/* proxy.c */
+/* The relay's side of an upstream connection: its bufferevent callbacks,
+ * and what follows once it is connected or has ended. proxy-relay.c
+ * provides it (proxy_relay_upstream); proxy.c gives it to each proxy, and
+ * proxy-connect.c, a floor below the relay, calls it from there. */
+struct proxy_upstream_ops {
+	void (*read)(struct bufferevent *bev, void *arg);
+	void (*write)(struct bufferevent *bev, void *arg);
+	void (*connected)(struct proxy_conn *c);
+	void (*ended)(struct proxy_conn *c, int error);
+};
+
+/* proxy-conn.c: ending and answering a connection (the lowest floor) */
+void proxy_conn_tunnel_stop(struct proxy_conn *c);
 void proxy_conn_close(struct proxy_conn *c);
 void proxy_conn_close_after_flush(struct proxy_conn *c);
 void proxy_conn_drop_upstream(struct proxy_conn *c);
@@ -128,31 +143,30 @@ void proxy_conn_timer(struct proxy_conn *c, int ms);
 void proxy_conn_touch(struct proxy_conn *c);
 void proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
     const char *hint);
+void proxy_conn_refuse_answer(struct proxy_conn *c, const char *reason,
+    const char *rule, const char *hint);
 void proxy_conn_fail(struct proxy_conn *c, int status, int socks_code, const char *why);
 void proxy_conn_unreachable(struct proxy_conn *c, int status, int socks_code,
     const char *why, const char *cause);
 
-/* proxy-connect.c */
+/* proxy-tunnel.c: a tunnel's bytes (over proxy-conn.c) */
+void proxy_tunnel_init(void);
+int proxy_tunnel_start(struct proxy_conn *c);
+void proxy_tunnel_write_now(struct bufferevent *bev, const void *data, size_t len);
+void proxy_tunnel_want_write(struct bufferevent *bev);
+void proxy_tunnel_pump(struct proxy_conn *c);
+
+/* proxy-connect.c: the decision, resolving, connecting (over proxy-conn.c) */
 int proxy_conn_allowed(struct proxy_conn *c);
 void proxy_conn_resolve_connect(struct proxy_conn *c);
 void proxy_conn_try_connect(struct proxy_conn *c);
 void proxy_conn_hosts_answer(struct proxy_conn *c, const struct proxy_addr *a,
     size_t n);
 
-/* proxy-tunnel.c */
-void proxy_tunnel_init(void);
-int proxy_tunnel_start(struct proxy_conn *c);
-void proxy_tunnel_write_now(struct bufferevent *bev, const void *data, size_t len);
-void proxy_tunnel_pump(struct proxy_conn *c);
-void proxy_tunnel_stop(struct proxy_conn *c);
-
-/* proxy-relay.c */
+/* proxy-relay.c: protocols and byte relay (over the three above) */
+extern const struct proxy_upstream_ops proxy_relay_upstream;
 void proxy_conn_cli_read_cb(struct bufferevent *bev, void *arg);
 void proxy_conn_cli_write_cb(struct bufferevent *bev, void *arg);
 void proxy_conn_cli_event_cb(struct bufferevent *bev, short what, void *arg);
-void proxy_conn_up_read_cb(struct bufferevent *bev, void *arg);
-void proxy_conn_up_write_cb(struct bufferevent *bev, void *arg);
-void proxy_conn_connected(struct proxy_conn *c);
-void proxy_conn_upstream_eof(struct proxy_conn *c, int error);
 
 #endif

@@ -21,6 +21,7 @@
 
 static void proxy_relay_pump(struct proxy_conn *c);
 static void proxy_relay_http_head(struct proxy_conn *c);
+static void proxy_conn_upstream_eof(struct proxy_conn *c, int error);
 
 /* Move up to max bytes from src to dst, as far as dst has room; returns
  * the bytes moved. */
@@ -175,7 +176,8 @@ proxy_relay_http_done(struct proxy_conn *c)
 	c->resp_started = 0;	/* an error in the next head is answered */
 	c->state = PC_HTTP_HEAD;
 	proxy_conn_timer(c, c->px->lim.head_timeout_ms);
-	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
+	bufferevent_enable(c->cli, EV_READ);
+	proxy_tunnel_want_write(c->cli);
 	proxy_relay_http_head(c);
 }
 
@@ -333,6 +335,10 @@ proxy_relay_pump(struct proxy_conn *c)
 		proxy_relay_http_body(c);
 	if (!c->dead && c->state == PC_HTTP)
 		proxy_relay_http_response(c);
+	if (!c->dead && c->state == PC_HTTP) {
+		proxy_tunnel_want_write(c->cli);
+		proxy_tunnel_want_write(c->up);
+	}
 }
 
 /* Read the SOCKS5 greeting and request from the client. */
@@ -359,7 +365,7 @@ proxy_relay_socks(struct proxy_conn *c)
 		}
 		evbuffer_drain(in, used);
 		proxy_socks_method_reply(reply, noauth);
-		bufferevent_write(c->cli, reply, 2);
+		proxy_tunnel_write_now(c->cli, reply, 2);
 		if (!noauth) {
 			proxy_conn_close_after_flush(c);
 			return;
@@ -467,7 +473,7 @@ proxy_conn_cli_event_cb(struct bufferevent *bev, short what, void *arg)
 }
 
 /* Upstream bytes arrived. */
-void
+static void
 proxy_conn_up_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct proxy_conn *c = arg;
@@ -483,7 +489,7 @@ proxy_conn_up_read_cb(struct bufferevent *bev, void *arg)
 }
 
 /* The upstream's output drained below the low watermark: move more. */
-void
+static void
 proxy_conn_up_write_cb(struct bufferevent *bev, void *arg)
 {
 	(void)bev;
@@ -491,7 +497,7 @@ proxy_conn_up_write_cb(struct bufferevent *bev, void *arg)
 }
 
 /* The upstream ended (EOF, or an error when error is set). */
-void
+static void
 proxy_conn_upstream_eof(struct proxy_conn *c, int error)
 {
 	c->up_eof = 1;
@@ -524,7 +530,7 @@ proxy_conn_upstream_eof(struct proxy_conn *c, int error)
 }
 
 /* The upstream connection is up: answer the client and start relaying. */
-void
+static void
 proxy_conn_connected(struct proxy_conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -551,3 +557,11 @@ proxy_conn_connected(struct proxy_conn *c)
 		return;
 	}
 }
+
+/* The relay's side of an upstream, for proxy-connect.c (through px->up). */
+const struct proxy_upstream_ops proxy_relay_upstream = {
+	.read = proxy_conn_up_read_cb,
+	.write = proxy_conn_up_write_cb,
+	.connected = proxy_conn_connected,
+	.ended = proxy_conn_upstream_eof,
+};

@@ -123,22 +123,22 @@ proxy_tunnel_write_now(struct bufferevent *bev, const void *data, size_t len)
 		w = send(bufferevent_getfd(bev), data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (w < 0)
 		w = 0;   /* an error shows on the bufferevent's next write */
-	if ((size_t)w < len)
+	if ((size_t)w < len) {
 		bufferevent_write(bev, (const char *)data + w, len - (size_t)w);
+		proxy_tunnel_want_write(bev);
+	}
 }
 
-/* Stop reading both sides ourselves (freeing the events). */
+/* Have bev write what is queued for it. Writing is enabled only with bytes
+ * queued: enabling it on an empty output wakes the loop for nothing. Once
+ * enabled it stays so, and libevent waits for writability only while
+ * bytes are queued. */
 void
-proxy_tunnel_stop(struct proxy_conn *c)
+proxy_tunnel_want_write(struct bufferevent *bev)
 {
-	int d;
-
-	for (d = 0; d < 2; d++) {
-		if (c->tun_ev[d] != NULL)
-			event_free(c->tun_ev[d]);
-		c->tun_ev[d] = NULL;
-		c->tun_paused[d] = 0;
-	}
+	if (bev != NULL && !(bufferevent_get_enabled(bev) & EV_WRITE) &&
+	    evbuffer_get_length(bufferevent_get_output(bev)) > 0)
+		bufferevent_enable(bev, EV_WRITE);
 }
 
 /* The side a direction reads (0: client to host, 1: host to client). */
@@ -170,11 +170,11 @@ proxy_tunnel_start(struct proxy_conn *c)
 		bufferevent_disable(src, EV_READ);
 		/* libevent writes 16 KiB per wake-up by default */
 		bufferevent_set_max_single_write(src, c->px->lim.buffer_bytes);
-		bufferevent_enable(src, EV_WRITE);
+		proxy_tunnel_want_write(src);
 		c->tun_ev[d] = event_new(base, bufferevent_getfd(src),
 		    EV_READ | EV_PERSIST, proxy_tunnel_read_cb, c);
 		if (c->tun_ev[d] == NULL || event_add(c->tun_ev[d], NULL) < 0) {
-			proxy_tunnel_stop(c);
+			proxy_conn_tunnel_stop(c);
 			return -1;
 		}
 	}
@@ -257,6 +257,7 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 			}
 			proxy_conn_touch(c);
 			c->tun_bytes[d] += (uint64_t)n;
+			proxy_tunnel_want_write(dst);
 			/* a small read has most likely drained the socket (a
 			 * large one may have stopped at the pipe's page slots) */
 			if ((size_t)n < PROXY_TUNNEL_SMALL)
@@ -292,6 +293,7 @@ proxy_tunnel_read_cb(evutil_socket_t fd, short what, void *arg)
 			proxy_conn_close(c);
 			return;
 		}
+		proxy_tunnel_want_write(dst);
 		if ((size_t)n < room)
 			return;   /* the socket is drained */
 	}
@@ -318,6 +320,7 @@ proxy_tunnel_pump(struct proxy_conn *c)
 			if (n > cap - have)
 				n = cap - have;
 			evbuffer_remove_buffer(in, out, n);
+			proxy_tunnel_want_write(proxy_tunnel_dst(c, d));
 			have += n;
 		}
 		if (c->tun_paused[d] && have < cap && c->tun_ev[d] != NULL &&

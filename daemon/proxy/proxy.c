@@ -1,9 +1,10 @@
 /* proxy.c: the per-session network proxy: its life cycle, listeners and
- * connection limits, timeouts, and the answers it gives (403, errors). Every connection is bounded: a head timeout, a
+ * connection limits and timeouts. Every connection is bounded: a head timeout, a
  * connect timeout, an idle timeout and per-direction buffer caps (a side is
  * read only while the other side has room). Protocol parsing is in
- * proxy-http.c and proxy-socks.c, address rules in proxy-addr.c, the
- * decision and connecting in proxy-connect.c, the relay in proxy-relay.c. */
+ * proxy-http.c and proxy-socks.c, address rules in proxy-addr.c, ending
+ * and answering a connection in proxy-conn.c, the decision and connecting
+ * in proxy-connect.c, the relay in proxy-relay.c and proxy-tunnel.c. */
 #include "daemon/proxy/proxy.h"
 #include "daemon/proxy/proxy-int.h"
 
@@ -53,7 +54,7 @@ proxy_conn_destroy(struct proxy_conn *c)
 	if (c->dns_req != NULL)
 		evdns_getaddrinfo_cancel(c->dns_req);
 	c->dns_req = NULL;
-	proxy_tunnel_stop(c);
+	proxy_conn_tunnel_stop(c);
 	if (c->cli != NULL)
 		bufferevent_free(c->cli);
 	if (c->up != NULL)
@@ -88,218 +89,6 @@ proxy_conn_free_cb(evutil_socket_t fd, short what, void *arg)
 	proxy_conn_destroy(arg);
 }
 
-/* Drop the upstream connection, if any. */
-void
-proxy_conn_drop_upstream(struct proxy_conn *c)
-{
-	proxy_tunnel_stop(c);   /* a tunnel needs both sides */
-	if (c->up != NULL)
-		bufferevent_free(c->up);
-	c->up = NULL;
-	c->up_ready = 0;
-	c->up_host[0] = '\0';
-	c->up_port = 0;
-}
-
-/* Close a connection: stop all callbacks now, free it from the loop. */
-void
-proxy_conn_close(struct proxy_conn *c)
-{
-	if (c->dead)
-		return;
-	c->dead = 1;
-	c->state = PC_DEAD;
-	if (c->dns_req != NULL) {
-		struct evdns_getaddrinfo_request *r = c->dns_req;
-		c->dns_req = NULL;
-		evdns_getaddrinfo_cancel(r);
-	}
-	if (c->cli != NULL) {
-		bufferevent_setcb(c->cli, NULL, NULL, NULL, NULL);
-		bufferevent_disable(c->cli, EV_READ | EV_WRITE);
-	}
-	proxy_conn_drop_upstream(c);
-	evtimer_del(c->timer);
-	event_active(c->free_ev, EV_TIMEOUT, 1);
-}
-
-/* Event-callback while closing: any error or EOF ends it. */
-static void
-proxy_conn_closing_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	(void)bev;
-	(void)what;
-	proxy_conn_close(arg);
-}
-
-/* Read-callback while lingering: discard what the client still sends;
- * close once it has sent too much. */
-static void
-proxy_conn_linger_read_cb(struct bufferevent *bev, void *arg)
-{
-	struct proxy_conn *c = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-
-	c->linger_bytes += evbuffer_get_length(in);
-	evbuffer_drain(in, evbuffer_get_length(in));
-	if (c->linger_bytes > PROXY_LINGER_BYTES)
-		proxy_conn_close(c);
-}
-
-/* Write-callback while closing: once the answer is flushed, shut down our
- * side and linger, reading and discarding until the client closes (or the
- * linger time or byte bound ends it), so a client still sending a request
- * reads the answer instead of a reset. */
-static void
-proxy_conn_closing_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct proxy_conn *c = arg;
-	evutil_socket_t fd;
-
-	if (evbuffer_get_length(bufferevent_get_output(bev)) != 0 || c->lingering)
-		return;
-	fd = bufferevent_getfd(bev);
-	if (fd < 0 || shutdown(fd, SHUT_WR) < 0) {
-		proxy_conn_close(c);
-		return;
-	}
-	c->lingering = 1;
-	bufferevent_setcb(bev, proxy_conn_linger_read_cb, NULL,
-	    proxy_conn_closing_event_cb, c);
-	bufferevent_setwatermark(bev, EV_READ, 0, 0);
-	bufferevent_disable(bev, EV_WRITE);
-	bufferevent_enable(bev, EV_READ);
-	proxy_conn_timer(c, c->px->lim.head_timeout_ms < PROXY_LINGER_MS ?
-	    c->px->lim.head_timeout_ms : PROXY_LINGER_MS);
-	proxy_conn_linger_read_cb(bev, c);
-}
-
-/* Arm the connection's timer for ms milliseconds. */
-void
-proxy_conn_timer(struct proxy_conn *c, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	evtimer_add(c->timer, &tv);
-}
-
-/* Stop reading the client, send what is queued, then close. */
-void
-proxy_conn_close_after_flush(struct proxy_conn *c)
-{
-	if (c->dead)
-		return;
-	proxy_conn_drop_upstream(c);
-	c->state = PC_CLOSING;
-	bufferevent_disable(c->cli, EV_READ);
-	bufferevent_setwatermark(c->cli, EV_WRITE, 0, 0);
-	bufferevent_setcb(c->cli, NULL, proxy_conn_closing_write_cb,
-	    proxy_conn_closing_event_cb, c);
-	bufferevent_enable(c->cli, EV_WRITE);
-	proxy_conn_timer(c, c->px->lim.head_timeout_ms);
-	proxy_conn_closing_write_cb(c->cli, c);
-}
-
-/* The reason text of an HTTP status. */
-static const char *
-proxy_status_text(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 408: return "Request Timeout";
-	case 414: return "URI Too Long";
-	case 431: return "Request Header Fields Too Large";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	case 505: return "HTTP Version Not Supported";
-	default:  return "Error";
-	}
-}
-
-/* Answer an HTTP client with status and a one-line body, then close. */
-static void
-proxy_conn_http_answer(struct proxy_conn *c, int status, const char *refused,
-    const char *body)
-{
-	struct evbuffer *out = bufferevent_get_output(c->cli);
-
-	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n", status, proxy_status_text(status));
-	if (refused != NULL)
-		evbuffer_add_printf(out, "X-Sbox-Refused: %s\r\n", refused);
-	evbuffer_add_printf(out, "Content-Type: text/plain; charset=utf-8\r\n"
-	    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
-	    strlen(body) + 1, body);
-	proxy_conn_close_after_flush(c);
-}
-
-/* Answer a SOCKS client with a reply code, then close. */
-static void
-proxy_conn_socks_answer(struct proxy_conn *c, int code)
-{
-	uint8_t r[PROXY_SOCKS_REPLY_LEN];
-
-	bufferevent_write(c->cli, r, proxy_socks_reply(r, code));
-	proxy_conn_close_after_flush(c);
-}
-
-/* Answer a refused request: 403 / SOCKS 0x02, or close. */
-static void
-proxy_conn_refuse_answer(struct proxy_conn *c, const char *reason,
-    const char *rule, const char *hint)
-{
-	char body[2048];
-
-	if (c->kind == PK_SOCKS) {
-		proxy_conn_socks_answer(c, PROXY_SOCKS_NOT_ALLOWED);
-		return;
-	}
-	if (c->kind == PK_LOCAL) {
-		proxy_conn_close(c);
-		return;
-	}
-	if (c->resp_started) {
-		proxy_conn_close(c);
-		return;
-	}
-	snprintf(body, sizeof body, "sbox refused %s port %d: %s (rule: %s). %s",
-	    c->host, c->port, reason, rule, hint);
-	proxy_conn_http_answer(c, 403, reason, body);
-}
-
-/* Refuse the current request: record it, then answer 403 / SOCKS 0x02 (in
- * the proxy process: once sboxd has recorded it, proxy_refusal_noted). */
-void
-proxy_conn_refuse(struct proxy_conn *c, const char *reason, const char *rule,
-    const char *hint)
-{
-	struct proxy *px = c->px;
-
-	if (px->on_refusal_async == NULL) {
-		if (px->on_refusal != NULL)
-			px->on_refusal(px->session, c->host, c->port, reason,
-			    rule, px->arg);
-		proxy_conn_refuse_answer(c, reason, rule, hint);
-		return;
-	}
-	c->refuse_reason = strdup(reason);
-	c->refuse_rule = strdup(rule);
-	c->refuse_hint = strdup(hint);
-	if (c->refuse_reason == NULL || c->refuse_rule == NULL ||
-	    c->refuse_hint == NULL) {
-		proxy_conn_close(c);
-		return;
-	}
-	proxy_conn_drop_upstream(c);
-	c->state = PC_REFUSING;
-	bufferevent_setcb(c->cli, NULL, NULL, proxy_conn_closing_event_cb, c);
-	bufferevent_disable(c->cli, EV_READ);
-	proxy_conn_timer(c, px->lim.head_timeout_ms);
-	px->on_refusal_async(px, c->serial, c->host, c->port, reason, rule,
-	    px->arg);
-}
-
 /* The refusal of connection serial is recorded: answer its client. */
 void
 proxy_refusal_noted(struct proxy *px, unsigned long long serial)
@@ -330,37 +119,6 @@ proxy_hosts_answer(struct proxy *px, unsigned long long serial,
 			proxy_conn_hosts_answer(c, addrs, n);
 		return;
 	}
-}
-
-/* Fail the current request (not a refusal): HTTP status or SOCKS code. */
-void
-proxy_conn_fail(struct proxy_conn *c, int status, int socks_code, const char *why)
-{
-	char body[600];
-
-	if (c->kind == PK_SOCKS && c->state != PC_TUNNEL) {
-		proxy_conn_socks_answer(c, socks_code);
-		return;
-	}
-	if (c->kind != PK_HTTP || c->resp_started || c->state == PC_TUNNEL) {
-		proxy_conn_close_after_flush(c);
-		return;
-	}
-	snprintf(body, sizeof body, "sbox proxy: %s", why);
-	proxy_conn_http_answer(c, status, NULL, body);
-}
-
-/* The allowed host could not be reached: tell the owner the cause, then
- * fail the request as proxy_conn_fail does. */
-void
-proxy_conn_unreachable(struct proxy_conn *c, int status, int socks_code,
-    const char *why, const char *cause)
-{
-	struct proxy *px = c->px;
-
-	if (px->on_failure != NULL)
-		px->on_failure(px->session, c->host, c->port, cause, px->arg);
-	proxy_conn_fail(c, status, socks_code, why);
 }
 
 /* The connection's timer: head, connect, idle or closing timeout. */
@@ -417,11 +175,25 @@ proxy_conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* Mark activity on a connection (for the idle timeout). */
-void
-proxy_conn_touch(struct proxy_conn *c)
+/* The request often came with the connection: read it now rather than
+ * after another trip through the loop. A socket bufferevent keeps its input
+ * frozen outside its own read callback, so thaw it for the bytes. */
+static void
+proxy_accept_read_now(struct proxy_conn *c, evutil_socket_t fd)
 {
-	event_base_gettimeofday_cached(c->px->base, &c->last_active);
+	struct evbuffer *in = bufferevent_get_input(c->cli);
+	char buf[4096];
+	ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+
+	if (n <= 0)
+		return;   /* nothing yet; an EOF or error shows on the next read */
+	evbuffer_unfreeze(in, 0);
+	n = evbuffer_add(in, buf, (size_t)n);
+	evbuffer_freeze(in, 0);
+	if (n == 0)
+		proxy_conn_cli_read_cb(c->cli, c);
+	else
+		proxy_conn_close(c);
 }
 
 /* A new client connection on one of the proxy's listeners. */
@@ -432,7 +204,6 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct proxy_listener *pl = arg;
 	struct proxy *px = pl->px;
 	struct proxy_conn *c;
-	int one = 1;
 
 	(void)l;
 	(void)sa;
@@ -451,7 +222,6 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	c->px = px;
 	c->serial = ++proxy_serial;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->cli = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	c->timer = evtimer_new(px->base, proxy_conn_timer_cb, c);
 	c->free_ev = event_new(px->base, -1, 0, proxy_conn_free_cb, c);
@@ -484,11 +254,10 @@ proxy_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	}
 	c->state = PC_DETECT;
 	proxy_conn_timer(c, px->lim.head_timeout_ms);
-	bufferevent_enable(c->cli, EV_READ | EV_WRITE);
-	/* the request often came with the connection: read it now rather
-	 * than after another trip through the loop */
-	if (evbuffer_read(bufferevent_get_input(c->cli), fd, 4096) > 0)
-		proxy_conn_cli_read_cb(c->cli, c);
+	/* writing is enabled once there is something to write (enabling it
+	 * with nothing queued costs a wake-up for nothing) */
+	bufferevent_enable(c->cli, EV_READ);
+	proxy_accept_read_now(c, fd);
 }
 
 /* Re-enable a listener paused after an accept error. */
@@ -521,6 +290,7 @@ static int
 proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 {
 	struct proxy_listener *pl;
+	int one = 1;
 
 	pl = calloc(1, sizeof *pl);
 	if (pl == NULL) {
@@ -531,6 +301,9 @@ proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 	pl->local_port = port;
 	evutil_make_socket_nonblocking(fd);
 	evutil_make_socket_closeonexec(fd);
+	/* accepted sockets inherit TCP_NODELAY (replies and relayed bytes go
+	 * on at once): one call here rather than one per connection */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	pl->resume = evtimer_new(px->base, proxy_listener_resume_cb, pl);
 	pl->lev = evconnlistener_new(px->base, proxy_accept_cb, pl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
@@ -568,6 +341,7 @@ proxy_new(const struct proxy_config *cfg, sbox_error *err)
 	px->on_hosts = cfg->on_hosts;
 	px->arg = cfg->arg;
 	px->lim = cfg->limits;
+	px->up = &proxy_relay_upstream;
 	if (px->lim.max_conns <= 0)
 		px->lim.max_conns = 1024;
 	if (px->lim.head_timeout_ms <= 0)

@@ -2,13 +2,23 @@
 tunnel against a direct connection, tinyproxy and squid (Debian's packages),
 all with the same allowlist (one host, bulk.bench) and the same upstream.
 
-The upstream is this run's own host: a network namespace (sboxb-PID) joined
-by a veth pair on 192.168.232.X/30, with a bulk source (port 9000: send the
-number of bytes asked for) and an echo (port 9001, one thread for thousands
-of connections). A session's proxy refuses loopback, so the upstream cannot
-be on this computer's loopback; the name is listed in private_hosts. tinyproxy
-and squid listen on 127.0.0.1 and are pointed at the same name through a
-private hosts file. No traffic leaves the veth pair and loopback.
+As root the upstream is this run's own host: a network namespace
+(sboxb-PID) joined by a veth pair on 192.168.232.X/30, with a bulk source
+(port 9000: send the number of bytes asked for) and an echo (port 9001, one
+thread for thousands of connections). A session's proxy refuses loopback, so
+the upstream cannot be on this computer's loopback; the name is listed in
+private_hosts. tinyproxy and squid listen on 127.0.0.1 and are pointed at
+the same name through a private hosts file. No traffic leaves the veth pair
+and loopback. As a user (no namespace to make) the upstream listens on
+ports of its choosing on an address of this computer's own interfaces
+(private_hosts lets the proxy reach it; the kernel keeps the traffic on
+this computer), and the columns are direct and sboxd.
+
+Each figure is measured in rounds, the columns in turn within a round, and
+a column's ratio to direct is the median of its rounds' ratios, so a busy
+moment of the machine is shared by both sides of a ratio. The goals
+(issue 24): a new tunnel to the first byte within 1.5x a direct connection,
+bulk throughput at least 0.8x direct.
 
 Modes: `run` (the whole benchmark; root), `upstream` (inside the
 namespace), `client ...` (the measuring side, run inside the sandbox for
@@ -33,7 +43,9 @@ BULK, ECHO = 9000, 9001
 BULK_BYTES = int(os.environ.get("BENCH_PROXY_BYTES", 200 * 1024 * 1024))
 LAT_N = int(os.environ.get("BENCH_PROXY_LATENCY_N", 500))
 HOLD_N = int(os.environ.get("BENCH_PROXY_TUNNELS", 5000))
-ROUNDS = 3
+ROUNDS = int(os.environ.get("BENCH_PROXY_ROUNDS", 5))
+GOAL_TUNNEL = 1.5   # new tunnel + first byte, x direct, at most
+GOAL_BULK = 0.8     # bulk throughput, x direct, at least
 
 
 def raise_nofile(n=65536):
@@ -50,8 +62,13 @@ def raise_nofile(n=65536):
 
 # ------------------------------------------------------------ upstream
 
-def upstream_main():
+def upstream_main(args):
+    """The upstream: ports 9000/9001 on every address (in its own network
+    namespace), or with ADDR PORTSFILE ports of its choosing on ADDR,
+    written to PORTSFILE as "BULK ECHO"."""
     raise_nofile()
+    where, ports = (args[0], args[1]) if len(args) >= 2 else ("0.0.0.0",
+                                                              None)
     chunk = memoryview(b"\0" * (1 << 20))
 
     def bulk(c):
@@ -71,15 +88,19 @@ def upstream_main():
 
     sb = socket.socket()
     sb.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sb.bind(("0.0.0.0", BULK))
+    sb.bind((where, BULK if ports is None else 0))
     sb.listen(128)
     threading.Thread(target=bulk_loop, args=(sb,), daemon=True).start()
 
     sel = selectors.DefaultSelector()
     se = socket.socket()
     se.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    se.bind(("0.0.0.0", ECHO))
+    se.bind((where, ECHO if ports is None else 0))
     se.listen(4096)
+    if ports is not None:
+        with open(ports + ".tmp", "w") as f:
+            f.write("%d %d\n" % (sb.getsockname()[1], se.getsockname()[1]))
+        os.rename(ports + ".tmp", ports)
     se.setblocking(False)
     sel.register(se, selectors.EVENT_READ)
     while True:
@@ -135,13 +156,13 @@ def dial(proxy, host, addr, port):
     return s
 
 
-def client_bulk(proxy, host, addr, nbytes):
+def client_bulk(proxy, host, addr, nbytes, port=BULK):
     best = []
     buf = bytearray(1 << 20)
     mv = memoryview(buf)
     for _ in range(1):
         t0 = time.perf_counter()
-        s = dial(proxy, host, addr, BULK)
+        s = dial(proxy, host, addr, port)
         s.sendall(b"%d\n" % nbytes)
         got = 0
         while got < nbytes:
@@ -157,11 +178,11 @@ def client_bulk(proxy, host, addr, nbytes):
     return {"mb_s": best[0]}
 
 
-def client_latency(proxy, host, addr, n):
+def client_latency(proxy, host, addr, n, port=ECHO):
     times = []
     for i in range(n + 20):
         t0 = time.perf_counter_ns()
-        s = dial(proxy, host, addr, ECHO)
+        s = dial(proxy, host, addr, port)
         s.sendall(b"x")
         if s.recv(1) != b"x":
             raise OSError("no echo")
@@ -172,13 +193,13 @@ def client_latency(proxy, host, addr, n):
     return {"us": times}
 
 
-def client_hold(proxy, host, addr, n, ready, done):
+def client_hold(proxy, host, addr, n, ready, done, port=ECHO):
     held = []
     t0 = time.perf_counter()
     try:
         raise_nofile(n + 256)
         for _ in range(n):
-            held.append(dial(proxy, host, addr, ECHO))
+            held.append(dial(proxy, host, addr, port))
         secs = time.perf_counter() - t0
         # each tunnel works
         for s in held[:: max(1, n // 50)]:
@@ -201,14 +222,17 @@ def client_hold(proxy, host, addr, n, ready, done):
 
 
 def client_main(args):
+    """MODE PROXY|- HOST ADDR BULKPORT ECHOPORT ARGS..."""
     mode, proxy, host, addr = args[:4]
-    rest = args[4:]
+    bport, eport = int(args[4]), int(args[5])
+    rest = args[6:]
     if mode == "bulk":
-        out = client_bulk(proxy, host, addr, int(rest[0]))
+        out = client_bulk(proxy, host, addr, int(rest[0]), bport)
     elif mode == "latency":
-        out = client_latency(proxy, host, addr, int(rest[0]))
+        out = client_latency(proxy, host, addr, int(rest[0]), eport)
     else:
-        out = client_hold(proxy, host, addr, int(rest[0]), rest[1], rest[2])
+        out = client_hold(proxy, host, addr, int(rest[0]), rest[1], rest[2],
+                          eport)
     print(json.dumps(out))
 
 
@@ -230,6 +254,8 @@ class Setup:
         self.procs = []
         self.daemon = None
         self.daemons = []
+        self.ports = (BULK, ECHO)
+        self.ns_made = False
 
     def netns(self):
         used = ip("-4", "-o", "addr", "show").stdout.decode()
@@ -242,6 +268,7 @@ class Setup:
         self.addr = "192.168.232.%d" % (4 * k + 2)
         peer = self.veth[:-1] + "b"
         ip("netns", "add", self.ns)
+        self.ns_made = True
         ip("link", "add", self.veth, "type", "veth", "peer", "name", peer)
         ip("link", "set", peer, "netns", self.ns)
         ip("addr", "add", self.here + "/30", "dev", self.veth)
@@ -255,6 +282,31 @@ class Setup:
         self.wait_port(self.addr, BULK)
         with open(os.path.join(self.tmp, "hosts"), "w") as f:
             f.write("127.0.0.1 localhost\n%s %s\n" % (self.addr, NAME))
+
+    def local(self):
+        """As a user: the upstream on an address of this computer's own
+        interfaces (not loopback), on ports it chooses; False when this
+        computer has no such address."""
+        out = ip("-4", "-o", "addr", "show", "scope", "global",
+                 check=False).stdout.decode().split()
+        addrs = [out[i + 1].split("/")[0] for i, w in enumerate(out[:-1])
+                 if w == "inet"]
+        if not addrs:
+            return False
+        self.addr = addrs[0]
+        ports = os.path.join(self.tmp, "ports")
+        p = self.spawn([sys.executable, os.path.abspath(__file__),
+                        "upstream", self.addr, ports], "upstream")
+        end = time.time() + 30
+        while not os.path.exists(ports) and time.time() < end:
+            if p.poll() is not None:
+                break
+            time.sleep(0.05)
+        with open(ports) as f:
+            self.ports = tuple(int(x) for x in f.read().split())
+        self.wait_port(self.addr, self.ports[0])
+        self.wait_port(self.addr, self.ports[1])
+        return True
 
     def spawn(self, argv, name, env=None):
         log = open(os.path.join(self.tmp, name + ".log"), "ab")
@@ -358,11 +410,13 @@ class Setup:
             self.daemon, self.c, self.sid = d, c, sid
         return d, c, sid
 
-    def inside(self, args, detach=False):
-        """The client inside the session's sandbox."""
+    def inside(self, args, detach=False, c=None, sid=None):
+        """The client inside the session's sandbox (another daemon's
+        session with c and sid)."""
         argv = ["python3", self.script, "client"] + args
-        r = self.c.call("command.exec", {"session": self.sid, "argv": argv,
-                                         "detach": detach, "timeout": 900})
+        r = (c or self.c).call("command.exec", {
+            "session": sid or self.sid, "argv": argv, "detach": detach,
+            "timeout": 900})
         if detach:
             return r
         import base64
@@ -414,8 +468,9 @@ class Setup:
                 except (OSError, subprocess.TimeoutExpired):
                     os.killpg(p.pid, signal.SIGKILL)
                     p.wait()
-        ip("netns", "del", self.ns, check=False)
-        ip("link", "del", self.veth, check=False)
+        if self.ns_made:
+            ip("netns", "del", self.ns, check=False)
+            ip("link", "del", self.veth, check=False)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
@@ -445,83 +500,118 @@ def rss_kb(pid):
     return kb
 
 
+def med(v, q=0.5):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(len(v) * q))]
+
+
 def run_main():
-    if os.geteuid() != 0:
-        print("   skipped: needs root (the upstream lives in a network "
-              "namespace; a session's proxy refuses loopback)")
-        return 0
-    for tool in ("tinyproxy", "squid", "unshare"):
-        if shutil.which(tool) is None:
-            print("   %s is not installed (make deps)" % tool)
-            return 1
+    root = os.geteuid() == 0
+    if root:
+        for tool in ("tinyproxy", "squid", "unshare"):
+            if shutil.which(tool) is None:
+                print("   %s is not installed (make deps)" % tool)
+                return 1
     raise_nofile()
     st = Setup()
     try:
-        st.netns()
-        st.tinyproxy(3129)
-        st.squid(3130)
+        if root:
+            st.netns()
+            st.tinyproxy(3129)
+            st.squid(3130)
+        elif not st.local():
+            print("   skipped: as a user the upstream needs an address of "
+                  "this computer other than loopback, and there is none")
+            return 0
         st.sboxd()
-        nspid = st.netns_pid()
+        nspid = st.netns_pid() if root else None
         # BENCH_PROXY_BASE=DIR: another build's sboxd (its bin folder) in
-        # the same run, as column base-ns, for before/after side by side
+        # the same run, as one more column (base-ns as root, base as a
+        # user), for before/after side by side
         base = os.environ.get("BENCH_PROXY_BASE")
-        basepid = None
+        basepid = bc = bsid = None
         if base:
             _, bc, bsid = st.sboxd(os.path.abspath(base), name="bench-base")
-            basepid = st.netns_pid(bc, bsid)
+            if root:
+                basepid = st.netns_pid(bc, bsid)
         # sboxd: the client runs inside the session's sandbox (seccomp,
-        # cgroup and all); sboxd-ns: the same proxy, the client only in the
-        # sandbox's network namespace (nsenter), like the other proxies'
-        # clients: the difference is the sandbox's own cost.
-        cols = [("direct", None), ("sboxd", "127.0.0.1:3128"),
-                ("sboxd-ns", "127.0.0.1:3128"),
-                ("tinyproxy", "127.0.0.1:3129"), ("squid", "127.0.0.1:3130")]
-        if basepid is not None:
-            cols.insert(3, ("base-ns", "127.0.0.1:3128"))
+        # cgroup and all; sbox-init makes each connect() for it); sboxd-ns:
+        # the same proxy, the client only in the sandbox's network
+        # namespace (nsenter), like the other proxies' clients: the
+        # difference is the sandbox's own cost. As a user: direct and sboxd
+        # (entering the sandbox's namespaces takes root).
+        if root:
+            cols = [("direct", None), ("sboxd", "127.0.0.1:3128"),
+                    ("sboxd-ns", "127.0.0.1:3128"),
+                    ("tinyproxy", "127.0.0.1:3129"),
+                    ("squid", "127.0.0.1:3130")]
+            if basepid is not None:
+                cols.insert(3, ("base-ns", "127.0.0.1:3128"))
+        else:
+            cols = [("direct", None), ("sboxd", "127.0.0.1:3128")]
+            if bc is not None:
+                cols.append(("base", "127.0.0.1:3128"))
 
         def client(name, args):
             if name == "sboxd":
                 return st.inside(args)
+            if name == "base":
+                return st.inside(args, c=bc, sid=bsid)
             if name == "base-ns":
                 return st.outside(args, basepid)
             return st.outside(args, nspid if name == "sboxd-ns" else None)
         bulk = {c: [] for c, _ in cols}
-        lat = {c: [] for c, _ in cols}
+        lat = {c: [] for c, _ in cols}        # every tunnel's time
+        lat_r = {c: [] for c, _ in cols}      # each round's median
+        per_round = max(1, LAT_N // ROUNDS)
         # interleaved rounds, so a busy moment of the machine is shared
         for r in range(ROUNDS):
             for name, proxy in cols:
-                args = [proxy or "-", NAME, st.addr]
+                args = [proxy or "-", NAME, st.addr, str(st.ports[0]),
+                        str(st.ports[1])]
                 bulk[name].append(client(name, ["bulk"] + args +
                                          [str(BULK_BYTES)])["mb_s"])
-                lat[name] += client(name, ["latency"] + args +
-                                    [str(LAT_N // ROUNDS)])["us"]
-
-        def med(v, q=0.5):
-            v = sorted(v)
-            return v[min(len(v) - 1, int(len(v) * q))]
+                us = client(name, ["latency"] + args +
+                            [str(per_round)])["us"]
+                lat[name] += us
+                lat_r[name].append(med(us))
         mb = {c: med(bulk[c]) for c, _ in cols}
         us = {c: med(lat[c]) for c, _ in cols}
         p90 = {c: med(lat[c], 0.9) for c, _ in cols}
+        # a column's ratio: the median of its rounds' ratios to direct
+        mb_x = {c: med([bulk[c][r] / bulk["direct"][r]
+                        for r in range(ROUNDS)]) for c, _ in cols}
+        us_x = {c: med([lat_r[c][r] / lat_r["direct"][r]
+                        for r in range(ROUNDS)]) for c, _ in cols}
         names = [c for c, _ in cols]
         row = "   %-30s" + " %10s" * len(cols)
         num = "   %-30s" + " %10.0f" * len(cols)
         rat = "   %-30s" + " %10.2f" * len(cols)
-        print("   upstream %s (own network namespace), %d CPUs; median of %d "
-              "transfers of %d MB and of %d new tunnels each" % (
-                  st.addr, os.cpu_count(), ROUNDS, BULK_BYTES >> 20,
-                  LAT_N // ROUNDS * ROUNDS))
+        print("   upstream %s (%s), %d CPUs; %d rounds, each a transfer "
+              "of %d MB and %d new tunnels per column; load average %.1f "
+              "%.1f %.1f (a busy machine makes the figures noisy)" % (
+                  st.addr, "own network namespace" if root else
+                  "an address of this computer; run as a user",
+                  os.cpu_count(), ROUNDS, BULK_BYTES >> 20, per_round,
+                  *os.getloadavg()))
         print(row % ("", *names))
         print(num % ("bulk throughput MB/s", *[mb[c] for c in names]))
-        print(rat % ("  x direct", *[mb[c] / mb["direct"] for c in names]))
+        print(rat % ("  x direct", *[mb_x[c] for c in names]))
         print(num % ("new tunnel + 1st byte, us", *[us[c] for c in names]))
         print(num % ("  p90 us", *[p90[c] for c in names]))
-        print(rat % ("  x direct", *[us[c] / us["direct"] for c in names]))
-        for c in [n for n in ("sboxd", "sboxd-ns", "base-ns") if n in mb]:
-            print("   %-9s throughput %.2fx direct (target >= 0.4), %.2fx "
-                  "squid (target >= 1.5), %.2fx tinyproxy; new tunnel %.2fx "
-                  "direct (target <= 2.5)" % (
-                      c, mb[c] / mb["direct"], mb[c] / mb["squid"],
-                      mb[c] / mb["tinyproxy"], us[c] / us["direct"]))
+        print(rat % ("  x direct", *[us_x[c] for c in names]))
+        for c in [n for n in ("sboxd", "sboxd-ns", "base-ns", "base")
+                  if n in mb]:
+            line = ("   %-9s new tunnel %.2fx direct (goal <= %.1f: %s); "
+                    "bulk %.2fx direct (goal >= %.1f: %s)" % (
+                        c, us_x[c], GOAL_TUNNEL,
+                        "met" if us_x[c] <= GOAL_TUNNEL else "not met",
+                        mb_x[c], GOAL_BULK,
+                        "met" if mb_x[c] >= GOAL_BULK else "not met"))
+            if "squid" in mb:
+                line += "; %.2fx squid's throughput, %.2fx tinyproxy's" % (
+                    mb[c] / mb["squid"], mb[c] / mb["tinyproxy"])
+            print(line)
         # memory with HOLD_N open tunnels
         pid = st.daemon.proc.pid
         before = rss_kb(pid)
@@ -537,7 +627,8 @@ def run_main():
             print("   (%d tunnels, not %d: a session's proxy holds %d "
                   "connections with this descriptor limit)" % (
                       hold_n, HOLD_N, share))
-        st.inside(["hold", "127.0.0.1:3128", NAME, st.addr, str(hold_n),
+        st.inside(["hold", "127.0.0.1:3128", NAME, st.addr,
+                   str(st.ports[0]), str(st.ports[1]), str(hold_n),
                    ready, done], detach=True)
         end = time.time() + 300
         while not os.path.exists(ready) and time.time() < end:
@@ -563,7 +654,7 @@ def run_main():
 
 if __name__ == "__main__":
     if sys.argv[1] == "upstream":
-        upstream_main()
+        upstream_main(sys.argv[2:])
     elif sys.argv[1] == "client":
         client_main(sys.argv[2:])
     else:

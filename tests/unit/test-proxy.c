@@ -544,6 +544,32 @@ START_TEST(test_bad_upstream)
 }
 END_TEST
 
+/* A refused request whose client half-closed at once: the whole answer
+ * (head and the body its Content-Length gives), then the end, no reset.
+ * (A tunnel's client EOF, read before the end, closes without lingering:
+ * test_tunnel_bulk and test_connect_allowed read everything, then the end.) */
+START_TEST(test_half_closed_request)
+{
+	char buf[8192], *body, *cl;
+	int fd;
+
+	start(PLAN_NET_REGISTRIES, NULL);
+	fd = dial(proxy_port);
+	send_str(fd, "GET http://denied.test/x HTTP/1.1\r\n\r\n");
+	ck_assert_int_eq(shutdown(fd, SHUT_WR), 0);
+	read_all(fd, buf, sizeof buf);   /* up to the end; a reset stops it */
+	close(fd);
+	ck_assert_msg(strstr(buf, "HTTP/1.1 403 Forbidden\r\n") == buf, "%s", buf);
+	body = strstr(buf, "\r\n\r\n");
+	cl = strstr(buf, "Content-Length: ");
+	ck_assert_ptr_nonnull(body);
+	ck_assert_ptr_nonnull(cl);
+	ck_assert_int_eq((long)strlen(body + 4), strtol(cl + 16, NULL, 10));
+	ck_assert_int_eq(ref_count, 1);
+	stop();
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 proxy_suite(void)
@@ -568,6 +594,7 @@ proxy_suite(void)
 	tcase_add_test(tc, test_local_forward);
 	tcase_add_test(tc, test_conn_limit);
 	tcase_add_test(tc, test_bad_upstream);
+	tcase_add_test(tc, test_half_closed_request);
 	suite_add_tcase(s, tc);
 	return s;
 }
