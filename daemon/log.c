@@ -35,6 +35,13 @@ log_set_level(const char *name)
 	return -1;
 }
 
+/* The level's name. */
+const char *
+log_level_name(void)
+{
+	return log_names[log_level];
+}
+
 /* Milliseconds on the monotonic clock (log.c stands alone). */
 static long long
 log_now_ms(void)

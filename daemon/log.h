@@ -6,6 +6,8 @@ enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBU
 
 /* Set the level from a name (error, warn, info, debug); -1 if unknown. */
 int log_set_level(const char *name);
+/* The level's name. */
+const char *log_level_name(void);
 /* Log one line at a level. */
 void log_msg(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -37,6 +37,7 @@
 #include "daemon/proxy/proxy.h"
 #include "daemon/proxy/proxy-hosts.h"
 #include "daemon/proxy/proxy-jail.h"
+#include "daemon/proxy/proxy-main.h"
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/sboxd.h"
@@ -536,6 +537,7 @@ main(int argc, char **argv)
 	int foreground = 0;
 	sbox_error err;
 
+	proxy_main_child();	/* returns unless this is the proxy process */
 	proxy_jail_set_argv(argc, argv);
 	main_wire();
 	main_options(argc, argv, &foreground);

@@ -5,6 +5,7 @@
 #include "daemon/proxy/proxy-main.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include <event2/dns.h>
 #include <event2/event.h>
+#include <event2/util.h>
 #include <jansson.h>
 
 #include "daemon/log.h"
@@ -409,6 +411,12 @@ proxy_main_run(int sock, const struct proxy_jail *jail)
 	/* the log's strftime calls tzset, which reads /etc/localtime the
 	 * first time: read it now, while there are files */
 	tzset();
+	/* what a library seeds on first use from /dev/urandom or getrandom
+	 * (jansson's hash seed, the resolver's transaction ids): now, before
+	 * the allow list */
+	json_object_seed(0);
+	if (evutil_secure_rng_init() == -1)
+		_exit(3);
 	if (proxy_jail_enter(jail, &err) < 0 || proxy_jail_seccomp(&err) < 0) {
 		log_error("%s", err.message);
 		_exit(3);
@@ -422,4 +430,34 @@ proxy_main_run(int sock, const struct proxy_jail *jail)
 		_exit(3);
 	event_base_dispatch(proxy_main_base);
 	_exit(0);
+}
+
+/* When sboxd's binary was run again as the proxy process (PROXY_MAIN_ENV
+ * set): take what sboxd passed and run it (never returns); otherwise
+ * return at once. */
+void
+proxy_main_child(void)
+{
+	const char *spec = getenv(PROXY_MAIN_ENV);
+	struct proxy_jail jail;
+	unsigned int uid, gid, ruid, rgid;
+	char level[16];
+	int fd, limit;
+
+	if (spec == NULL)
+		return;
+	if (sscanf(spec, "%d:%u:%u:%u:%u:%d:%15[a-z]", &fd, &uid, &gid, &ruid,
+	    &rgid, &limit, level) != 7 || fd < 3) {
+		fprintf(stderr, "sboxd: proxy process: bad %s\n", PROXY_MAIN_ENV);
+		_exit(3);
+	}
+	unsetenv(PROXY_MAIN_ENV);
+	(void)log_set_level(level);
+	proxy_set_global_limit(limit);
+	memset(&jail, 0, sizeof jail);
+	jail.uid = (uid_t)uid;
+	jail.gid = (gid_t)gid;
+	jail.run_uid = (uid_t)ruid;
+	jail.run_gid = (gid_t)rgid;
+	proxy_main_run(fd, &jail);
 }

@@ -4,6 +4,8 @@
 #include "daemon/proxy/proxy-proc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "daemon/proxy/proxy-jail.h"
 #include "daemon/proxy/proxy-main.h"
 #include "daemon/proxy/proxy-msg.h"
+#include "daemon/proxy/proxy.h"
 #include "daemon/sboxd.h"
 #include "policy/hostpat.h"
 
@@ -68,6 +71,11 @@ static json_int_t proxy_proc_next_id;
 static int proxy_proc_stopping;
 
 static int proxy_proc_fork(sbox_error *err);
+
+/* The proxy process's end of the socketpair, after the exec. */
+#define PROXY_PROC_CHILD_FD 3
+
+extern char **environ;
 
 /* The proxy process's pid, or 0. */
 pid_t
@@ -358,6 +366,47 @@ proxy_proc_exited(pid_t pid, int status, void *arg)
 	evtimer_add(proxy_proc_again, &tv);
 }
 
+/* In the forked child: run sboxd's own binary again as the proxy process
+ * (proxy_main_child), its end of the socketpair as fd 3 and what it needs
+ * in PROXY_MAIN_ENV, so that the process that parses the sandboxes' bytes
+ * starts from a fresh address space: none of sboxd's memory (sessions,
+ * approvals, the database, providers' settings) and none of its
+ * environment but the time zone and the sanitizers' options (no locale:
+ * its files could not be read in the empty root).
+ * Never returns. */
+static void
+proxy_proc_exec(int sock)
+{
+	static const char *const keep[] = { "TZ=", "ASAN_OPTIONS=",
+	    "UBSAN_OPTIONS=", "LSAN_OPTIONS=", NULL };
+	char spec[160], *env[48], *argv[] = { PROXY_JAIL_NAME, NULL };
+	size_t n = 0, i, k;
+
+	if (sock != PROXY_PROC_CHILD_FD) {
+		if (dup2(sock, PROXY_PROC_CHILD_FD) < 0)
+			_exit(3);
+		close(sock);
+	} else if (fcntl(sock, F_SETFD, 0) < 0)
+		_exit(3);
+	snprintf(spec, sizeof spec, "%s=%d:%u:%u:%u:%u:%d:%s", PROXY_MAIN_ENV,
+	    PROXY_PROC_CHILD_FD, (unsigned)proxy_proc_jail.uid,
+	    (unsigned)proxy_proc_jail.gid, (unsigned)proxy_proc_jail.run_uid,
+	    (unsigned)proxy_proc_jail.run_gid, proxy_global_limit(),
+	    log_level_name());
+	env[n++] = spec;
+	for (i = 0; environ != NULL && environ[i] != NULL && n + 1 < 48; i++)
+		for (k = 0; keep[k] != NULL; k++)
+			if (strncmp(environ[i], keep[k], strlen(keep[k])) == 0) {
+				env[n++] = environ[i];
+				break;
+			}
+	env[n] = NULL;
+	execve("/proc/self/exe", argv, env);
+	log_error("proxy process: cannot run sboxd's binary again "
+	    "(/proc/self/exe): %s", strerror(errno));
+	_exit(3);
+}
+
 /* Fork the process and send it every live session. */
 static int
 proxy_proc_fork(sbox_error *err)
@@ -385,7 +434,7 @@ proxy_proc_fork(sbox_error *err)
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		proxy_main_run(sv[1], &proxy_proc_jail);
+		proxy_proc_exec(sv[1]);
 	}
 	close(sv[1]);
 	proxy_proc_child = pid;

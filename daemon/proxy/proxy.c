@@ -40,6 +40,13 @@ proxy_set_global_limit(int max_conns)
 	proxy_global_max = max_conns > 0 ? max_conns : 16384;
 }
 
+/* The limit proxy_set_global_limit set. */
+int
+proxy_global_limit(void)
+{
+	return proxy_global_max;
+}
+
 /* Live client connections of this proxy. */
 int
 proxy_connections(const struct proxy *px)

@@ -112,5 +112,7 @@ void proxy_hosts_answer(struct proxy *px, unsigned long long serial,
 int proxy_connections(const struct proxy *px);
 /* Cap on client connections over all proxies [16384]. */
 void proxy_set_global_limit(int max_conns);
+/* The limit proxy_set_global_limit set. */
+int proxy_global_limit(void);
 
 #endif

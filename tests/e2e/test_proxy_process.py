@@ -168,6 +168,20 @@ def test_named_and_confined(ctx):
             fds = []
         assert not [f for f in fds if f.startswith("/") and
                     f not in ("/dev/null",) and not f.endswith(".log")], fds
+        # it is sboxd's binary run again, not a fork holding sboxd's memory:
+        # none of sboxd's environment (HOME, PATH) is in it
+        try:
+            with open("/proc/%d/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            env = None
+        if env is not None:
+            names = sorted(e.split(b"=", 1)[0] for e in env if e)
+            assert not [n for n in names if n not in (
+                b"SBOX_PROXY_CHILD", b"TZ", b"ASAN_OPTIONS", b"UBSAN_OPTIONS",
+                b"LSAN_OPTIONS")], names
+        with open("/proc/%d/environ" % d.proc.pid, "rb") as f:
+            assert b"HOME=" in f.read()
         # and it works
         r = run(c, sid, None, argv=["python3", "-c",
                 "import socket; s = socket.create_connection(('127.0.0.1', "
