@@ -62,8 +62,8 @@ init_sockets_ours(const struct stat *st)
 	return 0;
 }
 
-/* A copy of the caller's socket fd (ours to use), or -errno. */
-static int
+/* A copy of the caller's fd (ours to use), or -errno. */
+int
 init_sockets_getfd(struct init_walk_caller *t, int fd)
 {
 	int pfd, dup, e;
@@ -79,7 +79,7 @@ init_sockets_getfd(struct init_walk_caller *t, int fd)
 }
 
 /* Read len bytes of the caller's memory at addr; 0 or EFAULT. */
-static int
+int
 init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
     size_t len)
 {
@@ -116,6 +116,28 @@ init_sockets_helpers_prune(void)
 	}
 }
 
+/* A helper process for a call that blocks: 0 in the helper, its pid here,
+ * -1 when none can start. */
+pid_t
+init_sockets_helper(void)
+{
+	int pfd;
+	pid_t pid;
+
+	init_sockets_helpers_prune();
+	if (init_sock_nhelpers >= INIT_SOCK_HELPERS || (pid = fork()) < 0)
+		return -1;
+	if (pid > 0) {
+		/* the child is not reaped before this returns: its pidfd
+		 * names it (/dev/null, when none: forgotten at the next
+		 * prune) */
+		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		init_sock_helper[init_sock_nhelpers++] = pfd >= 0 ? pfd :
+		    open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	return pid;
+}
+
 /* Connect sock to addr for the caller: at once when the socket does not
  * block, else in a helper process that answers the call itself (at most
  * INIT_SOCK_HELPERS at once; then EAGAIN). */
@@ -124,23 +146,15 @@ init_sockets_connect(struct init_walk_caller *t, int sock,
     const struct sockaddr *sa, socklen_t len)
 {
 	struct seccomp_notif_resp r;
-	int fl = fcntl(sock, F_GETFL), e, pfd;
+	int fl = fcntl(sock, F_GETFL), e;
 	pid_t pid;
 
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect(sock, sa, len) < 0 ? errno : 0;
-	init_sockets_helpers_prune();
-	if (init_sock_nhelpers >= INIT_SOCK_HELPERS || (pid = fork()) < 0)
+	if ((pid = init_sockets_helper()) < 0)
 		return EAGAIN;
-	if (pid > 0) {
-		/* the child is not reaped before this returns: its pidfd
-		 * names it (/dev/null, when none: forgotten at the next
-		 * prune) */
-		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		init_sock_helper[init_sock_nhelpers++] = pfd >= 0 ? pfd :
-		    open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (pid > 0)
 		return SV_ANSWERED;
-	}
 	e = connect(sock, sa, len) < 0 ? errno : 0;
 	memset(&r, 0, sizeof r);
 	r.id = t->call->notif_id;
@@ -243,39 +257,40 @@ out:
 	return e;
 }
 
-/* connect to a Unix path: only a socket a bind through the guard made. */
-static int
-init_sockets_connect_path(struct init_walk_caller *t, int sock,
-    const char *path)
+/* May the caller reach the Unix socket at path? Only one a bind through
+ * the guard made: 0 with an O_PATH descriptor of it in *pfd. */
+int
+init_sockets_reach(struct init_walk_caller *t, const char *path,
+    const char *what, int *pfd)
 {
 	struct init_walk_loc l = { .fd = -1 };
-	struct sockaddr_un sun;
-	char full[PATH_MAX + NAME_MAX + 2];
+	char full[PATH_MAX + NAME_MAX + 2], reason[128];
 	struct stat st;
-	int hops = 0, followed = 0, e, pfd = -1;
+	int hops = 0, followed = 0, e, fd = -1;
 
 	if ((e = init_walk_resolve(t, AT_FDCWD, path, &l, &hops)) != 0)
 		goto out;
 	e = init_walk_follow(t, &l, &hops, &followed);
 	if (e == INIT_WALK_MAGIC)
-		e = init_supervise_undecided(NULL, "a connect through a /proc "
-		    "link");
+		e = init_supervise_undecided(NULL, "a Unix socket reached "
+		    "through a /proc link");
 	if (e != 0)
 		goto out;
-	if ((pfd = openat(l.fd, l.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if ((fd = openat(l.fd, l.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		e = errno == ELOOP ? ECONNREFUSED : errno;
 		goto out;
 	}
-	if (fstat(pfd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		e = ECONNREFUSED; /* the kernel's answer for a non-socket */
 		goto out;
 	}
 	snprintf(full, sizeof full, "%s/%s", strcmp(l.dir, "/") ? l.dir : "",
 	    l.name);
 	if (!init_sockets_ours(&st)) {
+		snprintf(reason, sizeof reason, "%s a Unix socket the sandbox "
+		    "did not make (a host program's) is refused", what);
 		init_supervise_report(t->call->id, t->tid, "connect", full,
-		    EACCES, PLAN_RULE_SOCKETS, "connect to a Unix socket "
-		    "the sandbox did not make (a host program's) is refused");
+		    EACCES, PLAN_RULE_SOCKETS, reason);
 		e = EACCES;
 		goto out;
 	}
@@ -283,16 +298,32 @@ init_sockets_connect_path(struct init_walk_caller *t, int sock,
 		e = ENOENT;
 		goto out;
 	}
+	*pfd = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	init_walk_loc_close(&l);
+	return e;
+}
+
+/* connect to a Unix path: only a socket a bind through the guard made. */
+static int
+init_sockets_connect_path(struct init_walk_caller *t, int sock,
+    const char *path)
+{
+	struct sockaddr_un sun;
+	int e, pfd = -1;
+
+	if ((e = init_sockets_reach(t, path, "connect to", &pfd)) != 0)
+		return e;
 	/* the very socket file checked, through our descriptor */
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof sun.sun_path, "/proc/self/fd/%d", pfd);
 	e = init_sockets_connect(t, sock, (struct sockaddr *)&sun,
 	    (socklen_t)sizeof sun);
-out:
-	if (pfd >= 0)
-		close(pfd);
-	init_walk_loc_close(&l);
+	close(pfd);
 	return e;
 }
 
