@@ -565,6 +565,7 @@ own = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 own.bind("ownsd.sock")
 own.settimeout(5)
 c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+c.setblocking(False)  # (a full host queue fails, never waits)
 # the host's datagram sockets: sendto, sendmsg, sendmmsg; a connected
 # socket's name is used too
 for k, h in enumerate(hosts):
@@ -577,6 +578,7 @@ for k, h in enumerate(hosts):
                                        if h[0] != "/" else "/proc/1/root" + h))
     cc = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     cc.connect("ownsd.sock")
+    cc.setblocking(False)
     t("H%d-CONNECTED" % k, lambda: cc.sendto(b"x6", h))
 # a batch stops at the refused message: the first went
 r, lens = sendmmsg(c, ["ownsd.sock", hosts[0], "ownsd.sock"], b"mm")
@@ -591,7 +593,7 @@ def flip():
     while not stop:
         ctypes.memmove(buf, bad, len(bad))
         ctypes.memmove(buf, good, len(good))
-th = threading.Thread(target=flip)
+th = threading.Thread(target=flip, daemon=True)
 th.start()
 own.setblocking(False)
 rc = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -612,12 +614,13 @@ if got == sent:
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 ufd, udp2 = u.fileno(), os.dup(u.fileno())
 unx = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+unx.setblocking(False)
 stop = []
 def swap():
     while not stop:
         os.dup2(unx.fileno(), ufd)
         os.dup2(udp2, ufd)
-th = threading.Thread(target=swap)
+th = threading.Thread(target=swap, daemon=True)
 th.start()
 hb = sun(hosts[0])
 for i in range(300):
@@ -670,7 +673,7 @@ def echo():
     k, _ = srv.accept()
     k.sendall(k.recv(100))
     k.close()
-threading.Thread(target=echo).start()
+threading.Thread(target=echo, daemon=True).start()
 def tcp():
     k = socket.create_connection(srv.getsockname(), timeout=5)
     if k.sendmsg([b"echo", b"!"]) != 5 or k.recv(10) != b"echo!":
@@ -684,7 +687,7 @@ def drain():
     while n < len(big):
         n += len(sb.recv(1 << 16))
     got.append(n)
-th = threading.Thread(target=drain)
+th = threading.Thread(target=drain, daemon=True)
 th.start()
 t("OWN-STREAM-BIG", lambda: sa.sendmsg([big]) == len(big) or 1 / 0)
 th.join()
