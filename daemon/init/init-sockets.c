@@ -9,7 +9,10 @@
  * bind through this guard made (its device and inode are remembered);
  * every other one is refused and reported. Other families (the proxy's
  * loopback port) and abstract names (the sandbox's own network namespace)
- * are performed as asked. */
+ * are performed as asked. A datagram to a Unix path (sendto, sendmsg,
+ * sendmmsg) reaches a program as a connect does: init-dgram.c decides it
+ * with the same rule (init_sockets_reach) and performs it the same way;
+ * a blocking call goes on in a helper (init_sockets_helper). */
 #include "protocol/ctl.h"
 #include "daemon/init/init.h"
 #include "daemon/init/init-supervise.h"
