@@ -643,17 +643,28 @@ ab = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 ab.bind("\0dg-%d" % os.getpid())
 t("OWN-ABSTRACT", lambda: (c.sendto(b"a", "\0dg-%d" % os.getpid()),
                            ab.recv(5) == b"a" or 1 / 0))
-# a descriptor passed along (SCM_RIGHTS): the receiver's copy works
+# descriptors passed along (SCM_RIGHTS, in two headers: the last one
+# unpadded, as the kernel walks them): the receiver's copies work
 rp, wp = os.pipe()
+rp2, wp2 = os.pipe()
 def rights():
     a.sendmsg([b"f"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                        struct.pack("i", wp))])
-    msg, anc, fl, ad = b.recvmsg(5, socket.CMSG_SPACE(4))
-    fd = struct.unpack("i", anc[0][2][:4])[0]
-    os.write(fd, b"via-rights")
-    if os.read(rp, 20) != b"via-rights":
+                        struct.pack("i", wp)),
+                       (socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                        struct.pack("i", wp2))])
+    msg, anc, fl, ad = b.recvmsg(5, socket.CMSG_SPACE(8) * 2)
+    fds = [struct.unpack("i", x[2][i:i + 4])[0] for x in anc
+           for i in range(0, len(x[2]) - 3, 4)]
+    if len(fds) != 2:
+        raise OSError(5, "%d descriptors" % len(fds))
+    os.write(fds[0], b"via-rights")
+    os.write(fds[1], b"second")
+    if os.read(rp, 20) != b"via-rights" or os.read(rp2, 20) != b"second":
         raise OSError(5, "wrong pipe")
 t("OWN-RIGHTS", rights)
+# the flags of sbox-init's own handoff of the listener: sealed
+t("SEAL", lambda: c.sendmsg([b"h"], [], socket.MSG_NOSIGNAL |
+                               socket.MSG_DONTWAIT | 0x10, hosts[0]))
 # SCM_CREDENTIALS would be vouched for sbox-init: refused
 t("CREDS", lambda: a.sendmsg([b"c"], [(socket.SOL_SOCKET,
     socket.SCM_CREDENTIALS, struct.pack("iII", os.getpid(), os.getuid(),
@@ -737,6 +748,7 @@ def test_escape_unix_datagrams(ctx):
                "OWN-UDP", "OWN-TCP", "OWN-STREAM-BIG"]
         assert _said(r.out, *own) == own, r
         assert "no CREDS %d" % 1 in lines, r          # EPERM
+        assert "no SEAL %d" % 1 in lines, r            # EPERM
         assert "no PIPE %d" % 32 in lines, r          # EPIPE
         for end in ("/hostd.sock", "/ro.sock"):
             assert has_rule(r.blocked, end, "host Unix sockets, hidden",
