@@ -143,6 +143,8 @@ init_dgram_name(struct init_dgram *d, struct init_dgram_msg *m)
 	if (d->family != AF_UNIX || m->namelen <= off ||
 	    sun->sun_family != AF_UNIX || sun->sun_path[0] == '\0')
 		return 0; /* no path: abstract, unnamed, another family */
+	if (m->namelen > sizeof *sun)
+		return EINVAL; /* the kernel's answer (unix_validate_addr) */
 	n = strnlen(sun->sun_path, m->namelen - off);
 	memcpy(path, sun->sun_path, n);
 	path[n] = '\0';

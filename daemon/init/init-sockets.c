@@ -351,6 +351,12 @@ init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t)
 		return sock == -EBADF ? EBADF : init_supervise_undecided(NULL,
 		    "cannot reach the caller's socket");
 	if (len > off && ss.ss_family == AF_UNIX && sun->sun_path[0] != '\0') {
+		if (len > sizeof *sun) {
+			/* the kernel's answer (unix_validate_addr); the path
+			 * would not fit */
+			close(sock);
+			return EINVAL;
+		}
 		n = strnlen(sun->sun_path, len - off);
 		memcpy(path, sun->sun_path, n);
 		path[n] = '\0';

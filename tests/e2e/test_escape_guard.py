@@ -704,6 +704,14 @@ t("OWN-STREAM-BIG", lambda: sa.sendmsg([big]) == len(big) or 1 / 0)
 th.join()
 sa.close()
 t("PIPE", lambda: sb.sendmsg([b"gone"]))
+# an address longer than sockaddr_un: EINVAL, as the kernel says
+lng = struct.pack("H", socket.AF_UNIX) + b"A" * 126
+for tag, f in (("LONG-CONNECT", libc.connect), ("LONG-BIND", libc.bind),
+               ("LONG-SENDTO", None)):
+    s2 = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    r = f(s2.fileno(), lng, 128) if f else \
+        libc.sendto(s2.fileno(), b"l", 1, 0, lng, 128)
+    print(tag, r, ctypes.get_errno(), flush=True)
 print("END", flush=True)
 """
 
@@ -749,6 +757,8 @@ def test_escape_unix_datagrams(ctx):
         assert _said(r.out, *own) == own, r
         assert "no CREDS %d" % 1 in lines, r          # EPERM
         assert "no SEAL %d" % 1 in lines, r            # EPERM
+        for tag in ("LONG-CONNECT", "LONG-BIND", "LONG-SENDTO"):
+            assert "%s -1 22" % tag in lines, r          # EINVAL
         assert "no PIPE %d" % 32 in lines, r          # EPIPE
         for end in ("/hostd.sock", "/ro.sock"):
             assert has_rule(r.blocked, end, "host Unix sockets, hidden",
