@@ -104,7 +104,8 @@ init_dgram_control(struct init_dgram *d, struct init_dgram_msg *m)
 		memcpy(&h, m->control + off, sizeof h);
 		if (h.cmsg_len < sizeof h || h.cmsg_len > m->controllen - off)
 			return EINVAL;
-		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_CREDENTIALS)
+		if (h.cmsg_level == SOL_SOCKET &&
+		    h.cmsg_type == SCM_CREDENTIALS)
 			return init_supervise_undecided(NULL, "a message with "
 			    "SCM_CREDENTIALS (sbox-init sends it: the kernel "
 			    "would vouch for sbox-init, not the caller)");
@@ -179,7 +180,8 @@ init_dgram_data(struct init_dgram *d, struct init_dgram_msg *m,
 	if ((m->data = malloc(total ? total : 1)) == NULL)
 		return ENOMEM;
 	for (k = 0; k < niov && at < total; k++) {
-		take = iov[k].iov_len < total - at ? iov[k].iov_len : total - at;
+		take = iov[k].iov_len < total - at ? iov[k].iov_len :
+		    total - at;
 		if (take > 0 && init_sockets_read(d->t,
 		    (uint64_t)(uintptr_t)iov[k].iov_base, m->data + at,
 		    take) != 0)
@@ -246,6 +248,7 @@ init_dgram_read_all(struct init_dgram *d, struct init_sv_call *call)
 	const __u64 *a = call->data->args;
 	struct mmsghdr mm;
 	struct iovec one;
+	char why[PATH_MAX];
 	size_t k;
 	int e;
 
@@ -279,6 +282,10 @@ init_dgram_read_all(struct init_dgram *d, struct init_sv_call *call)
 		if (e == 0 && mm.msg_hdr.msg_iov == NULL &&
 		    mm.msg_hdr.msg_iovlen > 0)
 			e = EFAULT;
+		if (e != 0 && k > 0 && e == SV_UNDECIDED)
+			/* the batch ends before it; its reason is no
+			 * later refusal's */
+			init_supervise_undecided_why(why, sizeof why);
 		if (e != 0)
 			return k == 0 ? e : 0;
 		if (call->sc == SV_SENDMMSG)
@@ -416,8 +423,9 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 	if (getsockopt(d.sock, SOL_SOCKET, SO_DOMAIN, &d.family, &sl) < 0 ||
 	    (sl = sizeof(int), getsockopt(d.sock, SOL_SOCKET, SO_TYPE, &d.type,
 	    &sl)) < 0) {
-		e = errno == ENOTSOCK ? ENOTSOCK : init_supervise_undecided(NULL,
-		    "cannot read the caller's socket's family");
+		e = errno == ENOTSOCK ? ENOTSOCK :
+		    init_supervise_undecided(NULL, "cannot read the caller's "
+		    "socket's family");
 		close(d.sock);
 		return e;
 	}
@@ -456,7 +464,8 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 			e = init_dgram_run(&d, 1);
 			e = init_dgram_result(&d, call->sc, e, &val);
 			init_dgram_free(&d);
-			while (read(gate[0], &k, sizeof k) < 0 && errno == EINTR)
+			while (read(gate[0], &k, sizeof k) < 0 &&
+			    errno == EINTR)
 				;
 			memset(&r, 0, sizeof r);
 			r.id = call->notif_id;
