@@ -455,7 +455,7 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 	}
 	e = init_dgram_run(&d, 0);
 	if (e == EAGAIN && d.blocking && pipe2(gate, O_CLOEXEC) == 0) {
-		if ((pid = init_sockets_helper()) == 0) {
+		if ((pid = init_sockets_helper(call)) == 0) {
 			/* the helper: the rest as the blocking socket would;
 			 * it answers once no copy of the socket is left but
 			 * the caller's (sbox-init's gone: the gate closed),

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,24 +98,38 @@ init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
 	    EFAULT;
 }
 
-static int init_sock_helper[INIT_SOCK_HELPERS]; /* pidfds of live helpers */
+/* The live helpers: each one's pidfd and the call it answers. */
+static struct {
+	int      pidfd;
+	int      lfd;
+	uint64_t id;
+} init_sock_helper[INIT_SOCK_HELPERS];
 static int init_sock_nhelpers;
 
 /* Forget the helpers that have ended (their pidfd reads as ready; who
- * reaps them -- init_spawn_reap -- does not matter). */
+ * reaps them -- init_spawn_reap -- does not matter), and end those whose
+ * caller is gone (killed while its call blocked: the helper would hold a
+ * copy of its socket for nobody). */
 static void
 init_sockets_helpers_prune(void)
 {
 	struct pollfd p;
+	uint64_t id;
 	int i;
 
 	for (i = init_sock_nhelpers - 1; i >= 0; i--) {
-		p.fd = init_sock_helper[i];
+		p.fd = init_sock_helper[i].pidfd;
 		p.events = POLLIN;
 		p.revents = 0;
-		if (poll(&p, 1, 0) == 0)
+		if (poll(&p, 1, 0) == 0) {
+			id = init_sock_helper[i].id;
+			if (ioctl(init_sock_helper[i].lfd,
+			    SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+				syscall(SYS_pidfd_send_signal, p.fd, SIGKILL,
+				    NULL, 0);
 			continue;
-		close(init_sock_helper[i]);
+		}
+		close(init_sock_helper[i].pidfd);
 		init_sock_helper[i] = init_sock_helper[--init_sock_nhelpers];
 	}
 }
@@ -122,7 +137,7 @@ init_sockets_helpers_prune(void)
 /* A helper process for a call that blocks: 0 in the helper, its pid here,
  * -1 when none can start. */
 pid_t
-init_sockets_helper(void)
+init_sockets_helper(const struct init_sv_call *call)
 {
 	int pfd;
 	pid_t pid;
@@ -135,8 +150,11 @@ init_sockets_helper(void)
 		 * names it (/dev/null, when none: forgotten at the next
 		 * prune) */
 		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		init_sock_helper[init_sock_nhelpers++] = pfd >= 0 ? pfd :
+		init_sock_helper[init_sock_nhelpers].pidfd = pfd >= 0 ? pfd :
 		    open("/dev/null", O_RDONLY | O_CLOEXEC);
+		init_sock_helper[init_sock_nhelpers].lfd = call->lfd;
+		init_sock_helper[init_sock_nhelpers].id = call->notif_id;
+		init_sock_nhelpers++;
 	}
 	return pid;
 }
@@ -154,7 +172,7 @@ init_sockets_connect(struct init_walk_caller *t, int sock,
 
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect(sock, sa, len) < 0 ? errno : 0;
-	if ((pid = init_sockets_helper()) < 0)
+	if ((pid = init_sockets_helper(t->call)) < 0)
 		return EAGAIN;
 	if (pid > 0)
 		return SV_ANSWERED;

@@ -197,10 +197,10 @@ int init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
  * descriptor of the very socket file in *pfd, or an errno, SV_UNDECIDED. */
 int init_sockets_reach(struct init_walk_caller *t, const char *path,
     const char *what, int *pfd);
-/* A helper process for a call that blocks: 0 in the helper (which answers
+/* A helper process for call, which blocks: 0 in the helper (which answers
  * the call and _exits), its pid in sbox-init, -1 when none can start
- * (INIT_SOCK_HELPERS at once). */
-pid_t init_sockets_helper(void);
+ * (INIT_SOCK_HELPERS at once; one whose caller is gone is ended). */
+pid_t init_sockets_helper(const struct init_sv_call *call);
 
 /* init-dgram.c: sendto, sendmsg, sendmmsg, performed here on a copy of the
  * caller's socket with the address, data and descriptors read once; a

@@ -704,6 +704,37 @@ t("OWN-STREAM-BIG", lambda: sa.sendmsg([big]) == len(big) or 1 / 0)
 th.join()
 sa.close()
 t("PIPE", lambda: sb.sendmsg([b"gone"]))
+# a caller killed while its send blocks (in a helper of sbox-init): the
+# helper is ended at the next one, so the peer sees the stream close
+ka, kb = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+pid = os.fork()
+if pid == 0:
+    kb.close()
+    ka.sendmsg([b"k" * (8 << 20)])  # nobody reads: it blocks
+    os._exit(0)
+ka.close()
+kb.recv(1)  # the send has begun
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+sa, sb = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+th = threading.Thread(target=drain, daemon=True)
+got = []
+th.start()
+sa.sendmsg([big])  # another helper
+th.join()
+import time
+def killed():
+    # no copy of ka is left once the helper ended: a send on kb is EPIPE
+    # (an ended helper is awaited, at most 20 s)
+    end = time.time() + 20
+    while time.time() < end:
+        try:
+            kb.send(b"?")
+        except BrokenPipeError:
+            return
+        time.sleep(0.01)
+    raise OSError(5, "the helper still holds the socket")
+t("KILLED-HELPER-ENDS", killed)
 # an address longer than sockaddr_un: EINVAL, as the kernel says
 lng = struct.pack("H", socket.AF_UNIX) + b"A" * 126
 for tag, f in (("LONG-CONNECT", libc.connect), ("LONG-BIND", libc.bind),
@@ -753,7 +784,8 @@ def test_escape_unix_datagrams(ctx):
         assert len(refused) == 12, r
         own = ["OWN-MMSG-STOPS", "OWN-RACE-COUNTED", "OWN-PAIR", "OWN-SENDTO",
                "OWN-SENDMSG", "OWN-MMSG", "OWN-ABSTRACT", "OWN-RIGHTS",
-               "OWN-UDP", "OWN-TCP", "OWN-STREAM-BIG"]
+               "OWN-UDP", "OWN-TCP", "OWN-STREAM-BIG",
+               "KILLED-HELPER-ENDS"]
         assert _said(r.out, *own) == own, r
         assert "no CREDS %d" % 1 in lines, r          # EPERM
         assert "no SEAL %d" % 1 in lines, r            # EPERM
