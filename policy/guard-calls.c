@@ -131,7 +131,9 @@ static const struct guard_call_line guard_call_table[] = {
 	    "reaches only the peer of a decided connect: the kernel's" },
 	{ "sendmsg", GUARD_CALL_SENDMSG, GUARD_HOW_NOTIFY,
 	    "as sendto (its msg_name is in memory the filter cannot read: "
-	    "every call notified and performed)" },
+	    "every call notified and performed; but for sbox-init's own "
+	    "handoff of the listener, whose flags are refused right after "
+	    "it: init-supervise.c)" },
 	{ "sendmmsg", GUARD_CALL_SENDMMSG, GUARD_HOW_NOTIFY,
 	    "as sendmsg, message by message (a bounded batch)" },
 	{ "send", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
