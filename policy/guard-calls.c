@@ -123,13 +123,21 @@ static const struct guard_call_line guard_call_table[] = {
 	    "reads a name: changes nothing" },
 	{ "readlinkat", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
 	    "reads a name: changes nothing" },
-	{ "sendto", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
-	    "a datagram to a Unix path name: NOT decided yet (streams need "
-	    "connect, which is)" },
-	{ "sendmsg", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
-	    "as sendto" },
-	{ "sendmmsg", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
-	    "as sendto" },
+	{ "sendto", GUARD_CALL_SENDTO, GUARD_HOW_ADDRESS,
+	    "a datagram to a Unix path name reaches the program behind it: "
+	    "only a socket a bind through the guard made (as connect); "
+	    "performed by sbox-init on the caller's socket with the address, "
+	    "data and descriptors read once (init-dgram.c); a NULL address "
+	    "reaches only the peer of a decided connect: the kernel's" },
+	{ "sendmsg", GUARD_CALL_SENDMSG, GUARD_HOW_NOTIFY,
+	    "as sendto (its msg_name is in memory the filter cannot read: "
+	    "every call notified and performed; but for sbox-init's own "
+	    "handoff of the listener, whose flags are refused right after "
+	    "it: init-supervise.c)" },
+	{ "sendmmsg", GUARD_CALL_SENDMMSG, GUARD_HOW_NOTIFY,
+	    "as sendmsg, message by message (a bounded batch)" },
+	{ "send", GUARD_CALL_NONE, GUARD_HOW_KERNEL,
+	    "(arm's) no address: reaches only the peer of a decided connect" },
 };
 
 /* The table and its length. */

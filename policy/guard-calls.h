@@ -26,7 +26,8 @@ enum guard_call {
 	GUARD_CALL_FUTIMESAT, GUARD_CALL_UTIMENSAT, GUARD_CALL_UTIMENSAT64,
 	GUARD_CALL_REMOVEXATTR, GUARD_CALL_LREMOVEXATTR,
 	GUARD_CALL_FREMOVEXATTR, GUARD_CALL_CHOWN32, GUARD_CALL_LCHOWN32,
-	GUARD_CALL_FCHOWN32,
+	GUARD_CALL_FCHOWN32, GUARD_CALL_SENDTO, GUARD_CALL_SENDMSG,
+	GUARD_CALL_SENDMMSG,
 	GUARD_CALL_COUNT
 };
 
@@ -39,6 +40,9 @@ enum guard_call_how {
 	                      holds O_RDWR or O_WRONLY); read-only opens as
 	                      the read reporter says */
 	GUARD_HOW_EXEC,    /* notified only for the profile's `exclude` */
+	GUARD_HOW_ADDRESS, /* notified when it carries an address (sendto's
+	                      dest_addr not NULL; without one it reaches only
+	                      the peer a decided connect gave it) */
 	GUARD_HOW_ENOSYS,  /* refused: its form cannot be read safely (libc
 	                      falls back to a form that is decided) */
 	GUARD_HOW_FILTER,  /* refused by the sandbox's own filter

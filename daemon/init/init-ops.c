@@ -611,6 +611,9 @@ init_ops_call(struct init_sv_call *call, int *fd)
 	case SV_CONNECT:
 		e = init_sockets_call(call, &t);
 		break;
+	case SV_SENDTO: case SV_SENDMSG: case SV_SENDMMSG:
+		e = init_dgram_call(call, &t);
+		break;
 	case SV_UNLINK: case SV_UNLINKAT: case SV_RMDIR:
 	case SV_CHOWN: case SV_FCHOWN: case SV_LCHOWN: case SV_FCHOWNAT:
 	case SV_CHOWN32: case SV_LCHOWN32: case SV_FCHOWN32:

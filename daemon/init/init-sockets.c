@@ -9,7 +9,10 @@
  * bind through this guard made (its device and inode are remembered);
  * every other one is refused and reported. Other families (the proxy's
  * loopback port) and abstract names (the sandbox's own network namespace)
- * are performed as asked. */
+ * are performed as asked. A datagram to a Unix path (sendto, sendmsg,
+ * sendmmsg) reaches a program as a connect does: init-dgram.c decides it
+ * with the same rule (init_sockets_reach) and performs it the same way;
+ * a blocking call goes on in a helper (init_sockets_helper). */
 #include "protocol/ctl.h"
 #include "daemon/init/init.h"
 #include "daemon/init/init-supervise.h"
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +66,8 @@ init_sockets_ours(const struct stat *st)
 	return 0;
 }
 
-/* A copy of the caller's socket fd (ours to use), or -errno. */
-static int
+/* A copy of the caller's fd (ours to use), or -errno. */
+int
 init_sockets_getfd(struct init_walk_caller *t, int fd)
 {
 	int pfd, dup, e;
@@ -79,7 +83,7 @@ init_sockets_getfd(struct init_walk_caller *t, int fd)
 }
 
 /* Read len bytes of the caller's memory at addr; 0 or EFAULT. */
-static int
+int
 init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
     size_t len)
 {
@@ -94,26 +98,65 @@ init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
 	    EFAULT;
 }
 
-static int init_sock_helper[INIT_SOCK_HELPERS]; /* pidfds of live helpers */
+/* The live helpers: each one's pidfd and the call it answers. */
+static struct {
+	int      pidfd;
+	int      lfd;
+	uint64_t id;
+} init_sock_helper[INIT_SOCK_HELPERS];
 static int init_sock_nhelpers;
 
 /* Forget the helpers that have ended (their pidfd reads as ready; who
- * reaps them -- init_spawn_reap -- does not matter). */
+ * reaps them -- init_spawn_reap -- does not matter), and end those whose
+ * caller is gone (killed while its call blocked: the helper would hold a
+ * copy of its socket for nobody). */
 static void
 init_sockets_helpers_prune(void)
 {
 	struct pollfd p;
+	uint64_t id;
 	int i;
 
 	for (i = init_sock_nhelpers - 1; i >= 0; i--) {
-		p.fd = init_sock_helper[i];
+		p.fd = init_sock_helper[i].pidfd;
 		p.events = POLLIN;
 		p.revents = 0;
-		if (poll(&p, 1, 0) == 0)
+		if (poll(&p, 1, 0) == 0) {
+			id = init_sock_helper[i].id;
+			if (ioctl(init_sock_helper[i].lfd,
+			    SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+				syscall(SYS_pidfd_send_signal, p.fd, SIGKILL,
+				    NULL, 0);
 			continue;
-		close(init_sock_helper[i]);
+		}
+		close(init_sock_helper[i].pidfd);
 		init_sock_helper[i] = init_sock_helper[--init_sock_nhelpers];
 	}
+}
+
+/* A helper process for a call that blocks: 0 in the helper, its pid here,
+ * -1 when none can start. */
+pid_t
+init_sockets_helper(const struct init_sv_call *call)
+{
+	int pfd;
+	pid_t pid;
+
+	init_sockets_helpers_prune();
+	if (init_sock_nhelpers >= INIT_SOCK_HELPERS || (pid = fork()) < 0)
+		return -1;
+	if (pid > 0) {
+		/* the child is not reaped before this returns: its pidfd
+		 * names it (/dev/null, when none: forgotten at the next
+		 * prune) */
+		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		init_sock_helper[init_sock_nhelpers].pidfd = pfd >= 0 ? pfd :
+		    open("/dev/null", O_RDONLY | O_CLOEXEC);
+		init_sock_helper[init_sock_nhelpers].lfd = call->lfd;
+		init_sock_helper[init_sock_nhelpers].id = call->notif_id;
+		init_sock_nhelpers++;
+	}
+	return pid;
 }
 
 /* Connect sock to addr for the caller: at once when the socket does not
@@ -124,23 +167,15 @@ init_sockets_connect(struct init_walk_caller *t, int sock,
     const struct sockaddr *sa, socklen_t len)
 {
 	struct seccomp_notif_resp r;
-	int fl = fcntl(sock, F_GETFL), e, pfd;
+	int fl = fcntl(sock, F_GETFL), e;
 	pid_t pid;
 
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect(sock, sa, len) < 0 ? errno : 0;
-	init_sockets_helpers_prune();
-	if (init_sock_nhelpers >= INIT_SOCK_HELPERS || (pid = fork()) < 0)
+	if ((pid = init_sockets_helper(t->call)) < 0)
 		return EAGAIN;
-	if (pid > 0) {
-		/* the child is not reaped before this returns: its pidfd
-		 * names it (/dev/null, when none: forgotten at the next
-		 * prune) */
-		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		init_sock_helper[init_sock_nhelpers++] = pfd >= 0 ? pfd :
-		    open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (pid > 0)
 		return SV_ANSWERED;
-	}
 	e = connect(sock, sa, len) < 0 ? errno : 0;
 	memset(&r, 0, sizeof r);
 	r.id = t->call->notif_id;
@@ -243,39 +278,40 @@ out:
 	return e;
 }
 
-/* connect to a Unix path: only a socket a bind through the guard made. */
-static int
-init_sockets_connect_path(struct init_walk_caller *t, int sock,
-    const char *path)
+/* May the caller reach the Unix socket at path? Only one a bind through
+ * the guard made: 0 with an O_PATH descriptor of it in *pfd. */
+int
+init_sockets_reach(struct init_walk_caller *t, const char *path,
+    const char *what, int *pfd)
 {
 	struct init_walk_loc l = { .fd = -1 };
-	struct sockaddr_un sun;
-	char full[PATH_MAX + NAME_MAX + 2];
+	char full[PATH_MAX + NAME_MAX + 2], reason[128];
 	struct stat st;
-	int hops = 0, followed = 0, e, pfd = -1;
+	int hops = 0, followed = 0, e, fd = -1;
 
 	if ((e = init_walk_resolve(t, AT_FDCWD, path, &l, &hops)) != 0)
 		goto out;
 	e = init_walk_follow(t, &l, &hops, &followed);
 	if (e == INIT_WALK_MAGIC)
-		e = init_supervise_undecided(NULL, "a connect through a /proc "
-		    "link");
+		e = init_supervise_undecided(NULL, "a Unix socket reached "
+		    "through a /proc link");
 	if (e != 0)
 		goto out;
-	if ((pfd = openat(l.fd, l.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if ((fd = openat(l.fd, l.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		e = errno == ELOOP ? ECONNREFUSED : errno;
 		goto out;
 	}
-	if (fstat(pfd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		e = ECONNREFUSED; /* the kernel's answer for a non-socket */
 		goto out;
 	}
 	snprintf(full, sizeof full, "%s/%s", strcmp(l.dir, "/") ? l.dir : "",
 	    l.name);
 	if (!init_sockets_ours(&st)) {
+		snprintf(reason, sizeof reason, "%s a Unix socket the sandbox "
+		    "did not make (a host program's) is refused", what);
 		init_supervise_report(t->call->id, t->tid, "connect", full,
-		    EACCES, PLAN_RULE_SOCKETS, "connect to a Unix socket "
-		    "the sandbox did not make (a host program's) is refused");
+		    EACCES, PLAN_RULE_SOCKETS, reason);
 		e = EACCES;
 		goto out;
 	}
@@ -283,16 +319,32 @@ init_sockets_connect_path(struct init_walk_caller *t, int sock,
 		e = ENOENT;
 		goto out;
 	}
+	*pfd = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	init_walk_loc_close(&l);
+	return e;
+}
+
+/* connect to a Unix path: only a socket a bind through the guard made. */
+static int
+init_sockets_connect_path(struct init_walk_caller *t, int sock,
+    const char *path)
+{
+	struct sockaddr_un sun;
+	int e, pfd = -1;
+
+	if ((e = init_sockets_reach(t, path, "connect to", &pfd)) != 0)
+		return e;
 	/* the very socket file checked, through our descriptor */
 	memset(&sun, 0, sizeof sun);
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof sun.sun_path, "/proc/self/fd/%d", pfd);
 	e = init_sockets_connect(t, sock, (struct sockaddr *)&sun,
 	    (socklen_t)sizeof sun);
-out:
-	if (pfd >= 0)
-		close(pfd);
-	init_walk_loc_close(&l);
+	close(pfd);
 	return e;
 }
 
@@ -317,6 +369,12 @@ init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t)
 		return sock == -EBADF ? EBADF : init_supervise_undecided(NULL,
 		    "cannot reach the caller's socket");
 	if (len > off && ss.ss_family == AF_UNIX && sun->sun_path[0] != '\0') {
+		if (len > sizeof *sun) {
+			/* the kernel's answer (unix_validate_addr); the path
+			 * would not fit */
+			close(sock);
+			return EINVAL;
+		}
 		n = strnlen(sun->sun_path, len - off);
 		memcpy(path, sun->sun_path, n);
 		path[n] = '\0';

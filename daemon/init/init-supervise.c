@@ -54,6 +54,12 @@
                                      (generous: a loaded machine, sanitizers) */
 #define INIT_SV_BURST      64     /* refusal reports: bucket size */
 #define INIT_SV_RATE       20     /* refusal reports per second */
+/* The flags of the one sendmsg the notify filter lets through: the child's
+ * own, which hands sbox-init the listener (notified, it would wait for a
+ * listener nobody holds yet). Right after it, the child installs a filter
+ * that refuses a sendmsg with exactly these flags, so no command can. */
+#define INIT_SV_HANDOFF    ((scmp_datum_t)(MSG_NOSIGNAL | MSG_DONTWAIT | \
+                           MSG_PROXY))
 
 /* The table of calls is policy/guard-calls.c (one line per call). */
 static const struct guard_call_line *init_sv_calls;
@@ -70,6 +76,8 @@ static int init_sv_state;            /* 0 no guard yet, 1 ready, -1 broken */
 static char init_sv_broken[1200];
 static struct sock_filter *init_sv_prog;
 static unsigned short init_sv_prog_len;
+static struct sock_filter *init_sv_seal;   /* refuses the handoff's flags */
+static unsigned short init_sv_seal_len;
 static uint32_t init_sv_arch[2];
 #define INIT_SV_LINES_MAX 128 /* lines of the table */
 static int init_sv_nr[2][INIT_SV_LINES_MAX];
@@ -124,6 +132,15 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 		/* only to match the profile's `exclude` patterns */
 		return init_sv_spec.exclude == NULL ? 0 :
 		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	if (sc == SV_SENDMSG)
+		/* all but the handoff (sealed in every command after it) */
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+		    SCMP_CMP(2, SCMP_CMP_NE, INIT_SV_HANDOFF));
+	if (sc == SV_SENDTO)
+		/* with an address only (a NULL one reaches the connected
+		 * peer, decided at connect) */
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+		    SCMP_CMP(4, SCMP_CMP_NE, 0));
 	if (sc != SV_OPEN && sc != SV_OPENAT)
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	/* (O_TMPFILE always carries O_WRONLY or O_RDWR: matched below) */
@@ -141,15 +158,40 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 	return init_sv_spec.n_rules == 0 ? 0 : init_reads_rule(ctx, nr, arg);
 }
 
-/* Build the notify filter once and keep its BPF; NULL or a reason. */
+/* Export ctx's BPF into *prog (malloc'd) and *len; 0 or -1. */
+static int
+init_sv_export(scmp_filter_ctx ctx, struct sock_filter **prog,
+    unsigned short *len)
+{
+	struct stat st;
+	int fd, rc = -1;
+
+	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0)
+		return -1;
+	if (seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
+	    st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) ||
+	    st.st_size > 4096 * (off_t)sizeof(struct sock_filter))
+		goto out;
+	free(*prog);
+	if ((*prog = malloc((size_t)st.st_size)) == NULL ||
+	    pread(fd, *prog, (size_t)st.st_size, 0) != st.st_size)
+		goto out;
+	*len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+/* Build the notify filter and its seal once and keep their BPF; NULL or a
+ * reason. */
 static const char *
 init_sv_build(void)
 {
 	scmp_filter_ctx ctx;
-	struct stat st;
 	const char *why = NULL;
 	size_t i, a;
-	int fd = -1, nr;
+	int nr;
 
 	init_sv_calls = guard_calls(&init_sv_ncalls);
 	if (init_sv_ncalls > INIT_SV_LINES_MAX)
@@ -192,24 +234,22 @@ init_sv_build(void)
 			goto out;
 		}
 	}
-	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0 ||
-	    seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
-	    st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) ||
-	    st.st_size > 4096 * (off_t)sizeof(struct sock_filter)) {
+	if (init_sv_export(ctx, &init_sv_prog, &init_sv_prog_len) < 0) {
 		why = "cannot export the notify filter";
 		goto out;
 	}
-	free(init_sv_prog);
-	if ((init_sv_prog = malloc((size_t)st.st_size)) == NULL ||
-	    pread(fd, init_sv_prog, (size_t)st.st_size, 0) != st.st_size) {
-		why = "cannot read the notify filter back";
-		goto out;
-	}
-	init_sv_prog_len = (unsigned short)(st.st_size /
-	    (off_t)sizeof(struct sock_filter));
+	seccomp_release(ctx);
+	/* the seal: the handoff's sendmsg refused from then on */
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return "seccomp_init failed";
+	if ((init_sv_arch[1] != 0 && seccomp_arch_add(ctx, init_sv_arch[1]) <
+	    0 && seccomp_arch_exist(ctx, init_sv_arch[1]) != 0) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    seccomp_syscall_resolve_name("sendmsg"), 1,
+	    SCMP_CMP(2, SCMP_CMP_EQ, INIT_SV_HANDOFF)) < 0 ||
+	    init_sv_export(ctx, &init_sv_seal, &init_sv_seal_len) < 0)
+		why = "cannot build the handoff's seal";
 out:
-	if (fd >= 0)
-		close(fd);
 	seccomp_release(ctx);
 	return why;
 }
@@ -320,9 +360,15 @@ init_supervise_child(int sock)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	e = sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : (errno ? errno : EIO);
+	e = sendmsg(sock, &mh, (int)INIT_SV_HANDOFF) == 1 ? 0 :
+	    (errno ? errno : EIO);
 	close(fd);
-	return e;
+	if (e != 0)
+		return e;
+	prog.len = init_sv_seal_len;
+	prog.filter = init_sv_seal;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0 ?
+	    errno : 0;
 }
 
 /* In sbox-init after fork: take the child's listener (waits at most a few
@@ -452,13 +498,14 @@ init_supervise_report(json_int_t id, pid_t pid, const char *op,
 	    reason : "", "hidden", reason == NULL), NULL, 0);
 }
 
-/* Answer a notification with an error (0 = success, value 0). */
+/* Answer a notification with an error (0 = success, value val). */
 static void
-init_sv_answer(int lfd, int err)
+init_sv_answer(int lfd, int err, long long val)
 {
 	memset(init_sv_resp, 0, sizeof *init_sv_resp);
 	init_sv_resp->id = init_sv_req->id;
 	init_sv_resp->error = err ? -err : 0;
+	init_sv_resp->val = err ? 0 : val;
 	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
 }
 
@@ -497,7 +544,7 @@ init_sv_op(int sc)
 	switch (sc) {
 	case SV_OPEN: case SV_OPENAT: case SV_TRUNCATE: case SV_TRUNCATE64:
 		return "write";
-	case SV_CONNECT:
+	case SV_CONNECT: case SV_SENDTO: case SV_SENDMSG: case SV_SENDMMSG:
 		return "connect";
 	case SV_UNLINK: case SV_UNLINKAT: case SV_RMDIR:
 		return "remove";
@@ -548,7 +595,7 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 		if (ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
 		    errno != ENOENT && errno != EINPROGRESS)
 			init_sv_answer(call->lfd, errno == EMFILE ? EMFILE :
-			    EPERM);
+			    EPERM, 0);
 		close(fd);
 		return;
 	}
@@ -573,7 +620,7 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 		    why);
 		err = EPERM;
 	}
-	init_sv_answer(call->lfd, err);
+	init_sv_answer(call->lfd, err, call->val);
 }
 
 /* Which of our calls a notification is (-1 when none). */

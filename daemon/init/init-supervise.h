@@ -56,6 +56,9 @@ enum {
 	SV_CHOWN32 = GUARD_CALL_CHOWN32,
 	SV_LCHOWN32 = GUARD_CALL_LCHOWN32,
 	SV_FCHOWN32 = GUARD_CALL_FCHOWN32,
+	SV_SENDTO = GUARD_CALL_SENDTO,
+	SV_SENDMSG = GUARD_CALL_SENDMSG,
+	SV_SENDMMSG = GUARD_CALL_SENDMMSG,
 };
 
 /* One notification being handled. */
@@ -75,6 +78,9 @@ struct init_sv_call {
 	char                      *where;    /* NULL, or out: the last location
 	                                        the open resolved (dir/name) */
 	size_t                     wherelen;
+	long long                  val;      /* out: what the call returns
+	                                        when it succeeds (a send's
+	                                        byte or message count) */
 };
 
 /* The guard spec, or NULL before the guard message. */
@@ -180,6 +186,28 @@ int init_meta_call(struct init_sv_call *call, struct init_walk_caller *t);
  * bound itself (through the guard). Both are performed with the address as
  * read once. 0 or an errno, SV_ANSWERED or SV_UNDECIDED. */
 int init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t);
+/* A copy of the caller's fd (ours to use), or -errno. */
+int init_sockets_getfd(struct init_walk_caller *t, int fd);
+/* Read len bytes of the caller's memory at addr; 0 or EFAULT. */
+int init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
+    size_t len);
+/* May the caller reach the Unix socket at path (a connect, a datagram)?
+ * Only one a bind through the guard made; another is refused and
+ * reported (what: "connect to", "a datagram to"). 0 with an O_PATH
+ * descriptor of the very socket file in *pfd, or an errno, SV_UNDECIDED. */
+int init_sockets_reach(struct init_walk_caller *t, const char *path,
+    const char *what, int *pfd);
+/* A helper process for call, which blocks: 0 in the helper (which answers
+ * the call and _exits), its pid in sbox-init, -1 when none can start
+ * (INIT_SOCK_HELPERS at once; one whose caller is gone is ended). */
+pid_t init_sockets_helper(const struct init_sv_call *call);
+
+/* init-dgram.c: sendto, sendmsg, sendmmsg, performed here on a copy of the
+ * caller's socket with the address, data and descriptors read once; a
+ * datagram to a Unix path reaches only a socket the sandbox bound through
+ * the guard. 0 (the count in call->val) or an errno, SV_ANSWERED or
+ * SV_UNDECIDED. */
+int init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t);
 
 /* init-reads.c: the read reporter. Add to ctx the rule that notifies the
  * read-only opens it observes (arg: the flags argument's index). */

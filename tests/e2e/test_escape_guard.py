@@ -525,6 +525,290 @@ def test_escape_unix_sockets(ctx):
         srv.close()
 
 
+DGRAM_PY = r"""
+import ctypes, os, signal, socket, struct, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError as e:
+        print("no", tag, e.errno, flush=True)
+class iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+class msghdr(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_void_p), ("namelen", ctypes.c_uint32),
+                ("iov", ctypes.POINTER(iovec)), ("iovlen", ctypes.c_size_t),
+                ("control", ctypes.c_void_p), ("controllen", ctypes.c_size_t),
+                ("flags", ctypes.c_int)]
+class mmsghdr(ctypes.Structure):
+    _fields_ = [("hdr", msghdr), ("len", ctypes.c_uint)]
+def sun(path):
+    return struct.pack("H", socket.AF_UNIX) + path.encode() + b"\0"
+def sendmmsg(s, paths, data):
+    arr, keep = (mmsghdr * len(paths))(), []
+    for i, p in enumerate(paths):
+        a, d = ctypes.create_string_buffer(sun(p)), \
+            ctypes.create_string_buffer(data)
+        v = iovec(ctypes.cast(d, ctypes.c_void_p), len(data))
+        keep += [a, d, v]
+        arr[i].hdr.name = ctypes.cast(a, ctypes.c_void_p)
+        arr[i].hdr.namelen = len(sun(p))
+        arr[i].hdr.iov = ctypes.pointer(v)
+        arr[i].hdr.iovlen = 1
+    r = libc.sendmmsg(s.fileno(), arr, len(paths), 0)
+    if r < 0:
+        raise OSError(ctypes.get_errno(), "sendmmsg")
+    return r, [arr[i].len for i in range(len(paths))]
+hosts = sys.argv[1:]
+own = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+own.bind("ownsd.sock")
+own.settimeout(5)
+c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+c.setblocking(False)  # (a full host queue fails, never waits)
+# the host's datagram sockets: sendto, sendmsg, sendmmsg; a connected
+# socket's name is used too
+for k, h in enumerate(hosts):
+    t("H%d-SENDTO" % k, lambda: c.sendto(b"x1", h))
+    t("H%d-SENDMSG" % k, lambda: c.sendmsg([b"x2"], [], 0, h))
+    t("H%d-MMSG" % k, lambda: sendmmsg(c, [h, h], b"x3"))
+    t("H%d-LINK" % k, lambda: (os.symlink(h, "l%d" % k),
+                               c.sendto(b"x4", "l%d" % k)))
+    t("H%d-PROC" % k, lambda: c.sendto(b"x5", "/proc/self/cwd/" + h
+                                       if h[0] != "/" else "/proc/1/root" + h))
+    cc = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    cc.connect("ownsd.sock")
+    cc.setblocking(False)
+    t("H%d-CONNECTED" % k, lambda: cc.sendto(b"x6", h))
+# a batch stops at the refused message: the first went
+r, lens = sendmmsg(c, ["ownsd.sock", hosts[0], "ownsd.sock"], b"mm")
+if r == 1 and lens[0] == 2 and own.recv(10) == b"mm":
+    print("OWN-MMSG-STOPS", flush=True)
+# a thread rewrites the address while sendto runs: the host's path is
+# refused every time it is read, whatever the timing
+buf = ctypes.create_string_buffer(sun("ownsd.sock"))
+good, bad = sun("ownsd.sock"), sun(hosts[0])[:len(sun("ownsd.sock"))]
+stop = []
+def flip():
+    while not stop:
+        ctypes.memmove(buf, bad, len(bad))
+        ctypes.memmove(buf, good, len(good))
+th = threading.Thread(target=flip, daemon=True)
+th.start()
+own.setblocking(False)
+rc = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+rc.setblocking(False)
+sent = got = 0
+for i in range(300):
+    if libc.sendto(rc.fileno(), b"race", 4, 0, buf, len(good)) == 4:
+        sent += 1
+        # a local datagram is queued when sendto returns
+        if own.recv(10) == b"race":
+            got += 1
+stop.append(1)
+th.join()
+own.settimeout(5)
+if got == sent:
+    print("OWN-RACE-COUNTED", flush=True)
+# a thread swaps a UDP socket's number for a Unix datagram socket's
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+ufd, udp2 = u.fileno(), os.dup(u.fileno())
+unx = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+unx.setblocking(False)
+stop = []
+def swap():
+    while not stop:
+        os.dup2(unx.fileno(), ufd)
+        os.dup2(udp2, ufd)
+th = threading.Thread(target=swap, daemon=True)
+th.start()
+hb = sun(hosts[0])
+for i in range(300):
+    libc.sendto(ufd, b"swap", 4, 0, hb, len(hb))
+stop.append(1)
+th.join()
+# the sandbox's own datagrams: a socketpair, a socket it bound, abstract
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+t("OWN-PAIR", lambda: (a.sendmsg([b"p"]), b.recv(5) == b"p" or 1 / 0))
+t("OWN-SENDTO", lambda: (c.sendto(b"o", "ownsd.sock"),
+                         own.recv(5) == b"o" or 1 / 0))
+t("OWN-SENDMSG", lambda: (c.sendmsg([b"o", b"k"], [], 0,
+                                    os.path.abspath("ownsd.sock")),
+                          own.recv(5) == b"ok" or 1 / 0))
+r, lens = sendmmsg(c, ["ownsd.sock", "ownsd.sock"], b"two")
+if r == 2 and lens == [3, 3] and own.recv(5) == b"two" and \
+        own.recv(5) == b"two":
+    print("OWN-MMSG", flush=True)
+ab = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+ab.bind("\0dg-%d" % os.getpid())
+t("OWN-ABSTRACT", lambda: (c.sendto(b"a", "\0dg-%d" % os.getpid()),
+                           ab.recv(5) == b"a" or 1 / 0))
+# descriptors passed along (SCM_RIGHTS, in two headers: the last one
+# unpadded, as the kernel walks them): the receiver's copies work
+rp, wp = os.pipe()
+rp2, wp2 = os.pipe()
+def rights():
+    a.sendmsg([b"f"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                        struct.pack("i", wp)),
+                       (socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                        struct.pack("i", wp2))])
+    msg, anc, fl, ad = b.recvmsg(5, socket.CMSG_SPACE(8) * 2)
+    fds = [struct.unpack("i", x[2][i:i + 4])[0] for x in anc
+           for i in range(0, len(x[2]) - 3, 4)]
+    if len(fds) != 2:
+        raise OSError(5, "%d descriptors" % len(fds))
+    os.write(fds[0], b"via-rights")
+    os.write(fds[1], b"second")
+    if os.read(rp, 20) != b"via-rights" or os.read(rp2, 20) != b"second":
+        raise OSError(5, "wrong pipe")
+t("OWN-RIGHTS", rights)
+# the flags of sbox-init's own handoff of the listener: sealed
+t("SEAL", lambda: c.sendmsg([b"h"], [], socket.MSG_NOSIGNAL |
+                               socket.MSG_DONTWAIT | 0x10, hosts[0]))
+# SCM_CREDENTIALS would be vouched for sbox-init: refused
+t("CREDS", lambda: a.sendmsg([b"c"], [(socket.SOL_SOCKET,
+    socket.SCM_CREDENTIALS, struct.pack("iII", os.getpid(), os.getuid(),
+                                        os.getgid()))]))
+# UDP and streams still work: UDP sendto, a TCP echo through sendmsg,
+# a stream socketpair's large blocking sendmsg (it waits for the reader)
+us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+us.bind(("127.0.0.1", 0))
+us.settimeout(5)
+uc = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+t("OWN-UDP", lambda: (uc.sendto(b"u", us.getsockname()),
+                      us.recv(5) == b"u" or 1 / 0))
+srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+srv.bind(("127.0.0.1", 0))
+srv.listen(1)
+def echo():
+    k, _ = srv.accept()
+    k.sendall(k.recv(100))
+    k.close()
+threading.Thread(target=echo, daemon=True).start()
+def tcp():
+    k = socket.create_connection(srv.getsockname(), timeout=5)
+    if k.sendmsg([b"echo", b"!"]) != 5 or k.recv(10) != b"echo!":
+        raise OSError(5, "no echo")
+t("OWN-TCP", tcp)
+sa, sb = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+big = b"z" * (3 << 20)
+got = []
+def drain():
+    n = 0
+    while n < len(big):
+        n += len(sb.recv(1 << 16))
+    got.append(n)
+th = threading.Thread(target=drain, daemon=True)
+th.start()
+t("OWN-STREAM-BIG", lambda: sa.sendmsg([big]) == len(big) or 1 / 0)
+th.join()
+sa.close()
+t("PIPE", lambda: sb.sendmsg([b"gone"]))
+# a caller killed while its send blocks (in a helper of sbox-init): the
+# helper is ended at the next one, so the peer sees the stream close
+ka, kb = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+pid = os.fork()
+if pid == 0:
+    kb.close()
+    ka.sendmsg([b"k" * (8 << 20)])  # nobody reads: it blocks
+    os._exit(0)
+ka.close()
+kb.recv(1)  # the send has begun
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+sa, sb = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+th = threading.Thread(target=drain, daemon=True)
+got = []
+th.start()
+sa.sendmsg([big])  # another helper
+th.join()
+import time
+def killed():
+    # no copy of ka is left once the helper ended: a send on kb is EPIPE
+    # (an ended helper is awaited, at most 20 s)
+    end = time.time() + 20
+    while time.time() < end:
+        try:
+            kb.send(b"?")
+        except BrokenPipeError:
+            return
+        time.sleep(0.01)
+    raise OSError(5, "the helper still holds the socket")
+t("KILLED-HELPER-ENDS", killed)
+# an address longer than sockaddr_un: EINVAL, as the kernel says
+lng = struct.pack("H", socket.AF_UNIX) + b"A" * 126
+for tag, f in (("LONG-CONNECT", libc.connect), ("LONG-BIND", libc.bind),
+               ("LONG-SENDTO", None)):
+    s2 = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    r = f(s2.fileno(), lng, 128) if f else \
+        libc.sendto(s2.fileno(), b"l", 1, 0, lng, 128)
+    print(tag, r, ctypes.get_errno(), flush=True)
+print("END", flush=True)
+"""
+
+
+def test_escape_unix_datagrams(ctx):
+    """sendto, sendmsg and sendmmsg to a host program's SOCK_DGRAM socket
+    (in the project and in a read-only folder; directly, through a
+    symlink or /proc, on a connected socket, with a thread rewriting the
+    address, with a thread swapping a UDP socket's number for a Unix
+    one) are refused and reported, and nothing reaches the host; the
+    sandbox's own datagrams, descriptors passed along, UDP and streams
+    still work."""
+    S = Setup(ctx)
+    rodir = os.path.join(ctx.tmp, "rodir")
+    os.makedirs(rodir)
+    S.d.write_config({"sandbox": {"profiles": {"ro": {
+        "extends": "workspace", "folders": {"read_only": [rodir]}}}}})
+    S.d.stop()
+    S.d.start()
+    S.c = S.d.client()
+    hosts = []
+    for path in (os.path.join(S.proj, "hostd.sock"),
+                 os.path.join(rodir, "ro.sock")):
+        h = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        h.bind(path)
+        os.chmod(path, 0o777)
+        h.setblocking(False)
+        hosts.append(h)
+    try:
+        sid = create(S.c, S.proj, "ro")
+        r = run(S.c, sid, None, argv=[
+            "python3", "-c", DGRAM_PY, "hostd.sock",
+            os.path.join(rodir, "ro.sock")])
+        lines = r.out.split("\n")
+        assert "END" in lines, r
+        reached = [x for x in lines if x.startswith("H")]
+        assert reached == [], r
+        refused = [x for x in lines if x.startswith("no H")]
+        assert len(refused) == 12, r
+        own = ["OWN-MMSG-STOPS", "OWN-RACE-COUNTED", "OWN-PAIR", "OWN-SENDTO",
+               "OWN-SENDMSG", "OWN-MMSG", "OWN-ABSTRACT", "OWN-RIGHTS",
+               "OWN-UDP", "OWN-TCP", "OWN-STREAM-BIG",
+               "KILLED-HELPER-ENDS"]
+        assert _said(r.out, *own) == own, r
+        assert "no CREDS %d" % 1 in lines, r          # EPERM
+        assert "no SEAL %d" % 1 in lines, r            # EPERM
+        for tag in ("LONG-CONNECT", "LONG-BIND", "LONG-SENDTO"):
+            assert "%s -1 22" % tag in lines, r          # EINVAL
+        assert "no PIPE %d" % 32 in lines, r          # EPIPE
+        for end in ("/hostd.sock", "/ro.sock"):
+            assert has_rule(r.blocked, end, "host Unix sockets, hidden",
+                            "connect"), r.blocked
+        # the host programs never got a datagram
+        for h in hosts:
+            try:
+                data = h.recv(100)
+                raise AssertionError("the sandbox reached a host socket: "
+                                     "%r" % data)
+            except BlockingIOError:
+                pass
+        S.close(sid)
+    finally:
+        for h in hosts:
+            h.close()
+
+
 def test_shared_folders_refused(ctx):
     """/tmp, /var/tmp, /run, /dev/shm and / are no projects: a clear error,
     like the home folder's."""

@@ -12,7 +12,7 @@
 /* Parts of a call's name that say it makes, changes or reaches a name. */
 static const char *const naming[] = { "open", "creat", "mkdir", "mknod",
 	"link", "rename", "rmdir", "truncate", "chmod", "chown", "utime",
-	"xattr", "bind", "connect", "exec", NULL };
+	"xattr", "bind", "connect", "exec", "send", NULL };
 
 /* Calls whose names hold one of those parts but name no file. */
 static const char *const not_names[] = { "perf_event_open", "pidfd_open",
@@ -24,6 +24,9 @@ static const char *const not_names[] = { "perf_event_open", "pidfd_open",
 	"landlock_create_ruleset", "mbind", "memfd_create", "timer_create",
 	"timerfd_create",
 	"mq_unlink", /* the message queues of the sandbox's own IPC space */
+	"sendfile", "sendfile64", /* to an fd: no address */
+	"pidfd_send_signal",
+	"mq_timedsend", "mq_timedsend_time64", /* the sandbox's own queues */
 	NULL };
 
 /* Is s in the NULL-terminated list? */
@@ -55,7 +58,8 @@ START_TEST(test_table_well_formed)
 			    "%s twice", t[i].name);
 		/* notified lines name their call; the others none */
 		if (t[i].how == GUARD_HOW_NOTIFY || t[i].how == GUARD_HOW_WRITES ||
-		    t[i].how == GUARD_HOW_EXEC) {
+		    t[i].how == GUARD_HOW_EXEC ||
+		    t[i].how == GUARD_HOW_ADDRESS) {
 			ck_assert_msg(t[i].call > GUARD_CALL_NONE &&
 			    t[i].call < GUARD_CALL_COUNT, "%s", t[i].name);
 			seen[t[i].call]++;
@@ -75,6 +79,10 @@ START_TEST(test_table_well_formed)
 	ck_assert_int_eq(guard_calls_find("bind")->how, GUARD_HOW_NOTIFY);
 	ck_assert_int_eq(guard_calls_find("connect")->how, GUARD_HOW_NOTIFY);
 	ck_assert_int_eq(guard_calls_find("fchmod")->how, GUARD_HOW_NOTIFY);
+	/* a datagram reaches a program as a connect does: decided */
+	ck_assert_int_eq(guard_calls_find("sendto")->how, GUARD_HOW_ADDRESS);
+	ck_assert_int_eq(guard_calls_find("sendmsg")->how, GUARD_HOW_NOTIFY);
+	ck_assert_int_eq(guard_calls_find("sendmmsg")->how, GUARD_HOW_NOTIFY);
 	ck_assert_int_eq(guard_calls_find("setxattr")->how, GUARD_HOW_FILTER);
 	ck_assert_int_eq(guard_calls_find("fsetxattr")->how, GUARD_HOW_FILTER);
 	/* removals and metadata changes: decided, never the kernel's */
