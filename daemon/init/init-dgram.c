@@ -453,6 +453,14 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 		e = ENOENT; /* the caller is gone: send nothing for it */
 		goto out;
 	}
+	/* a hello of the exclusion shim to sbox-init itself: taken here, with
+	 * the notifying thread as its sender */
+	if (d.family == AF_UNIX && d.type == SOCK_SEQPACKET && d.n == 1 &&
+	    (e = init_exclude_hello_from(d.sock, t->tid, d.m[0].data,
+	    d.m[0].len, d.m[0].fds, d.m[0].nfds)) != -1) {
+		call->val = e == 0 ? (long long)d.m[0].len : 0;
+		goto out;
+	}
 	e = init_dgram_run(&d, 0);
 	if (e == EAGAIN && d.blocking && pipe2(gate, O_CLOEXEC) == 0) {
 		if ((pid = init_sockets_helper(call)) == 0) {

@@ -59,6 +59,7 @@ struct init_ex {
 	char              *program, *cwd, *pattern;
 	unsigned long long dev, ino;  /* the program's, at the execve */
 	int                umask;     /* the caller's */
+	ino_t              peer;      /* the caller's end (its inode) */
 };
 
 static struct init_ex init_ex[INIT_EX_MAX];
@@ -235,15 +236,17 @@ opened:
 }
 
 /* Hand the caller one end of a socketpair (kept across exec); our end in
- * *ours. 0 or an errno. */
+ * *ours, the inode of the caller's in *peer. 0 or an errno. */
 static int
-init_ex_give_socket(struct init_sv_call *call, int *ours)
+init_ex_give_socket(struct init_sv_call *call, int *ours, ino_t *peer)
 {
 	struct seccomp_notif_addfd add;
+	struct stat st;
 	int sv[2], e = 0;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return errno;
+	*peer = fstat(sv[1], &st) == 0 ? st.st_ino : 0;
 	memset(&add, 0, sizeof add);
 	add.id = call->notif_id;
 	add.srcfd = (uint32_t)sv[1];
@@ -344,7 +347,7 @@ init_exclude_exec(struct init_sv_call *call)
 		    "writable memory)");
 		goto out;
 	}
-	if ((e = init_ex_give_socket(call, &x->sock)) != 0) {
+	if ((e = init_ex_give_socket(call, &x->sock, &x->peer)) != 0) {
 		/* the caller's path is the shim's now: let it fail */
 		init_ex_refuse(call, prog, e == EMFILE ? EMFILE : EACCES,
 		    "matches an exclude pattern, but sbox could not send it "
@@ -399,6 +402,8 @@ init_exclude_pollfds(struct pollfd *pfd, int max)
 	return n;
 }
 
+static int init_ex_ask(struct init_ex *x, int *fds);
+
 /* Take the shim's hello: its three descriptors; 0 or -1 (drop it). */
 static int
 init_ex_hello(struct init_ex *x)
@@ -446,6 +451,16 @@ init_ex_hello(struct init_ex *x)
 			close(fds[i]);
 		return -1;
 	}
+	return init_ex_ask(x, fds);
+}
+
+/* The shim's hello came: ask sboxd to run the program outside with the
+ * shim's three descriptors (closed here). */
+static int
+init_ex_ask(struct init_ex *x, int *fds)
+{
+	int i;
+
 	init_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
 	    "id", x->id, "xid", x->xid, "pid", (int)x->tgid, "argv", x->argv,
 	    "program", x->program, "cwd", x->cwd, "pattern", x->pattern,
@@ -485,6 +500,42 @@ init_exclude_events(struct pollfd *pfd, int n)
 			init_ex_free(&init_ex[j]);
 		}
 	}
+}
+
+/* The shim's hello as the file guard's sendmsg saw it (the guard performs
+ * a notified sendmsg itself, so the kernel's SO_PASSCRED would name
+ * sbox-init, not the shim): sock is our copy of the caller's socket, tid
+ * the notifying thread (the kernel's word for who sent it), data and fds
+ * the message (the fds are ours to keep only on 0). -1 when sock is not a
+ * shim's; else 0, or EPERM (the slot is dropped). */
+int
+init_exclude_hello_from(int sock, pid_t tid, const char *data, size_t len,
+    const int *fds, int nfds)
+{
+	struct stat st;
+	int mine[3], j, k;
+
+	if (fstat(sock, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return -1;
+	for (j = 0; j < INIT_EX_MAX; j++)
+		if (init_ex[j].sock >= 0 && init_ex[j].peer == st.st_ino)
+			break;
+	if (j == INIT_EX_MAX)
+		return -1;
+	if (init_ex[j].state != INIT_EX_HELLO || tid != init_ex[j].tgid ||
+	    len != 1 || data[0] != 'H' || nfds != 3) {
+		init_ex_free(&init_ex[j]);
+		return EPERM;
+	}
+	for (k = 0; k < 3; k++)
+		if ((mine[k] = fcntl(fds[k], F_DUPFD_CLOEXEC, 3)) < 0) {
+			while (k-- > 0)
+				close(mine[k]);
+			init_ex_free(&init_ex[j]);
+			return EPERM;
+		}
+	(void)init_ex_ask(&init_ex[j], mine);
+	return 0;
 }
 
 /* exclude_done {xid, code, message}: tell the shim how to end. */

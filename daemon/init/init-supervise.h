@@ -188,6 +188,10 @@ int init_meta_call(struct init_sv_call *call, struct init_walk_caller *t);
 int init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t);
 /* A copy of the caller's fd (ours to use), or -errno. */
 int init_sockets_getfd(struct init_walk_caller *t, int fd);
+/* The shim's hello through the guard's sendmsg (init-exclude.c): -1 when
+ * sock is not a shim's socket; else 0 or EPERM. */
+int init_exclude_hello_from(int sock, pid_t tid, const char *data,
+    size_t len, const int *fds, int nfds);
 /* Read len bytes of the caller's memory at addr; 0 or EFAULT. */
 int init_sockets_read(struct init_walk_caller *t, uint64_t addr, void *buf,
     size_t len);
