@@ -3,7 +3,7 @@
  * it (command.blocked), so a person at `sbox session shell` sees a refusal
  * when it happens, not when the shell exits; and the hosts the proxy
  * allowed but could not reach (blocked.unreachable) with the cause. */
-#include "daemon/command/command.h"
+#include "daemon/command/command-blocked.h"
 
 #include <string.h>
 

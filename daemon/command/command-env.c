@@ -1,7 +1,7 @@
 /* command-env.c: what a command starts with: its environment (the
  * session's, the variables the request may add, the proxy's for a run
  * outside taken out) and its folder (inside the project, normalised). */
-#include "daemon/command/command.h"
+#include "daemon/command/command-env.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* command-follow.c: other clients following a command (command.follow):
  * the output kept so far, then its live output, then command.exited; and
  * the notifications that tie a request to its command (command.started). */
-#include "daemon/command/command.h"
+#include "daemon/command/command-follow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +34,7 @@ command_follow_output(struct conn *to, const struct command *c,
 json_t *
 command_follow_exit_json(const struct command *c)
 {
-	json_t *r = command_to_json(c), *out;
+	json_t *r = command_state_to_json(c), *out;
 
 	out = json_pack("{s:I, s:s, s:O?, s:O?, s:O?, s:O?, s:O?}", "command",
 	    (json_int_t)c->id, "session", c->s->id,
@@ -154,7 +154,7 @@ command_follow(struct command *c, struct rpc_call *call, json_t **result,
 	}
 	/* the answer first, then what was kept, then (live) the rest: all in
 	 * this turn of the loop, so nothing is missed or sent twice */
-	rpc_call_reply(call, command_to_json(c));
+	rpc_call_reply(call, command_state_to_json(c));
 	command_follow_replay(to, c, &c->out, "stdout");
 	command_follow_replay(to, c, &c->err, "stderr");
 	if (c->state != COMMAND_RUNNING)

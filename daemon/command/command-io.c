@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -16,6 +17,7 @@
 #include <event2/event.h>
 
 #include "daemon/client.h"
+#include "daemon/command/command-follow.h"
 #include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
@@ -124,7 +126,8 @@ command_io_make_room(struct command *c, size_t n)
 	int pass, same;
 
 	for (pass = 0; pass < 2; pass++) {
-		for (v = command_next(NULL); v != NULL; v = command_next(v)) {
+		for (v = command_state_next(NULL); v != NULL;
+		    v = command_state_next(v)) {
 			over_s = mine + n > per ? mine + n - per : 0;
 			over_d = command_io_kept_total + n > all ?
 			    command_io_kept_total + n - all : 0;
@@ -284,7 +287,7 @@ command_io_event_cb(struct bufferevent *bev, short what, void *arg)
 	command_io_read_cb(bev, arg);
 	st->open = 0;
 	bufferevent_disable(bev, EV_READ);
-	command_maybe_finish(c);
+	c->may_finish(c);
 }
 
 /* Make a pipe whose read end we watch; the write end goes to the child. */
@@ -320,6 +323,52 @@ command_io_null(int *fd, int flags, sbox_error *err)
 	return 0;
 }
 
+/* May a client's descriptor go into a sandbox as a command's stdio? A
+ * regular file, a pipe, a socket or one of the memory devices (/dev/null,
+ * zero, full, random, urandom); never a terminal or another device (the
+ * person's terminal would let the sandbox change its line discipline or
+ * answer its queries). */
+static int
+command_io_fd_allowed(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) == -1 || isatty(fd))
+		return 0;
+	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode))
+		return 1;
+	return S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+	    (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5 ||
+	    minor(st.st_rdev) == 7 || minor(st.st_rdev) == 8 ||
+	    minor(st.st_rdev) == 9);
+}
+
+/* stdio "fds" without a terminal, for a command inside a sandbox: refuse
+ * the client's descriptors unless each is of a kind allowed above (the CLI
+ * relays its terminal through pipes). Runs outside and unsandboxed
+ * sessions get the client's descriptors as they are. */
+int
+command_io_check_fds(const struct command *c, const int fds[3],
+    sbox_error *err)
+{
+	static const char *names[3] = { "stdin", "stdout", "stderr" };
+	int i;
+
+	if (c->outside || c->s == NULL || c->s->plan == NULL ||
+	    !c->s->plan->sandboxed)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (!command_io_fd_allowed(fds[i]))
+			return error_set_field(err, E_INVALID_PARAMS, "stdio",
+			    "stdio \"fds\": the %s passed is %s; a sandbox never "
+			    "holds a terminal or a device of the host (relay it "
+			    "through a pipe, or ask for tty {rows, cols})",
+			    names[i], isatty(fds[i]) ? "a terminal" :
+			    "not a file, pipe, socket or /dev/null");
+	return 0;
+}
+
 /* The client's fd took what was queued for it: the command may finish. */
 static void
 command_io_forward_write_cb(struct bufferevent *bev, void *arg)
@@ -328,7 +377,7 @@ command_io_forward_write_cb(struct bufferevent *bev, void *arg)
 
 	(void)bev;
 	if (c->exited)
-		command_maybe_finish(c);
+		c->may_finish(c);
 }
 
 /* The client's fd failed (its reader went away): stop copying to it. */
@@ -343,7 +392,7 @@ command_io_forward_event_cb(struct bufferevent *bev, short what, void *arg)
 	bufferevent_free(bev);
 	st->forward = NULL;
 	if (c->exited)
-		command_maybe_finish(c);
+		c->may_finish(c);
 }
 
 /* After the command: close a forward once its queue is written (or fails,
@@ -463,7 +512,7 @@ command_io_setup(struct command *c, struct rpc_call *call, int *given,
 	c->err.kept = evbuffer_new();
 	command_io_budget_top(c);
 	if (c->tty)
-		return command_tty_setup(c, call, err);
+		return 0;	/* the terminal's relay: command_tty_setup */
 	switch (c->stdio) {
 	case COMMAND_STDIO_FDS:
 		if (given != NULL) {
@@ -481,7 +530,7 @@ command_io_setup(struct command *c, struct rpc_call *call, int *given,
 			    "the request (SCM_RIGHTS)");
 		for (i = 0; i < 3; i++)
 			fds[i] = rpc_call_take_fd(call, i);
-		if (command_tty_check_fds(c, fds, err) == -1)
+		if (command_io_check_fds(c, fds, err) == -1)
 			return -1;
 		i = fds[2];
 		return command_io_interpose(c, i, &fds[2], err);
@@ -519,12 +568,11 @@ command_io_close_child_fds(int fds[3])
 	}
 }
 
-/* Close our end of the command's stdin (a terminal: the relay). */
+/* Close our end of the command's stdin (a terminal's relay is
+ * command_tty_free's). */
 void
 command_io_close_inputs(struct command *c)
 {
-	if (c->tty)
-		command_tty_free(c);
 	if (c->stdin_fd >= 0) {
 		close(c->stdin_fd);
 		c->stdin_fd = -1;
@@ -619,14 +667,12 @@ command_output(const struct command *c)
 
 /* Write to a pipes-mode command's stdin; eof closes it. */
 int
-command_write(struct command *c, const void *data, size_t n, int eof,
+command_io_write(struct command *c, const void *data, size_t n, int eof,
     sbox_error *err)
 {
 	const char *p = data;
 	ssize_t w;
 
-	if (c->tty)
-		return command_tty_write(c, data, n, eof, err);
 	if (c->stdin_fd < 0)
 		return error_set_field(err, E_INVALID_PARAMS, "command",
 		    "command %lld has no open stdin (start it with stdio "

@@ -3,9 +3,10 @@
 #ifndef SBOX_COMMAND_IO_H
 #define SBOX_COMMAND_IO_H
 
-#include "daemon/command/command.h"
+#include "daemon/command/command-state.h"
 
-/* Set up the command's stdio for its mode; fds[0..2] get the child's ends
+/* Set up the command's stdio for its mode (on a terminal only its kept
+ * output: command_tty_setup makes the relay); fds[0..2] get the child's ends
  * (the caller passes them to the spawn, then closes them). In fds mode
  * they are given (taken, set to -1) or else the call's. */
 int command_io_setup(struct command *c, struct rpc_call *call, int *given,
@@ -36,23 +37,15 @@ int command_io_forward_to(struct command *c, struct command_stream *st,
  * file (its own flags stay untouched); -1 when it cannot be. */
 int command_io_reopen(int client_fd, int flags);
 
-/* command-tty.c: a command on a terminal of its sandbox. */
-/* Set up the relay for the command's mode (before the spawn). */
-int command_tty_setup(struct command *c, struct rpc_call *call,
-    sbox_error *err);
 /* stdio "fds" inside a sandbox: refuse a terminal or another device among
  * the client's descriptors. */
-int command_tty_check_fds(const struct command *c, const int fds[3],
+int command_io_check_fds(const struct command *c, const int fds[3],
     sbox_error *err);
-/* The pty's master came from sbox-init (taken). */
-void command_tty_master(struct command *c, int master);
-/* Bytes for the terminal (command.write); eof is refused. */
-int command_tty_write(struct command *c, const void *data, size_t n, int eof,
+/* Write to a pipes-mode command's stdin; eof closes it. */
+int command_io_write(struct command *c, const void *data, size_t n, int eof,
     sbox_error *err);
-/* Release the relay. */
-void command_tty_free(struct command *c);
-
-/* Finish when the exit is known and the streams are at EOF (command.c). */
-void command_maybe_finish(struct command *c);
+/* Output kept for a command: {stdout, stderr (base64), output_truncated,
+ * output_dropped (bytes dropped for the output budgets)}. */
+json_t *command_output(const struct command *c);
 
 #endif

@@ -57,7 +57,7 @@ command_session_one(struct session *s, struct command *c, sbox_error *err)
 		return -1;
 	if (c->state == COMMAND_RUNNING)
 		return 0;
-	j = command_to_json(c);
+	j = command_state_to_json(c);
 	rc = store_command_finish(sboxd.store, c->id,
 	    json_is_integer(json_object_get(j, "exit_code")) ?
 	    (int)json_integer_value(json_object_get(j, "exit_code")) : -1,
@@ -100,7 +100,7 @@ command_session_stop_writers(const char *root)
 	struct command *c;
 	sbox_error err;
 
-	for (c = command_next(NULL); c != NULL; c = command_next(c)) {
+	for (c = command_state_next(NULL); c != NULL; c = command_state_next(c)) {
 		if (c->state != COMMAND_RUNNING || c->exited || c->outside ||
 		    !diskguard_binds(c->s->plan, root))
 			continue;

@@ -6,14 +6,13 @@
  * command.output stream "tty" and command.write types on the terminal.
  * command.resize sets the window size (the kernel then sends SIGWINCH to
  * the foreground process group inside). */
-#include "daemon/command/command-io.h"
+#include "daemon/command/command-tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "daemon/command/command-io.h"
 #include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
@@ -99,52 +99,6 @@ command_tty_client_fd(int fd, int flags)
 		errno = EINVAL;
 	close(fd);
 	return nfd;
-}
-
-/* May a client's descriptor go into a sandbox as a command's stdio? A
- * regular file, a pipe, a socket or one of the memory devices (/dev/null,
- * zero, full, random, urandom); never a terminal or another device (the
- * person's terminal would let the sandbox change its line discipline or
- * answer its queries). */
-static int
-command_tty_fd_allowed(int fd)
-{
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) == -1 || isatty(fd))
-		return 0;
-	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode))
-		return 1;
-	return S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
-	    (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5 ||
-	    minor(st.st_rdev) == 7 || minor(st.st_rdev) == 8 ||
-	    minor(st.st_rdev) == 9);
-}
-
-/* stdio "fds" without a terminal, for a command inside a sandbox: refuse
- * the client's descriptors unless each is of a kind allowed above (the CLI
- * relays its terminal through pipes). Runs outside and unsandboxed
- * sessions get the client's descriptors as they are. */
-int
-command_tty_check_fds(const struct command *c, const int fds[3],
-    sbox_error *err)
-{
-	static const char *names[3] = { "stdin", "stdout", "stderr" };
-	int i;
-
-	if (c->outside || c->s == NULL || c->s->plan == NULL ||
-	    !c->s->plan->sandboxed)
-		return 0;
-	for (i = 0; i < 3; i++)
-		if (!command_tty_fd_allowed(fds[i]))
-			return error_set_field(err, E_INVALID_PARAMS, "stdio",
-			    "stdio \"fds\": the %s passed is %s; a sandbox never "
-			    "holds a terminal or a device of the host (relay it "
-			    "through a pipe, or ask for tty {rows, cols})",
-			    names[i], isatty(fds[i]) ? "a terminal" :
-			    "not a file, pipe, socket or /dev/null");
-	return 0;
 }
 
 /* Before the spawn: the master's bufferevent (its fd comes later; what is

@@ -1,6 +1,9 @@
 /* command.c: a session's commands: starting them (in the container or on
- * the host), timeouts, results, waiters and the end of a session. The stdio
- * plumbing is in command-io.c. */
+ * the host), timeouts, results, waiters and the end of a session. Under it,
+ * each calling only those below: command-tty.c, command-blocked.c,
+ * command-env.c; the stdio plumbing in command-io.c; command-follow.c;
+ * command-state.c (the command itself, the commands held, their JSON). The
+ * stdio tells it a command may be over through c->may_finish. */
 #include "daemon/command/command.h"
 
 #include <errno.h>
@@ -41,8 +44,6 @@ struct command_waiter {
 	struct command_waiter *next;
 };
 
-static TAILQ_HEAD(, command) command_all = TAILQ_HEAD_INITIALIZER(command_all);
-
 static void command_finish(struct command *c);
 
 /* The stdio mode and timeout a command request (command.exec,
@@ -71,20 +72,13 @@ command_parse_request(json_t *params, enum command_stdio *stdio,
 	return 0;
 }
 
-/* The command after c in the order they started (the first for NULL). */
-struct command *
-command_next(const struct command *c)
-{
-	return c == NULL ? TAILQ_FIRST(&command_all) : TAILQ_NEXT(c, all);
-}
-
 /* Find a command by id. */
 struct command *
 command_find(long long id, sbox_error *err)
 {
 	struct command *c;
 
-	TAILQ_FOREACH(c, &command_all, all) {
+	for (c = command_state_next(NULL); c != NULL; c = command_state_next(c)) {
 		if (c->id == id)
 			return c;
 	}
@@ -93,75 +87,12 @@ command_find(long long id, sbox_error *err)
 	return NULL;
 }
 
-/* The name of a final state, for the store and results. */
-static const char *
-command_state_name(const struct command *c)
-{
-	if (c->state == COMMAND_RUNNING)
-		return "running";
-	if (c->failed)
-		return "failed";
-	if (c->timed_out)
-		return "timeout";
-	if (c->sig > 0)
-		return "killed";
-	return "exited";
-}
-
-/* What the sandbox refused while the command ran. */
-static json_t *
-command_blocked(const struct command *c)
-{
-	return json_pack("{s:O, s:O, s:O}", "files", c->blocked.files,
-	    "hosts", c->hosts, "unreachable", c->blocked.unreachable);
-}
-
-/* The command's state and result as JSON. */
-json_t *
-command_to_json(const struct command *c)
-{
-	json_t *j = json_pack("{s:I, s:s, s:s, s:o, s:s?, s:b, s:b, s:s}",
-	    "command", (json_int_t)c->id, "session", c->s->id, "state",
-	    command_state_name(c), "blocked", command_blocked(c), "cwd", c->cwd,
-	    "detach", c->detach, "outside", c->outside, "stdio",
-	    c->stdio == COMMAND_STDIO_FDS ? "fds" :
-	    c->stdio == COMMAND_STDIO_PIPES ? "pipes" : "none");
-	json_t *argv = json_array();
-	char **a;
-
-	for (a = c->argv; a && *a; a++)
-		json_array_append_new(argv, json_string(*a));
-	json_object_set_new(j, "argv", argv);
-	if (c->tty)
-		json_object_set_new(j, "tty", json_pack("{s:i, s:i}", "rows",
-		    (int)c->tty_size.rows, "cols", (int)c->tty_size.cols));
-	if (c->state == COMMAND_DONE) {
-		json_object_set_new(j, "exit_code", c->exit_code >= 0 ?
-		    json_integer(c->exit_code) : json_null());
-		json_object_set_new(j, "signal", c->sig > 0 ?
-		    json_integer(c->sig) : json_null());
-		json_object_set_new(j, "timed_out", json_boolean(c->timed_out));
-		json_object_set_new(j, "duration_ms",
-		    json_integer(c->end_ms - c->start_ms));
-		if (c->fail_msg)
-			json_object_set_new(j, "error", json_string(c->fail_msg));
-	} else {
-		json_object_set_new(j, "running_ms",
-		    json_integer(sboxd_now_ms() - c->start_ms));
-	}
-	if (c->approval_id > 0) {
-		json_object_set_new(j, "approval", json_integer(c->approval_id));
-		json_object_set_new(j, "decision", json_string("allow_once"));
-		json_object_set_new(j, "decided_by", c->decided_by ?
-		    json_string(c->decided_by) : json_null());
-	}
-	return j;
-}
-
 /* Free a finished command. */
 static void
 command_free(struct command *c)
 {
+	if (c->tty)
+		command_tty_free(c);
 	command_io_free(c);
 	if (c->timer)
 		event_free(c->timer);
@@ -197,7 +128,7 @@ command_trim(struct session *s, struct command *except)
 		if (c->state != COMMAND_DONE || c->waiters != NULL || c == except)
 			continue;
 		TAILQ_REMOVE(&s->commands, c, entry);
-		TAILQ_REMOVE(&command_all, c, all);
+		command_state_remove(c);
 		s->ncommands--;
 		command_free(c);
 		done--;
@@ -218,9 +149,11 @@ command_finish(struct command *c)
 	c->end_ms = sboxd_now_ms();
 	if (c->timer)
 		event_del(c->timer);
+	if (c->tty)
+		command_tty_free(c);
 	command_io_close_inputs(c);
 	command_io_close_forwards(c);
-	blocked = command_blocked(c);
+	blocked = command_state_blocked(c);
 	error_clear(&err);
 	diskguard_check(NULL, NULL, NULL);	/* room for the record */
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
@@ -239,7 +172,7 @@ command_finish(struct command *c)
 		struct rpc_call *call = c->call;
 		c->call = NULL;
 		rpc_call_on_cancel(call, NULL, NULL);
-		res = command_to_json(c);
+		res = command_state_to_json(c);
 		if (c->stdio != COMMAND_STDIO_FDS)
 			json_object_update_new(res, command_output(c));
 		rpc_call_reply(call, res);
@@ -247,7 +180,7 @@ command_finish(struct command *c)
 	while ((w = c->waiters) != NULL) {
 		c->waiters = w->next;
 		rpc_call_on_cancel(w->call, NULL, NULL);
-		res = command_to_json(c);
+		res = command_state_to_json(c);
 		json_object_update_new(res, command_output(c));
 		rpc_call_reply(w->call, res);
 		free(w);
@@ -263,8 +196,9 @@ command_finish(struct command *c)
 }
 
 /* Finish once the exit is known and the output has drained (or the grace
- * time after the exit has passed). */
-void
+ * time after the exit has passed); the stdio calls it through
+ * c->may_finish. */
+static void
 command_maybe_finish(struct command *c)
 {
 	if (c->exited && !c->out.open && !c->err.open &&
@@ -461,6 +395,7 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	if ((c = calloc(1, sizeof *c)) == NULL)
 		return error_nomem(err);
 	c->s = p->s;
+	c->may_finish = command_maybe_finish;
 	c->outside = p->outside;
 	c->approval_id = p->approval_id;
 	c->detach = p->detach;
@@ -490,14 +425,14 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	    (long long)p->s->plan->limits.timeout_ms;
 	c->timer = event_new(sboxd.base, -1, 0, command_timer_cb, c);
 	if (command_io_setup(c, call, p->given_fds, p->want_stdin, fds,
-	    err) == -1)
+	    err) == -1 || (c->tty && command_tty_setup(c, call, err) == -1))
 		goto fail;
 	if (command_record(c, p, err) == -1)
 		goto fail;
 	c->start_ms = sboxd_now_ms();
 	c->state = COMMAND_RUNNING;
 	TAILQ_INSERT_TAIL(&p->s->commands, c, entry);
-	TAILQ_INSERT_TAIL(&command_all, c, all);
+	command_state_add(c);
 	p->s->ncommands++;
 	if (p->channel && (channel = command_channel(c, &env, err)) == -1)
 		goto fail_started;
@@ -530,7 +465,7 @@ fail_started:
 	    "command", (json_int_t)c->id, "argv", p->argv, "outside",
 	    c->outside));
 	if (c->detach || call == NULL) {
-		*result = command_to_json(c);
+		*result = command_state_to_json(c);
 		return 0;
 	}
 	c->call = call;
@@ -543,6 +478,17 @@ fail:
 	strv_free(env);
 	command_free(c);
 	return rc;
+}
+
+/* Write to a pipes-mode command's stdin, or type on its terminal; eof
+ * closes the stdin. */
+int
+command_write(struct command *c, const void *data, size_t n, int eof,
+    sbox_error *err)
+{
+	if (c->tty)
+		return command_tty_write(c, data, n, eof, err);
+	return command_io_write(c, data, n, eof, err);
 }
 
 /* A waiter's client went away: drop the waiter. */
@@ -572,7 +518,7 @@ command_wait(struct command *c, struct rpc_call *call, json_t **result,
 	struct command_waiter *w;
 
 	if (c->state == COMMAND_DONE) {
-		*result = command_to_json(c);
+		*result = command_state_to_json(c);
 		json_object_update_new(*result, command_output(c));
 		return 0;
 	}
@@ -624,7 +570,7 @@ command_session_closed(struct session *s)
 	}
 	while ((c = TAILQ_FIRST(&s->commands)) != NULL) {
 		TAILQ_REMOVE(&s->commands, c, entry);
-		TAILQ_REMOVE(&command_all, c, all);
+		command_state_remove(c);
 		if (c->host_pid > 0)
 			hostexec_forget(c->host_pid);
 		else if (s->ct != NULL)

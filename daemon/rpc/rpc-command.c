@@ -215,7 +215,7 @@ rpc_command_read(struct rpc_call *call, json_t *params, json_t **result,
 	(void)call;
 	if (c == NULL)
 		return -1;
-	*result = command_to_json(c);
+	*result = command_state_to_json(c);
 	json_object_update_new(*result, command_output(c));
 	return 0;
 }
