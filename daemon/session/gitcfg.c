@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,8 @@ gitcfg_run_start(struct gitcfg_scan *st, char **argv, pid_t *pidp, int *fdp)
 	char home[PATH_MAX + 8], path[4096], xdg[PATH_MAX + 24];
 	const char *xe = getenv("XDG_CONFIG_HOME"), *pe = getenv("PATH");
 	char *env[6] = { home, path, "LC_ALL=C", NULL, NULL, NULL };
-	int p[2], nul;
+	posix_spawn_file_actions_t fa;
+	int p[2], e;
 	pid_t pid;
 
 	snprintf(home, sizeof home, "HOME=%s", st->home);
@@ -86,20 +88,22 @@ gitcfg_run_start(struct gitcfg_scan *st, char **argv, pid_t *pidp, int *fdp)
 	argv[0] = st->git;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return error_set_errno(st->err, E_SANDBOX_SETUP, errno, "pipe");
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return error_set_errno(st->err, E_SANDBOX_SETUP, errno, "fork");
-	}
-	if (pid == 0) {
-		nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(p[1], 1) < 0 ||
-		    dup2(nul, 2) < 0 || chdir("/") < 0)
-			_exit(127);
-		execve(argv[0], argv, env);
-		_exit(127);
+	/* posix_spawn (a vfork): sboxd's page tables are not copied */
+	if ((e = posix_spawn_file_actions_init(&fa)) == 0) {
+		if ((e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDWR, 0)) == 0 &&
+		    (e = posix_spawn_file_actions_adddup2(&fa, p[1], 1)) == 0 &&
+		    (e = posix_spawn_file_actions_adddup2(&fa, 0, 2)) == 0 &&
+		    (e = posix_spawn_file_actions_addchdir_np(&fa, "/")) == 0)
+			e = posix_spawn(&pid, argv[0], &fa, NULL, argv, env);
+		posix_spawn_file_actions_destroy(&fa);
 	}
 	close(p[1]);
+	if (e != 0) {
+		close(p[0]);
+		return error_set_errno(st->err, E_SANDBOX_SETUP, e, "cannot run "
+		    "the host's git (%s)", argv[0]);
+	}
 	*pidp = pid;
 	*fdp = p[0];
 	return 0;
