@@ -493,6 +493,8 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 	    NULL, 0, &err)) > 0) {
 		if (ask_possible(o))
 			again = json_deep_copy(params);
+		/* (the request takes params: the notes read them after) */
+		json_incref(params);
 		exec_after_send(cmd_session_early_cb, &e);
 		r = exec_with_terminal(cl, params, &err);
 		if (!e.done) {	/* the request could not go out */
@@ -501,6 +503,7 @@ cmd_session_run_params(const struct client_opts *o, struct client *cl,
 			e.info = client_wait_reply(cl, e.id, &e2);
 			cmd_session_early_notes(&e);
 		}
+		json_decref(params);
 		info = e.info;
 		warnings = e.warnings;
 		if (session == NULL)
