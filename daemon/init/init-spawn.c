@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define INIT_CHILDREN_MAX 1024
+#define INIT_SPARE_WAIT_MS 200  /* for a spare's listener, then a fork */
 #define INIT_ID_MAX       ((json_int_t)1 << 53)
 
 /* A running command. */
@@ -500,8 +501,20 @@ init_spawn_use_spare(const struct init_spawn_req *r, json_t *msg, int *fds,
 	sbox_error err = { 0 };
 	pid_t pid = init_spare.pid;
 
+	struct pollfd pf = { .fd = init_spare.guard, .events = POLLIN };
+	int rc;
+
 	if (pid <= 0 || r->tty)
 		return -1;
+	/* a spare that is still setting up (or was stopped by a process of
+	 * the sandbox) is not waited for long: the command gets a fork */
+	do
+		rc = poll(&pf, 1, INIT_SPARE_WAIT_MS);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		init_spawn_spare_drop(1);
+		return -1;
+	}
 	if (init_supervise_adopt(init_spare.guard, pid, r->idv) < 0 ||
 	    ctl_send(init_spare.req, msg, fds, nfds, &err) < 0) {
 		init_spawn_spare_drop(1);
