@@ -506,8 +506,10 @@ init_spawn_use_spare(const struct init_spawn_req *r, json_t *msg, int *fds,
 
 	if (pid <= 0 || r->tty)
 		return -1;
-	/* a spare that is still setting up (or was stopped by a process of
-	 * the sandbox) is not waited for long: the command gets a fork */
+	/* a process of the sandbox (same uid) may have stopped it */
+	kill(pid, SIGCONT);
+	/* a spare that is still setting up is not waited for long: the
+	 * command gets a fork */
 	do
 		rc = poll(&pf, 1, INIT_SPARE_WAIT_MS);
 	while (rc < 0 && errno == EINTR);
