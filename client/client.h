@@ -82,6 +82,9 @@ json_t *exec_with_terminal(struct client *cl, json_t *params, sbox_error *err);
 /* The same for another method that runs a command (command.run_outside). */
 json_t *exec_call_with_terminal(struct client *cl, const char *method,
     json_t *params, sbox_error *err);
+/* Called once by the next exec_with_terminal right after its request went
+ * out, before it waits (an answer asked for with it is read there). */
+void exec_after_send(void (*cb)(struct client *, void *), void *arg);
 /* The exit status for a command result: its code, or 128+signal. */
 int exec_status(const json_t *result);
 /* Was the last command run with the terminal stopped by a signal to sbox? */

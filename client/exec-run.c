@@ -109,6 +109,50 @@ exec_run_use_tty(const struct client_opts *o, const json_t *params,
 	    !exec_run_note_exclude(params, info, 0);
 }
 
+/* What a command run says from the session's record before it waits. */
+struct exec_run_early {
+	long long      id;        /* session.info's request */
+	const json_t  *session;   /* the caller's record, or NULL */
+	json_t        *params;
+	json_t        *info;      /* its answer */
+	json_t        *warnings;
+	int            detach;
+	int            done;
+};
+
+/* The session's record arrived (or not: info NULL): the notes and
+ * warnings that go before the command's own output. */
+static void
+exec_run_early_notes(struct exec_run_early *e)
+{
+	if (e->done)
+		return;
+	e->done = 1;
+	if (e->info != NULL && e->session == NULL &&
+	    json_is_false(json_object_get(e->info, "sandboxed")))
+		exec_note_profile(e->info, 0);
+	e->warnings = exec_run_env_warnings(e->params, e->info);
+	if (e->session != NULL && e->session != e->info)
+		/* warnings found when the session was made */
+		json_array_extend(e->warnings, json_object_get(e->session,
+		    "warnings"));
+	if (!e->detach)
+		exec_run_note_exclude(e->params, e->info, 1);
+}
+
+/* exec_after_send: command.exec went out with session.info before it:
+ * read that answer (sboxd gives it first) and say what goes first. */
+static void
+exec_run_early_cb(struct client *cl, void *arg)
+{
+	struct exec_run_early *e = arg;
+	sbox_error err;
+
+	error_clear(&err);
+	e->info = client_wait_reply(cl, e->id, &err);
+	exec_run_early_notes(e);
+}
+
 /* Run a prepared command.exec: with the terminal, detached, or (--json) in
  * pipes mode with its output inside the one JSON document. session is the
  * session record when the caller has it (else it is asked for when needed). */
@@ -116,24 +160,47 @@ int
 exec_run_params(const struct client_opts *o, struct client *cl,
     json_t *params, int detach, const json_t *session)
 {
+	struct exec_run_early e = { .session = session, .params = params,
+	    .detach = detach };
 	json_t *info = NULL, *warnings, *r, *again = NULL;
 	sbox_error err;
 	int status, tty;
 
 	error_clear(&err);
 	/* the stored record: its resolved profile says what is dropped and
-	 * what goes through approval */
-	info = exec_run_info(cl, json_object_get(params, "session"));
-	if (info != NULL && session == NULL &&
-	    json_is_false(json_object_get(info, "sandboxed")))
-		exec_note_profile(info, 0);
+	 * what goes through approval. Without a terminal to decide on, it is
+	 * asked for with the command itself (one round trip fewer): sboxd
+	 * answers it first, and its notes are said before the command's
+	 * output comes */
+	if (!detach && !o->json && (o->tty == 0 || (o->tty == 1 &&
+	    !exec_tty_possible())) && (e.id = client_send(cl, "session.info",
+	    json_pack("{s:O}", "session", json_object_get(params, "session")),
+	    NULL, 0, &err)) > 0) {
+		if (ask_possible(o))
+			again = json_deep_copy(params);
+		/* (the request takes params: the notes read them after) */
+		json_incref(params);
+		exec_after_send(exec_run_early_cb, &e);
+		r = exec_with_terminal(cl, params, &err);
+		if (!e.done) {	/* the request could not go out */
+			sbox_error e2;
+			error_clear(&e2);
+			e.info = client_wait_reply(cl, e.id, &e2);
+			exec_run_early_notes(&e);
+		}
+		json_decref(params);
+		info = e.info;
+		warnings = e.warnings;
+		if (session == NULL)
+			session = info;
+		goto ran;
+	}
+	error_clear(&err);
+	e.info = info = exec_run_info(cl, json_object_get(params, "session"));
+	exec_run_early_notes(&e);
+	warnings = e.warnings;
 	if (session == NULL)
 		session = info;
-	warnings = exec_run_env_warnings(params, info);
-	if (session != info)	/* warnings found when the session was made */
-		json_array_extend(warnings, json_object_get(session, "warnings"));
-	if (!detach)
-		exec_run_note_exclude(params, info, 1);
 	tty = !detach && !o->json && exec_run_use_tty(o, params, info);
 	/* the request as sent, for running it again after a question */
 	if (!detach && ask_possible(o))
@@ -153,6 +220,7 @@ exec_run_params(const struct client_opts *o, struct client *cl,
 	}
 	else
 		r = exec_with_terminal(cl, params, &err);
+ran:
 	if (r == NULL) {
 		json_decref(info);
 		json_decref(warnings);

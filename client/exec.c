@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t exec_interrupted;
+static void (*exec_sent_cb)(struct client *, void *);
+static void *exec_sent_arg;
 
 /* SIGINT/SIGTERM/SIGHUP while a command runs: ask the daemon to stop it. */
 static void
@@ -243,6 +245,15 @@ exec_note_interrupted(int sig)
 	exec_interrupted = sig;
 }
 
+/* Call cb(cl, arg) once, after the next exec_call_with_terminal's request
+ * went out and before it waits. */
+void
+exec_after_send(void (*cb)(struct client *, void *), void *arg)
+{
+	exec_sent_cb = cb;
+	exec_sent_arg = arg;
+}
+
 /* Run params (a command.exec request) with our stdin/stdout/stderr and wait;
  * returns the result (caller owns) or NULL with err. Signals we get while
  * waiting cancel the command (the daemon kills it). */
@@ -286,6 +297,15 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 		goto out;
 	if (relay)
 		exec_relay_sent(&rl);
+	if (exec_sent_cb != NULL) {
+		void (*cb)(struct client *, void *) = exec_sent_cb;
+		exec_sent_cb = NULL;
+		cb(cl, exec_sent_arg);
+		/* what it read may hold our answer already */
+		if ((r = client_try_reply(cl, id, err)) != NULL ||
+		    error_isset(err))
+			goto out;
+	}
 	for (;;) {
 		int rc;
 
@@ -309,6 +329,7 @@ exec_call_with_terminal(struct client *cl, const char *method, json_t *params,
 			break;
 	}
 out:
+	exec_sent_cb = NULL;
 	if (relay)
 		exec_relay_close(&rl);
 	sigaction(SIGINT, &old_int, NULL);

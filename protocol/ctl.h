@@ -27,9 +27,11 @@
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
  *   guard  {roots[], home, protected[{kind, scope, name, comment}],
  *          missing[], rules[{path, access: hidden|ro|rw, rule}],
- *          supervise, exclude[]?}       sent once, right after ready: the
- *          file guard's spec (policy/guard.h). Reply: guarded {supervise}
- *          or error {req: null}. Until it is set up, spawn is refused.
+ *          supervise, exclude[]?}       sent once, with bwrap's start
+ *          (sbox-init reads it after it has sent ready): the file guard's
+ *          spec (policy/guard.h). Reply, always after ready: guarded
+ *          {supervise} or error {req: null}. Until it is set up, spawn is
+ *          refused.
  *   guard_protect {missing[]}          more protected paths (what git's
  *          config names changed since): added to the spec's missing ones
  *          before the next message is read. No reply; one that cannot be

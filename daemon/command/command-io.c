@@ -477,7 +477,10 @@ command_io_forward_to(struct command *c, struct command_stream *st, int fd,
 }
 
 /* fds mode: copy stderr through us (so that followers see it) when the
- * client's stderr is a terminal or a pipe we can write without blocking. */
+ * client's stderr is a terminal or a pipe we can write without blocking.
+ * Any other device (/dev/null, ...) goes to the command as it is: it
+ * cannot be watched for writing (epoll refuses it), so a copy would hold
+ * the command's end for the drain time, and nobody reads it anyway. */
 static int
 command_io_interpose(struct command *c, int client_fd, int *child_fd,
     sbox_error *err)
@@ -486,7 +489,8 @@ command_io_interpose(struct command *c, int client_fd, int *child_fd,
 	int fd;
 
 	if (fstat(client_fd, &st) == -1 ||
-	    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+	    !((S_ISCHR(st.st_mode) && isatty(client_fd)) ||
+	    S_ISFIFO(st.st_mode))) {
 		*child_fd = client_fd;
 		return 0;
 	}

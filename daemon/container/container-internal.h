@@ -94,6 +94,7 @@ struct container {
 	json_t               *guard;    /* the file guard's spec, sent after
 	                                   ready (NULL: unsandboxed test use) */
 	int                   guarding; /* sent, waiting for guarded */
+	int                   got_ready; /* sbox-init said ready */
 	container_refused_cb  on_refused;
 	container_exclude_cb  on_exclude;
 	double                refused_tokens; /* rate limit of refused */

@@ -149,7 +149,11 @@ container_req_ready(struct container *c, json_t *m, int *fds, int nfds)
 		fds[i] = -1;
 	}
 	c->n_proxy = nfds;
-	/* the file guard first: ready once sbox-init says guarded */
+	c->got_ready = 1;
+	/* the file guard first: ready once sbox-init says guarded (the guard
+	 * went out with bwrap's start: sbox-init reads it after ready) */
+	if (c->guarding)
+		return 0;
 	if (c->guard != NULL)
 		return container_guard_send(c), 0;
 	return container_req_ready_done(c);
@@ -305,10 +309,10 @@ container_req_msg(struct container *c, json_t *m, int *fds, int nfds)
 	const char *t = ctl_type(m);
 
 	if (strcmp(t, "ready") == 0)
-		return c->guarding ? -1 : container_req_ready(c, m, fds, nfds);
+		return c->got_ready ? -1 : container_req_ready(c, m, fds, nfds);
 	if (strcmp(t, "guarded") == 0)
-		return c->state == CS_STARTING && c->guarding && nfds == 0 ?
-		    container_req_ready_done(c) : -1;
+		return c->state == CS_STARTING && c->got_ready && c->guarding &&
+		    nfds == 0 ? container_req_ready_done(c) : -1;
 	if (strcmp(t, "refused") == 0)
 		return c->state == CS_READY && nfds == 0 ?
 		    container_guard_refused(c, m) : -1;

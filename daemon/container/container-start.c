@@ -480,6 +480,11 @@ container_start(const struct plan *p, const struct container_opts *o,
 	event_add(c->ev_err, NULL);
 	event_add(c->ev_timer, &(struct timeval){ c->timeout_ms / 1000,
 	    (c->timeout_ms % 1000) * 1000 });
+	/* the file guard's spec goes now, while bwrap starts: sbox-init reads
+	 * it once it has said ready, and no command runs before guarded (a
+	 * failure here ends bwrap: the start fails) */
+	if (c->guard != NULL)
+		container_guard_send(c);
 	free(bwrap);
 	return c;
 fail:

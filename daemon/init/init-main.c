@@ -319,6 +319,8 @@ main(int argc, char **argv)
 		init_fatal("signalfd: %s", strerror(errno));
 	init_ready(port);
 	for (;;) {
+		/* the next command's child, made while nothing waits */
+		init_spawn_spare();
 		pfd[0].fd = init_ctl_fd;
 		pfd[0].events = POLLIN;
 		pfd[1].fd = sfd;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define INIT_CHILDREN_MAX 1024
+#define INIT_SPARE_WAIT_MS 200  /* for a spare's listener, then a fork */
 #define INIT_ID_MAX       ((json_int_t)1 << 53)
 
 /* A running command. */
@@ -39,6 +40,18 @@ struct init_child {
 
 static struct init_child *init_children;
 static int init_nchildren;
+
+/* A child forked ahead of the next command, its file guard already in
+ * place (installing a seccomp filter costs the kernel a JIT compile and a
+ * pass over every syscall number: it is done while nothing waits). It
+ * waits for its request on `req`; its listener waits on `guard` for
+ * init_supervise_adopt; `pipe` is its exec status as for any command. */
+static struct {
+	pid_t pid;     /* 0: none */
+	int   pipe;
+	int   guard;
+	int   req;
+} init_spare = { 0, -1, -1, -1 };
 
 /* Why the child could not run its command (sent through the pipe). */
 struct init_exec_failure {
@@ -256,21 +269,27 @@ init_spawn_exec(char **argv, char **env)
 	return best;
 }
 
-/* In the child: stdio, session, cwd, signals, limits, then exec. */
-static void __attribute__((noreturn))
-init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
-    int guardfd, int slave)
+/* In the child: stdio and channel in place, every other descriptor closed
+ * but the status pipe and the guard's socket (guardfd -1: none), cwd,
+ * signals, limits. Returns the status pipe's descriptor. */
+static int
+init_spawn_child_setup(struct init_spawn_req *r, const int *fds, int pipefd,
+    int *guardp, int slave)
 {
 	struct rlimit rl;
 	sigset_t all;
-	int i, fd, p[2];
+	int i, fd, p[2], guardfd = *guardp, noguard = guardfd < 0;
 
-	setsid();
 	/* the guard's socket and the status pipe sit above stdio + channel */
-	if (guardfd < 8 && (guardfd = fcntl(guardfd, F_DUPFD_CLOEXEC, 8)) < 0)
+	if (noguard)
+		guardfd = pipefd;
+	else if (guardfd < 8 && (guardfd = fcntl(guardfd, F_DUPFD_CLOEXEC,
+	    8)) < 0)
 		init_spawn_fail(pipefd, 4, errno);
 	if (pipefd < 8 && (pipefd = fcntl(pipefd, F_DUPFD_CLOEXEC, 8)) < 0)
 		init_spawn_fail(guardfd, 4, errno);
+	if (noguard)
+		guardfd = pipefd;
 	if (r->tty) {
 		if ((i = init_tty_child(slave)) != 0)
 			init_spawn_fail(pipefd, 0, i);
@@ -329,11 +348,184 @@ init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
 		if (setrlimit(r->lim_res[i], &rl) < 0)
 			init_spawn_fail(pipefd, 2, errno);
 	}
+	*guardp = noguard ? -1 : guardfd;
+	return pipefd;
+}
+
+/* In the child: stdio, session, cwd, signals, limits, then exec. */
+static void __attribute__((noreturn))
+init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
+    int guardfd, int slave)
+{
+	int e;
+
+	setsid();
+	pipefd = init_spawn_child_setup(r, fds, pipefd, &guardfd, slave);
 	/* Fail closed: without its file guard the command does not run. */
-	if ((i = init_supervise_child(guardfd)) != 0)
-		init_spawn_fail(pipefd, 4, i);
+	if ((e = init_supervise_child(guardfd)) != 0)
+		init_spawn_fail(pipefd, 4, e);
 	close(guardfd);
 	init_spawn_fail(pipefd, 3, init_spawn_exec(r->argv, r->env));
+}
+
+/* In a spare: its own session, nothing of sbox-init's but its three
+ * descriptors, default signals, then the file guard; then it waits for the
+ * one request it is for (the spawn message and its descriptors, checked
+ * again here) and runs it as init_spawn_child does. */
+static void __attribute__((noreturn))
+init_spawn_spare_child(int pipefd, int guardfd, int reqfd)
+{
+	int fds[CTL_FDS_MAX], nfds, e, keep[3], i, fd;
+	struct init_spawn_req r;
+	sbox_error err = { 0 };
+	sigset_t all;
+	json_t *msg;
+
+	setsid();
+	init_children = NULL;	/* the parent's, not this process's */
+	keep[0] = pipefd = fcntl(pipefd, F_DUPFD_CLOEXEC, 8);
+	keep[1] = guardfd = fcntl(guardfd, F_DUPFD_CLOEXEC, 8);
+	keep[2] = reqfd = fcntl(reqfd, F_DUPFD_CLOEXEC, 8);
+	if (pipefd < 0 || guardfd < 0 || reqfd < 0)
+		_exit(127);
+	/* sbox-init's descriptors (its channel to sboxd, the other commands'
+	 * listeners) are not the spare's */
+	for (i = 0; i < 2; i++)	/* sorted: close what lies around them */
+		if (keep[i] > keep[i + 1]) {
+			fd = keep[i];
+			keep[i] = keep[i + 1];
+			keep[i + 1] = fd;
+			i = -1;
+		}
+	for (i = 0, fd = 0; i < 3; fd = keep[i++] + 1)
+		if (keep[i] > fd)
+			syscall(SYS_close_range, (unsigned)fd,
+			    (unsigned)keep[i] - 1, 0u);
+	syscall(SYS_close_range, (unsigned)keep[2] + 1, ~0u, 0u);
+	for (i = 1; i < NSIG; i++)
+		signal(i, SIG_DFL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* Fail closed: without its file guard no command runs here. */
+	if ((e = init_supervise_child(guardfd)) != 0)
+		init_spawn_fail(pipefd, 4, e);
+	close(guardfd);
+	do
+		e = ctl_recv(reqfd, &msg, fds, &nfds, CTL_FDS_MAX, &err);
+	while (e == CTL_AGAIN);
+	if (e != CTL_MSG)
+		_exit(127);	/* not used: sbox-init dropped it */
+	close(reqfd);
+	/* they came in at the lowest free numbers (0...), close-on-exec: move
+	 * them out of stdio's way, or dup2 onto themselves keeps the flag */
+	for (i = 0; i < nfds; i++)
+		if (fds[i] < 4) {
+			if ((fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 4)) < 0)
+				init_spawn_fail(pipefd, 0, errno);
+			close(fds[i]);
+			fds[i] = fd;
+		}
+	if (init_spawn_parse(msg, nfds, &r) != NULL || r.tty)
+		init_spawn_fail(pipefd, 0, EINVAL);
+	guardfd = -1;
+	pipefd = init_spawn_child_setup(&r, fds, pipefd, &guardfd, -1);
+	init_spawn_fail(pipefd, 3, init_spawn_exec(r.argv, r.env));
+}
+
+/* Forget the spare (killed when it is still there). */
+static void
+init_spawn_spare_drop(int kill_it)
+{
+	if (init_spare.pid > 0 && kill_it)
+		kill(init_spare.pid, SIGKILL);
+	if (init_spare.pipe >= 0)
+		close(init_spare.pipe);
+	if (init_spare.guard >= 0)
+		close(init_spare.guard);
+	if (init_spare.req >= 0)
+		close(init_spare.req);
+	init_spare.pid = 0;
+	init_spare.pipe = init_spare.guard = init_spare.req = -1;
+}
+
+/* Fork a spare when there is none, the file guard is ready and no command
+ * runs (so that its set-up takes no time from one). */
+void
+init_spawn_spare(void)
+{
+	int p[2], g[2], q[2];
+	pid_t pid;
+
+	if (init_spare.pid > 0 || init_nchildren > 0 ||
+	    init_supervise_unready() != NULL)
+		return;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, g) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, q) < 0) {
+		close(p[0]);
+		close(p[1]);
+		close(g[0]);
+		close(g[1]);
+		return;
+	}
+	if ((pid = fork()) == 0)
+		init_spawn_spare_child(p[1], g[1], q[1]);
+	close(p[1]);
+	close(g[1]);
+	close(q[1]);
+	if (pid < 0) {
+		close(p[0]);
+		close(g[0]);
+		close(q[0]);
+		return;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	init_spare.pid = pid;
+	init_spare.pipe = p[0];
+	init_spare.guard = g[0];
+	init_spare.req = q[0];
+}
+
+/* Hand a checked request to the spare: its listener adopted for the
+ * command, the message and descriptors sent; its pid, or -1 (the spare is
+ * gone then, and nothing of the command ran). */
+static pid_t
+init_spawn_use_spare(const struct init_spawn_req *r, json_t *msg, int *fds,
+    int nfds, int *pipefd)
+{
+	sbox_error err = { 0 };
+	pid_t pid = init_spare.pid;
+
+	struct pollfd pf = { .fd = init_spare.guard, .events = POLLIN };
+	int rc;
+
+	if (pid <= 0 || r->tty)
+		return -1;
+	/* a process of the sandbox (same uid) may have stopped it */
+	kill(pid, SIGCONT);
+	/* a spare that is still setting up is not waited for long: the
+	 * command gets a fork */
+	do
+		rc = poll(&pf, 1, INIT_SPARE_WAIT_MS);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		init_spawn_spare_drop(1);
+		return -1;
+	}
+	if (init_supervise_adopt(init_spare.guard, pid, r->idv) < 0 ||
+	    ctl_send(init_spare.req, msg, fds, nfds, &err) < 0) {
+		init_spawn_spare_drop(1);
+		return -1;
+	}
+	*pipefd = init_spare.pipe;
+	init_spare.pipe = -1;
+	init_spawn_spare_drop(0);
+	return pid;
 }
 
 /* Handle spawn: validate, fork, remember the child (owns fds). */
@@ -362,7 +554,13 @@ init_spawn(json_t *msg, int *fds, int nfds)
 		    "sandbox (/dev/pts): %s", strerror(e));
 		goto out;
 	}
-	if ((c = calloc(1, sizeof *c)) == NULL || pipe2(p, O_CLOEXEC) < 0) {
+	if ((c = calloc(1, sizeof *c)) == NULL) {
+		init_send_error(r.id, errno, "spawn: %s", strerror(errno));
+		goto out;
+	}
+	if ((pid = init_spawn_use_spare(&r, msg, fds, nfds, &p[0])) > 0)
+		goto adopted;
+	if (pipe2(p, O_CLOEXEC) < 0) {
 		free(c);
 		init_send_error(r.id, errno, "spawn: %s", strerror(errno));
 		goto out;
@@ -398,6 +596,7 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	init_supervise_adopt(g[0], pid, r.idv);
 	close(g[0]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
+adopted:
 	c->id = r.idv;
 	c->pid = pid;
 	c->pipe = p[0];
@@ -500,6 +699,10 @@ init_spawn_reap(void)
 	int st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == init_spare.pid) {
+			init_spawn_spare_drop(0);	/* a new one is made */
+			continue;
+		}
 		if ((c = init_spawn_find(-1, pid)) == NULL)
 			continue; /* an orphan re-parented to us */
 		c->status = st;

@@ -29,6 +29,9 @@ void init_spawn_kill(json_t *msg);
 void init_killtree(pid_t root, int sig);
 /* Reap every exited child, report commands' exits. */
 void init_spawn_reap(void);
+/* Fork a spare child, its file guard in place, for the next command
+ * (when there is none, the guard is ready and no command runs). */
+void init_spawn_spare(void);
 /* Fill pfd[] with exec-status pipes to watch; returns how many (<= max). */
 int init_spawn_pollfds(struct pollfd *pfd, int max);
 /* Handle the exec-status pipes that poll reported. */

@@ -5,6 +5,8 @@
 
 #include "daemon/session/gitcfg.h"
 
+#include <sys/types.h>
+
 /* One repository: its git folder and its worktree's top (NULL: bare). */
 struct gitcfg_repo {
 	char *gitdir;
@@ -21,6 +23,13 @@ struct gitcfg_scan {
 	char             **paths;
 	char             **watch;
 	sbox_error        *err;
+	/* the global listing (no repository), read once for every root
+	 * that needs it, started early so that it runs beside the
+	 * repositories' own */
+	pid_t              global_pid;   /* running, or 0 */
+	int                global_fd;
+	char              *global_out;   /* its listing once read */
+	size_t             global_len;
 };
 
 /* Walk the folder held by dir (path; dir is closed) for repositories. */

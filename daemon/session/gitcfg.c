@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,24 +64,18 @@ gitcfg_find_git(char *const *roots)
 	return NULL;
 }
 
-/* Run the host's git with argv (argv[0] unused) in a clean environment
+/* Start the host's git with argv (argv[0] unused) in a clean environment
  * (HOME, PATH, XDG_CONFIG_HOME, LC_ALL=C: nothing of sboxd's own), from
- * "/", stdin and stderr on /dev/null, bounded in time and output. The
- * listing in *out (malloc'd, *len bytes); 0, or -1 with err. `git config`
- * runs no hook and no fsmonitor. */
+ * "/", stdin and stderr on /dev/null: its pid and the read end of its
+ * output; 0, or -1 with err. `git config` runs no hook and no fsmonitor. */
 static int
-gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
+gitcfg_run_start(struct gitcfg_scan *st, char **argv, pid_t *pidp, int *fdp)
 {
 	char home[PATH_MAX + 8], path[4096], xdg[PATH_MAX + 24];
 	const char *xe = getenv("XDG_CONFIG_HOME"), *pe = getenv("PATH");
 	char *env[6] = { home, path, "LC_ALL=C", NULL, NULL, NULL };
-	size_t cap = 65536, n = 0;
-	struct pollfd pfd;
-	long long left = GITCFG_TIMEOUT_MS;
-	struct timespec t0, t1;
-	char *buf;
-	int p[2], nul, status, timed_out = 0, pr;
-	ssize_t r;
+	posix_spawn_file_actions_t fa;
+	int p[2], e;
 	pid_t pid;
 
 	snprintf(home, sizeof home, "HOME=%s", st->home);
@@ -91,29 +86,53 @@ gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
 		env[3] = xdg;
 	}
 	argv[0] = st->git;
-	if ((buf = malloc(cap)) == NULL)
-		return error_nomem(st->err);
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		free(buf);
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return error_set_errno(st->err, E_SANDBOX_SETUP, errno, "pipe");
-	}
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		free(buf);
-		return error_set_errno(st->err, E_SANDBOX_SETUP, errno, "fork");
-	}
-	if (pid == 0) {
-		nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(p[1], 1) < 0 ||
-		    dup2(nul, 2) < 0 || chdir("/") < 0)
-			_exit(127);
-		execve(argv[0], argv, env);
-		_exit(127);
+	/* posix_spawn (a vfork): sboxd's page tables are not copied */
+	if ((e = posix_spawn_file_actions_init(&fa)) == 0) {
+		if ((e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+		    O_RDWR, 0)) == 0 &&
+		    (e = posix_spawn_file_actions_adddup2(&fa, p[1], 1)) == 0 &&
+		    (e = posix_spawn_file_actions_adddup2(&fa, 0, 2)) == 0 &&
+		    (e = posix_spawn_file_actions_addchdir_np(&fa, "/")) == 0)
+			e = posix_spawn(&pid, argv[0], &fa, NULL, argv, env);
+		posix_spawn_file_actions_destroy(&fa);
 	}
 	close(p[1]);
+	if (e != 0) {
+		close(p[0]);
+		return error_set_errno(st->err, E_SANDBOX_SETUP, e, "cannot run "
+		    "the host's git (%s)", argv[0]);
+	}
+	*pidp = pid;
+	*fdp = p[0];
+	return 0;
+}
+
+/* Read the listing of a git started by gitcfg_run_start (pid, its output
+ * fd, closed here; `what` names it in errors), bounded in time and
+ * output, and reap it: as gitcfg_run. */
+static int
+gitcfg_run_collect(struct gitcfg_scan *st, const char *what, pid_t pid,
+    int fd, char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	struct pollfd pfd;
+	long long left = GITCFG_TIMEOUT_MS;
+	struct timespec t0, t1;
+	char *buf;
+	int status, timed_out = 0, pr;
+	ssize_t r;
+
+	if ((buf = malloc(cap)) == NULL) {
+		close(fd);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return error_nomem(st->err);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pfd.fd = p[0];
+	pfd.fd = fd;
 	pfd.events = POLLIN;
 	for (;;) {
 		if ((pr = poll(&pfd, 1, (int)left)) < 0 && errno == EINTR)
@@ -132,7 +151,7 @@ gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
 			buf = nb;
 			cap *= 2;
 		}
-		if ((r = read(p[0], buf + n, cap - n)) < 0 && errno == EINTR)
+		if ((r = read(fd, buf + n, cap - n)) < 0 && errno == EINTR)
 			goto clock;
 		if (r <= 0)
 			break;
@@ -146,7 +165,7 @@ clock:
 			break;
 		}
 	}
-	close(p[0]);
+	close(fd);
 	if (timed_out)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -154,13 +173,82 @@ clock:
 	if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		free(buf);
 		return error_set(st->err, E_SANDBOX_SETUP, "the host's git "
-		    "could not list the config of %s (%s)", argv[1],
+		    "could not list the config of %s (%s)", what,
 		    timed_out == 1 ? "it took too long" : timed_out == 2 ?
 		    "its listing is too long" : "it failed");
 	}
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+/* Run the host's git with argv, bounded in time and output: the listing
+ * in *out (malloc'd, *len bytes); 0, or -1 with err. */
+static int
+gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
+{
+	pid_t pid;
+	int fd;
+
+	if (gitcfg_run_start(st, argv, &pid, &fd) < 0)
+		return -1;
+	return gitcfg_run_collect(st, argv[1], pid, fd, out, len);
+}
+
+/* The global listing's argv (config outside any repository). */
+static char *gitcfg_global_argv[] = { NULL, "config", "--list", "-z",
+    "--show-origin", "--includes", NULL };
+
+/* Start the global listing now: it runs while the repositories' are read. */
+static void
+gitcfg_global_start(struct gitcfg_scan *st)
+{
+	if (st->global_pid > 0 || st->global_out != NULL)
+		return;
+	if (gitcfg_run_start(st, gitcfg_global_argv, &st->global_pid,
+	    &st->global_fd) < 0) {
+		st->global_pid = 0;	/* run again when needed, and fail then */
+		error_clear(st->err);
+	}
+}
+
+/* The global listing (a copy in *out): read once, from the early start
+ * when there was one. */
+static int
+gitcfg_global_listing(struct gitcfg_scan *st, char **out, size_t *len)
+{
+	pid_t pid = st->global_pid;
+
+	if (st->global_out == NULL) {
+		st->global_pid = 0;
+		if (pid > 0 ? gitcfg_run_collect(st, gitcfg_global_argv[1], pid,
+		    st->global_fd, &st->global_out, &st->global_len) < 0 :
+		    gitcfg_run(st, gitcfg_global_argv, &st->global_out,
+		    &st->global_len) < 0)
+			return -1;
+	}
+	if ((*out = malloc(st->global_len + 1)) == NULL)
+		return error_nomem(st->err);
+	memcpy(*out, st->global_out, st->global_len);
+	*len = st->global_len;
+	return 0;
+}
+
+/* A started global listing nobody read: stopped and reaped. */
+static void
+gitcfg_global_end(struct gitcfg_scan *st)
+{
+	int status;
+
+	if (st->global_pid > 0) {
+		close(st->global_fd);
+		kill(st->global_pid, SIGKILL);
+		while (waitpid(st->global_pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	st->global_pid = 0;
+	free(st->global_out);
+	st->global_out = NULL;
 }
 
 /* Read one listing (a repository's, or a file's) into the scan; the
@@ -172,10 +260,11 @@ gitcfg_read(struct gitcfg_scan *st, const struct gitconfig_where *w,
 	char **files = NULL, **inc = NULL, *buf = NULL;
 	char *fargv[] = { NULL, "config", "--list", "-z", "--show-origin",
 	    "--includes", "--file", NULL, NULL };
-	size_t len, i;
+	size_t len = 0, i;
 	int rc;
 
-	if (gitcfg_run(st, argv, &buf, &len) < 0)
+	if ((argv == gitcfg_global_argv ? gitcfg_global_listing(st, &buf,
+	    &len) : gitcfg_run(st, argv, &buf, &len)) < 0)
 		return -1;
 	rc = gitconfig_list_paths(w, buf, len, &st->paths, &files, &inc,
 	    st->err);
@@ -309,8 +398,6 @@ gitcfg_repo(struct gitcfg_scan *st, const struct gitcfg_repo *r)
 static int
 gitcfg_global(struct gitcfg_scan *st, const char *root)
 {
-	char *argv[] = { NULL, "config", "--list", "-z", "--show-origin",
-	    "--includes", NULL };
 	char *gd = path_join(root, ".git"), **seen = NULL;
 	struct gitconfig_where w = { root, gd, st->home, "/" };
 	char *cfg = path_join(gd, "config");
@@ -328,7 +415,7 @@ gitcfg_global(struct gitcfg_scan *st, const char *root)
 		return error_nomem(st->err);
 	}
 	free(cfg);
-	rc = gitcfg_read(st, &w, argv, &seen);
+	rc = gitcfg_read(st, &w, gitcfg_global_argv, &seen);
 	strv_free(seen);
 	free(gd);
 	return rc;
@@ -480,6 +567,19 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 		    "the sandbox's writable folders but the host has no git: "
 		    "sbox reads each repository's config with the host's git "
 		    "to keep what it names read-only (install git)");
+	/* a root without a repository at its top reads the global listing:
+	 * it starts now, beside the repositories' */
+	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
+	    roots[i] != NULL; i++) {
+		for (k = 0; k < st.n_repos; k++)
+			if (st.repos[k].top != NULL &&
+			    strcmp(st.repos[k].top, roots[i]) == 0)
+				break;
+		if (k == st.n_repos) {
+			gitcfg_global_start(&st);
+			break;
+		}
+	}
 	for (i = 0; rc == 0 && st.git != NULL && i < st.n_repos; i++)
 		rc = gitcfg_repo(&st, &st.repos[i]);
 	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
@@ -494,6 +594,7 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 	}
 	if (rc == 0)
 		rc = gitcfg_finish(&st, out);
+	gitcfg_global_end(&st);
 	for (i = 0; i < st.n_repos; i++) {
 		free(st.repos[i].gitdir);
 		free(st.repos[i].top);
