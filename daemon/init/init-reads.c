@@ -30,39 +30,57 @@
  * symlink, a procfs link or "..", and a path another thread rewrites
  * between the check and the kernel's own open.
  *
- * DESIGN (issue 24, why every read-only open is still a round trip). A
- * build of 300 C files makes about 17,500 notified opens (glibc's locale
- * files and message catalogs, the dynamic loader). sbox-init's own work
- * for one is a few microseconds; the cost is that each open sleeps until
- * sbox-init has run: two wakeups and address-space switches (0 to 10% more
- * CPU for the build between runs), and on a loaded machine each wakeup
- * waits for a CPU (the wall clock: +20% to +45%). Measured one open at a time (2 cores, loaded, best of
- * 4): 2 us without notification, 8 us with a bare supervisor (poll, RECV,
- * SEND), 17 us with sbox-init answering at once, 22 us before this change
- * and 14 us after it (the hidden rules alone, a short first copy). What
- * else was weighed, and why not:
- *  - A BPF first pass: a seccomp filter sees the call's number and its
- *    argument values (flags, dirfd, the path's address), never the path.
- *    The opens that matter have the same flags as a read of a secret
- *    (O_RDONLY|O_CLOEXEC: glibc, Python, git, cat), and a dirfd says
- *    nothing about the name it is used with; nothing more can be proved
- *    there than the O_NOCTTY/O_PATH blind spot already taken.
- *  - Landlock (ABI >= 4 on 6.x): it can refuse reads beneath hidden paths
- *    in the kernel, but the mounts already do; a refusal is reported only
- *    to the kernel's audit log (6.15+), which an unprivileged sboxd cannot
- *    read, and it cannot choose which opens are notified.
- *  - fanotify: unprivileged, only inode marks without permission events;
- *    a name missing in a hidden folder (ENOENT) makes no event, and a
- *    /dev/null stand-in shares its inode with every other /dev/null.
- *  - More threads: a task can hold one listener only (EBUSY), so threads
- *    would share it; sbox-init's work is the smaller part of a round trip,
- *    and two cores give a second thread little to run on.
- *  - What would be exact and free for every other open: hidden stand-ins
- *    served by a FUSE file system of sbox-init's (a lookup or open inside a
- *    hidden area reaches it with the caller's pid, nothing else does); it
- *    needs /dev/fuse and a mount inside the sandbox: a later change.
- * Kept: the notification, with the cheaper fast path above; every refused
- * read is still reported exactly as before. */
+ * DESIGN (issue 24: where a build's time goes, and why every read-only
+ * open is still a round trip). Counted on the benchmark's job (untar and
+ * make -j2 of 300 C files; strace -f of the same job): 22,078 opens, of
+ * which 17,129 read-only ones without O_NOCTTY or O_PATH reach sbox-init,
+ * and NONE of them names a path under a hidden rule: all are absolute,
+ * under /usr, /lib and /etc -- the dynamic loader (ld.so.cache, libc,
+ * libz, ... about 8,500) and glibc's locale files and gcc's and gas's
+ * message catalogs (about 8,600, 5,192 of which fail with ENOENT). The
+ * fast path continues each at once; what costs is the round trip itself.
+ * Profiled over 100,000 such opens (perf, one caller): about 60% of the
+ * time is the two context switches (the caller sleeps until sbox-init has
+ * run, sbox-init until the caller runs again), about 10% the seccomp
+ * ioctls, about 3% sbox-init's own code. So only fewer notifications
+ * would remove most of it, and nothing this kernel (6.18) offers gives
+ * that exactly:
+ *  - A BPF first pass sees the call's flags, dirfd and the path's address,
+ *    never the path. The 17,129 are O_RDONLY|O_CLOEXEC (the loader, the
+ *    locale: the same as Python's open() and git's) or O_RDONLY (the
+ *    catalogs: the same as cat's), all AT_FDCWD with an absolute path
+ *    (which ignores the dirfd, and what a dirfd refers to is not visible
+ *    to BPF anyway): a rule that drops them drops `cat ~/.ssh/id_rsa`.
+ *  - A cache of folders that can hold nothing hidden: the fast path
+ *    already decides on the lexical path and the hidden rules alone, with
+ *    no syscall but the path's copy; a cache would save the readlink of a
+ *    relative open's folder, 0 of the 17,129.
+ *  - More threads: a thread takes sbox-init's own work (the 3%), not the
+ *    switches; the walks and operations of writes rely on one
+ *    notification at a time.
+ *  - Landlock (ABI 7 here) refuses reads beneath hidden paths in the
+ *    kernel, but the mounts already do; a refusal is logged only to the
+ *    kernel's audit, which an unprivileged sboxd cannot read.
+ *  - fanotify reports opens of files that exist, never a failed lookup:
+ *    `cat ~/.ssh/id_rsa` in the hidden home (ENOENT), the common refused
+ *    read, makes no event; permission events need CAP_SYS_ADMIN on the
+ *    host.
+ *  - Hidden stand-ins served by a FUSE file system of sbox-init's would be
+ *    exact and free for every other open, but need /dev/fuse and mount
+ *    rights inside the sandbox: more kernel surface, not taken.
+ * What the round trips cost in wall clock beyond their CPU was the
+ * scheduler's, and that changed: each listener had asked for synchronous
+ * wake-ups (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: sbox-init runs on the
+ * caller's CPU, the caller on sbox-init's), which keeps one caller and
+ * sbox-init on one CPU but pulls the two jobs of a parallel build (one
+ * command, one listener) onto the same CPU while the other runs something
+ * else. Now sbox-init asks for the shortest EEVDF slice (its commands keep
+ * the default: SCHED_FLAG_RESET_ON_FORK), so that, woken on any CPU, it
+ * may preempt the running task at once, and the wake-ups are the
+ * kernel's usual ones. Medians of per-round ratios to the guard off (the
+ * benchmark, several interleaved rounds, on 2 cores shared with other
+ * jobs: noisy, single rounds range from 0.4x to 2.4x): see README.md's
+ * Figures. Every refused read is still reported exactly as before. */
 #include "protocol/ctl.h"
 #include "daemon/init/init.h"
 #include "daemon/init/init-supervise.h"
