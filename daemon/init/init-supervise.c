@@ -33,7 +33,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,6 +41,12 @@
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
 #define INIT_SV_MAX        1024   /* listeners at once */
@@ -209,33 +214,6 @@ out:
 	return why;
 }
 
-/* Ask the scheduler for its shortest time slice (EEVDF's sched_runtime
- * for a SCHED_OTHER task, Linux 6.12+; no privilege needed: it changes
- * when sbox-init runs, not how much): woken by a notification while
- * another task holds the CPU, sbox-init may preempt it at once rather than
- * wait for its slice to end, and the caller, asleep until sbox-init has
- * answered, waits less. Older kernels ignore sched_runtime (or refuse the
- * call): as before. */
-static void
-init_sv_short_slice(void)
-{
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t  nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} a;
-
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.policy = 0; /* SCHED_OTHER */
-	a.flags = 0x01; /* SCHED_FLAG_RESET_ON_FORK: not the commands */
-	a.nice = getpriority(PRIO_PROCESS, 0);
-	a.runtime = 100 * 1000; /* ns: the shortest the kernel takes */
-	syscall(SYS_sched_setattr, 0, &a, 0);
-}
-
 /* Handle guard {roots, home, protected, missing, rules, supervise}: keep the
  * spec, build the filter; reply guarded {} or error {req: null}. */
 void
@@ -281,8 +259,6 @@ init_supervise_guard(json_t *msg)
 		return;
 	}
 	init_sv_state = 1;
-	if (init_sv_spec.supervise)
-		init_sv_short_slice();
 	init_send(ctl_msg("guarded", "{s:b}", "supervise",
 	    init_sv_spec.supervise), NULL, 0);
 }
@@ -387,11 +363,11 @@ init_supervise_adopt(int sock, pid_t pid, json_int_t id)
 		kill(pid, SIGKILL);
 		return -1;
 	}
-	/* No SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux 6.6+): it wakes
-	 * sbox-init on the caller's CPU and the caller on sbox-init's, so the
-	 * two jobs of a parallel build that share this listener end up on one
-	 * CPU; without it a build's wall clock was lower (init-reads.c's
-	 * DESIGN note). */
+	/* Linux 6.6+: the caller and sbox-init hand the CPU to each other,
+	 * which shortens a notification's round trip (older kernels: EINVAL,
+	 * as before) */
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	init_sv_l[init_sv_n].fd = fd;
 	init_sv_l[init_sv_n].id = id;
 	init_sv_n++;
