@@ -144,7 +144,7 @@ label=("supervisor off" "guard on, reads reported" "guard on, report_reads false
 for k in "${!names[@]}"; do
 	# shellcheck disable=SC2086
 	printf '   %-34s %8.3f %8.3f %8.3f\n' "${label[$k]:0:34}" \
-	    "$(median ${walls[$k]})" "$(median $(printf '%s\n' ${walls[$k]} | sort -g | head -1))" \
+	    "$(median ${walls[$k]})" "$(printf '%s\n' ${walls[$k]} | sort -g | head -1)" \
 	    "$(median ${cpus[$k]})"
 done
 # Overhead of column k against off, in %: the medians of the per-round
