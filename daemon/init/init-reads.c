@@ -30,39 +30,66 @@
  * symlink, a procfs link or "..", and a path another thread rewrites
  * between the check and the kernel's own open.
  *
- * DESIGN (issue 24, why every read-only open is still a round trip). A
- * build of 300 C files makes about 17,500 notified opens (glibc's locale
- * files and message catalogs, the dynamic loader). sbox-init's own work
- * for one is a few microseconds; the cost is that each open sleeps until
- * sbox-init has run: two wakeups and address-space switches (0 to 10% more
- * CPU for the build between runs), and on a loaded machine each wakeup
- * waits for a CPU (the wall clock: +20% to +45%). Measured one open at a time (2 cores, loaded, best of
- * 4): 2 us without notification, 8 us with a bare supervisor (poll, RECV,
- * SEND), 17 us with sbox-init answering at once, 22 us before this change
- * and 14 us after it (the hidden rules alone, a short first copy). What
- * else was weighed, and why not:
- *  - A BPF first pass: a seccomp filter sees the call's number and its
- *    argument values (flags, dirfd, the path's address), never the path.
- *    The opens that matter have the same flags as a read of a secret
- *    (O_RDONLY|O_CLOEXEC: glibc, Python, git, cat), and a dirfd says
- *    nothing about the name it is used with; nothing more can be proved
- *    there than the O_NOCTTY/O_PATH blind spot already taken.
- *  - Landlock (ABI >= 4 on 6.x): it can refuse reads beneath hidden paths
- *    in the kernel, but the mounts already do; a refusal is reported only
- *    to the kernel's audit log (6.15+), which an unprivileged sboxd cannot
- *    read, and it cannot choose which opens are notified.
- *  - fanotify: unprivileged, only inode marks without permission events;
- *    a name missing in a hidden folder (ENOENT) makes no event, and a
- *    /dev/null stand-in shares its inode with every other /dev/null.
- *  - More threads: a task can hold one listener only (EBUSY), so threads
- *    would share it; sbox-init's work is the smaller part of a round trip,
- *    and two cores give a second thread little to run on.
- *  - What would be exact and free for every other open: hidden stand-ins
- *    served by a FUSE file system of sbox-init's (a lookup or open inside a
- *    hidden area reaches it with the caller's pid, nothing else does); it
- *    needs /dev/fuse and a mount inside the sandbox: a later change.
- * Kept: the notification, with the cheaper fast path above; every refused
- * read is still reported exactly as before. */
+ * DESIGN (issue 24: where a build's time goes, and why every read-only
+ * open is still a round trip). Counted on the benchmark's job (untar and
+ * make -j2 of 300 C files; strace -f of the same job): 21,172 opens, of
+ * which 16,223 read-only ones without O_NOCTTY or O_PATH reach sbox-init,
+ * and NONE of them names a path under a hidden rule: 15,615 are absolute,
+ * under /usr, /lib and /etc -- glibc's locale files and gcc's and gas's
+ * message catalogs (10,112, 5,192 of which fail with ENOENT) and the
+ * dynamic loader (ld.so.cache, libc, libz, ...: 5,182) -- and 608 are
+ * the linker's reads of the objects in the project. The
+ * fast path continues each at once; what costs is the round trip itself.
+ * Profiled over 100,000 such opens (perf, one caller): about 60% of the
+ * time is the two context switches (the caller sleeps until sbox-init has
+ * run, sbox-init until the caller runs again), about 10% the seccomp
+ * ioctls, about 3% sbox-init's own code. So only fewer notifications
+ * would remove most of it, and nothing this kernel (6.18) offers gives
+ * that exactly:
+ *  - A BPF first pass sees the call's flags, dirfd and the path's address,
+ *    never the path. The 16,223 are O_RDONLY|O_CLOEXEC (the loader, the
+ *    locale: the same as Python's open() and git's) or O_RDONLY (the
+ *    catalogs: the same as cat's), all AT_FDCWD, nearly all with an
+ *    absolute path (which ignores the dirfd; what a dirfd refers to is not
+ *    visible to BPF anyway): a rule that drops them drops
+ *    `cat ~/.ssh/id_rsa`.
+ *  - A cache of folders that can hold nothing hidden: the fast path
+ *    already decides on the lexical path and the hidden rules alone, with
+ *    no syscall but the path's copy; a cache would save the readlink of a
+ *    relative open's folder (608 of the 16,223), not the round trip.
+ *  - More threads: a thread takes sbox-init's own work (the 3%), not the
+ *    switches; the walks and operations of writes rely on one
+ *    notification at a time.
+ *  - Landlock (ABI 7 here) refuses reads beneath hidden paths in the
+ *    kernel, but the mounts already do; a refusal is logged only to the
+ *    kernel's audit, which an unprivileged sboxd cannot read.
+ *  - fanotify reports opens of files that exist, never a failed lookup:
+ *    `cat ~/.ssh/id_rsa` in the hidden home (ENOENT), the common refused
+ *    read, makes no event; permission events need CAP_SYS_ADMIN on the
+ *    host.
+ *  - Hidden stand-ins served by a FUSE file system of sbox-init's would be
+ *    exact and free for every other open, but need /dev/fuse and mount
+ *    rights inside the sandbox: more kernel surface, not taken.
+ * What the round trips cost in wall clock beyond their CPU is the
+ * scheduler's: each wakes a sleeper that may wait behind the other tasks
+ * of a loaded CPU. Measured and NOT kept (the benchmark's rounds, in
+ * medians of per-round ratios to the guard off, 11 to 16 rounds each on 2
+ * cores shared with other jobs; single rounds range from 0.4x to 2.4x, so
+ * the medians move by about 10% between runs of the same thing):
+ *  - without SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (which could pull the two
+ *    jobs of make -j2, one listener, onto one CPU) and with EEVDF's
+ *    shortest slice for sbox-init alone (sched_runtime 0.1 ms, reset on
+ *    fork): 1.25x against 1.22x as before, in the same rounds;
+ *  - the same, with the slice inherited by the commands too: 0.93x and
+ *    0.92x against 0.97x and 1.15x as before, but it makes every
+ *    sandboxed process preempt the user's other programs (an editor, a
+ *    terminal) at each wake-up: not a guard's business;
+ *  - synchronous wake-ups with that inherited slice: 1.03x and 1.21x.
+ * Kept: the notification and its fast path, with synchronous wake-ups as
+ * before. The benchmark on this code (12 rounds, load about 2): +5.9%
+ * wall clock and +6.0% CPU with read reports, +0.4% and +5.8% without;
+ * (10 rounds, load about 5): +22.9% and +9.2%, +12.9% and +9.3%. The goal
+ * (5% wall clock) is near on a quiet machine, not met on a loaded one. Every refused read is still reported exactly as before. */
 #include "protocol/ctl.h"
 #include "daemon/init/init.h"
 #include "daemon/init/init-supervise.h"

@@ -111,37 +111,54 @@ if [ -n "${BENCH_GUARD_BASE:-}" ]; then
 	sids+=("$(start_one base 0 "$BENCH_GUARD_BASE")")
 	[ -n "${sids[3]}" ] || exit 1
 fi
-# interleaved, so that the load of a shared machine weighs on all alike
-# wall clock (mean, best) and CPU (mean: the job's processes and
-# sbox-init; steadier than the wall clock on a loaded machine)
-declare -a tot mins cpu
-for k in "${!names[@]}"; do tot[$k]=0; mins[$k]=0; cpu[$k]=0; done
+# interleaved, each round in a new order, so that the load of a shared
+# machine weighs on all alike; every run's wall clock and CPU (the job's
+# processes and sbox-init) are kept, and a column is judged by the medians
+# of its per-round ratios to "off" (a round's runs share the machine's
+# load; the median drops the rounds another job disturbed)
+declare -a walls cpus
+for k in "${!names[@]}"; do walls[$k]=""; cpus[$k]=""; done
 for i in $(seq "$RUNS"); do
-	for k in "${!names[@]}"; do
+	for k in $(printf '%s\n' "${!names[@]}" | shuf); do
 		r=$(time_one "${names[$k]}" "${sids[$k]}") || exit 1
-		t=${r% *}
-		tot[$k]=$(awk "BEGIN{print ${tot[$k]} + $t}")
-		cpu[$k]=$(awk "BEGIN{print ${cpu[$k]} + ${r#* }}")
-		mins[$k]=$(awk "BEGIN{m = ${mins[$k]}; print (m == 0 || $t < m) ? $t : m}")
+		walls[$k]="${walls[$k]} ${r% *}"
+		cpus[$k]="${cpus[$k]} ${r#* }"
 	done
 done
-printf '   untar + build of %d C files, %d interleaved runs (make -j2)\n' "$FILES" "$RUNS"
-printf '   %-34s %8s %8s %8s\n' "" "mean s" "best s" "CPU s"
+# The median of the numbers given.
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+	    END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# The per-round ratios of list A to list B (two strings of numbers).
+ratios() {
+	local -a a b
+	local i
+	read -ra a <<<"$1"
+	read -ra b <<<"$2"
+	for i in "${!a[@]}"; do awk "BEGIN{print ${a[$i]} / ${b[$i]}}"; done
+}
+printf '   untar + build of %d C files, %d interleaved rounds (make -j2)\n' "$FILES" "$RUNS"
+printf '   %-34s %8s %8s %8s\n' "" "median s" "best s" "CPU s"
 label=("supervisor off" "guard on, reads reported" "guard on, report_reads false" "guard on, ${BENCH_GUARD_BASE:-}")
 for k in "${!names[@]}"; do
+	# shellcheck disable=SC2086
 	printf '   %-34s %8.3f %8.3f %8.3f\n' "${label[$k]:0:34}" \
-		"$(awk "BEGIN{print ${tot[$k]} / $RUNS}")" "${mins[$k]}" \
-		"$(awk "BEGIN{print ${cpu[$k]} / $RUNS}")"
+	    "$(median ${walls[$k]})" "$(printf '%s\n' ${walls[$k]} | sort -g | head -1)" \
+	    "$(median ${cpus[$k]})"
 done
-# overhead of column k against off: wall mean, wall best, CPU mean
+# Overhead of column k against off, in %: the medians of the per-round
+# ratios of the wall clock and of the CPU.
+over() {
+	# shellcheck disable=SC2046
+	awk "BEGIN{printf \"%.1f\", ($(median $(ratios "$1" "$2")) - 1) * 100}"
+}
 ratio() {
-	awk "BEGIN{printf \"%.1f%% of the mean, %.1f%% of the best, %.1f%% of the CPU\", (${tot[$1]} / ${tot[0]} - 1) * 100, (${mins[$1]} / ${mins[0]} - 1) * 100, (${cpu[$1]} / ${cpu[0]} - 1) * 100}"
+	echo "$(over "${walls[$1]}" "${walls[0]}")% wall, $(over "${cpus[$1]}" "${cpus[0]}")% CPU (medians of the per-round ratios)"
 }
 echo "   overhead, reads reported (the default; target <= 5%): $(ratio 1)"
-# the goal, judged on the best wall clock and on the CPU (the mean wall
-# clock of a shared machine moves more than the overhead)
-awk "BEGIN{w = (${mins[1]} / ${mins[0]} - 1) * 100; c = (${cpu[1]} / ${cpu[0]} - 1) * 100
-	printf \"   goal <= 5%% with read reports: best wall %s (%.1f%%), CPU %s (%.1f%%)\n\",
+awk "BEGIN{w = $(over "${walls[1]}" "${walls[0]}"); c = $(over "${cpus[1]}" "${cpus[0]}")
+	printf \"   goal <= 5%% with read reports: wall %s (%.1f%%), CPU %s (%.1f%%)\n\",
 	    w <= 5 ? \"met\" : \"not met\", w, c <= 5 ? \"met\" : \"not met\", c}"
 echo "   overhead, writes only (report_reads false): $(ratio 2)"
 if [ -n "${BENCH_GUARD_BASE:-}" ]; then
