@@ -198,6 +198,9 @@ init_sv_build(void)
 		return "the table of calls is too long";
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
 		return "seccomp_init failed";
+	/* a binary tree of syscall numbers: half the install time of the
+	 * default chain, and fewer jumps for each notified call */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	init_sv_arch[0] = seccomp_arch_native();
 #if defined(__x86_64__)
 	init_sv_arch[1] = SCMP_ARCH_X86;
