@@ -103,8 +103,6 @@ struct exec_relay {
 	int sigpipe_saved;
 	struct sigaction old_pipe;
 };
-/* May our fd go into a sandbox as it is (file, pipe, socket, /dev/null)? */
-int exec_relay_fd_allowed(int fd);
 /* Make the pipes (SIGPIPE ignored until the close); -1 with err. */
 int exec_relay_open(struct exec_relay *r, sbox_error *err);
 /* The request went out: close our copies of the sandbox's ends. */

@@ -6,6 +6,7 @@
  * pipes only: no ioctl of the person's terminal (line discipline, termios,
  * exclusive mode) and no terminal query answered into the host's shell. */
 #include "client/client.h"
+#include "policy/stdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,28 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define EXEC_RELAY_DRAIN (4 * 1024 * 1024) /* read after the end, at most */
-
-/* May our fd go into the sandbox as it is (a regular file, a pipe, a
- * socket, /dev/null, zero, full, random or urandom; never a terminal)? */
-int
-exec_relay_fd_allowed(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) == -1 || isatty(fd))
-		return 0;
-	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode))
-		return 1;
-	return S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
-	    (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5 ||
-	    minor(st.st_rdev) == 7 || minor(st.st_rdev) == 8 ||
-	    minor(st.st_rdev) == 9);
-}
 
 /* Replace each of our fds 0..2 that may not go in by a pipe: r->pass gets
  * what to pass with the request, r->mine our end (-1: passed as is). */
@@ -50,7 +32,7 @@ exec_relay_open(struct exec_relay *r, sbox_error *err)
 		r->mine[i] = -1;
 	}
 	for (i = 0; i < 3; i++) {
-		if (exec_relay_fd_allowed(i))
+		if (stdio_fd_allowed(i))
 			continue;
 		if (pipe2(p, O_CLOEXEC) == -1) {
 			exec_relay_close(r);

@@ -2,6 +2,7 @@
  * command.output notifications, output kept for later, backpressure so a
  * flood never grows the daemon's memory, and stdin for command.write. */
 #include "daemon/command/command-io.h"
+#include "policy/stdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -323,27 +323,6 @@ command_io_null(int *fd, int flags, sbox_error *err)
 	return 0;
 }
 
-/* May a client's descriptor go into a sandbox as a command's stdio? A
- * regular file, a pipe, a socket or one of the memory devices (/dev/null,
- * zero, full, random, urandom); never a terminal or another device (the
- * person's terminal would let the sandbox change its line discipline or
- * answer its queries). */
-static int
-command_io_fd_allowed(int fd)
-{
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) == -1 || isatty(fd))
-		return 0;
-	if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode))
-		return 1;
-	return S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
-	    (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5 ||
-	    minor(st.st_rdev) == 7 || minor(st.st_rdev) == 8 ||
-	    minor(st.st_rdev) == 9);
-}
-
 /* stdio "fds" without a terminal, for a command inside a sandbox: refuse
  * the client's descriptors unless each is of a kind allowed above (the CLI
  * relays its terminal through pipes). Runs outside and unsandboxed
@@ -359,7 +338,7 @@ command_io_check_fds(const struct command *c, const int fds[3],
 	    !c->s->plan->sandboxed)
 		return 0;
 	for (i = 0; i < 3; i++)
-		if (!command_io_fd_allowed(fds[i]))
+		if (!stdio_fd_allowed(fds[i]))
 			return error_set_field(err, E_INVALID_PARAMS, "stdio",
 			    "stdio \"fds\": the %s passed is %s; a sandbox never "
 			    "holds a terminal or a device of the host (relay it "

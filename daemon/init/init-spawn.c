@@ -4,6 +4,7 @@
  * so sbox-init never waits on one child. */
 #include "protocol/ctl.h"
 #include "daemon/init/init.h"
+#include "daemon/init/init-spawnreq.h"
 #include "protocol/ttysize.h"
 
 #include <errno.h>
@@ -21,7 +22,6 @@
 
 #define INIT_CHILDREN_MAX 1024
 #define INIT_SPARE_WAIT_MS 200  /* for a spare's listener, then a fork */
-#define INIT_ID_MAX       ((json_int_t)1 << 53)
 
 /* A running command. */
 struct init_child {
@@ -59,38 +59,6 @@ struct init_exec_failure {
 	int err;
 };
 
-/* The rlimits a spawn message may set. */
-static const struct {
-	const char *key;
-	int         resource;
-} init_rlimits[] = {
-	{ "nofile", RLIMIT_NOFILE },
-	{ "fsize",  RLIMIT_FSIZE },
-	{ "as",     RLIMIT_AS },
-	{ "nproc",  RLIMIT_NPROC },
-	{ "core",   RLIMIT_CORE },
-};
-#define INIT_NRLIMITS (sizeof init_rlimits / sizeof init_rlimits[0])
-
-/* A parsed, validated spawn message. */
-struct init_spawn_req {
-	json_t     *id;
-	json_int_t  idv;
-	char      **argv;
-	char      **env;
-	const char *cwd;
-	int         use_fds;
-	int         tty;         /* a terminal of the container's devpts */
-	struct ttysize size;
-	int         channel;     /* a 4th descriptor (the only one with a
-	                            terminal) becomes fd 3 (sbox channel) */
-	long long   timeout_ms;
-	int         kill_group;
-	int         nlimits;
-	int         lim_res[INIT_NRLIMITS];
-	rlim_t      lim_val[INIT_NRLIMITS];
-};
-
 /* The child with this id or pid (pid used when id < 0). */
 static struct init_child *
 init_spawn_find(json_int_t id, pid_t pid)
@@ -100,109 +68,6 @@ init_spawn_find(json_int_t id, pid_t pid)
 	for (c = init_children; c != NULL; c = c->next)
 		if ((id >= 0 && c->id == id) || (id < 0 && c->pid == pid))
 			return c;
-	return NULL;
-}
-
-/* An array of NUL-free strings (1..max entries, total <= CTL_MSG_MAX) as a
- * NULL-terminated vector pointing into the JSON; NULL when invalid. */
-static char **
-init_spawn_strv(json_t *a, size_t min, size_t max, int need_eq)
-{
-	size_t i, n;
-	char **v;
-	json_t *s;
-
-	if (!json_is_array(a) || (n = json_array_size(a)) < min || n > max)
-		return NULL;
-	if ((v = calloc(n + 1, sizeof *v)) == NULL)
-		return NULL;
-	json_array_foreach(a, i, s) {
-		if (!json_is_string(s) ||
-		    strlen(json_string_value(s)) != json_string_length(s) ||
-		    (need_eq && (strchr(json_string_value(s), '=') == NULL ||
-		    json_string_value(s)[0] == '='))) {
-			free(v);
-			return NULL;
-		}
-		v[i] = (char *)json_string_value(s);
-	}
-	return v;
-}
-
-/* Check a spawn message; fills r or returns a reason. */
-static const char *
-init_spawn_parse(json_t *msg, int nfds, struct init_spawn_req *r)
-{
-	const char *stdio, *key;
-	json_t *lim, *v;
-	sbox_error err;
-	size_t i;
-
-	memset(r, 0, sizeof *r);
-	r->id = json_object_get(msg, "id");
-	if (!json_is_integer(r->id) || (r->idv = json_integer_value(r->id)) <
-	    0 || r->idv > INIT_ID_MAX)
-		return "id must be a non-negative integer";
-	if (init_spawn_find(r->idv, 0) != NULL)
-		return "id is already in use";
-	if ((r->argv = init_spawn_strv(json_object_get(msg, "argv"), 1,
-	    CTL_ARGV_MAX, 0)) == NULL || r->argv[0][0] == '\0')
-		return "argv must be 1 to 4096 strings, the first not empty";
-	v = json_object_get(msg, "env");
-	if (v == NULL)
-		v = json_array();
-	else
-		json_incref(v);
-	r->env = init_spawn_strv(v, 0, CTL_ENV_MAX, 1);
-	json_decref(v);
-	if (r->env == NULL)
-		return "env must be up to 4096 NAME=VALUE strings";
-	r->cwd = "/";
-	if (json_object_get(msg, "cwd") != NULL &&
-	    (r->cwd = init_get_path(msg, "cwd")) == NULL)
-		return "cwd must be an absolute path";
-	stdio = init_get_str(msg, "stdio", 8);
-	if (stdio == NULL || (strcmp(stdio, "fds") != 0 &&
-	    strcmp(stdio, "none") != 0 && strcmp(stdio, "tty") != 0))
-		return "stdio must be \"fds\", \"tty\" or \"none\"";
-	r->use_fds = strcmp(stdio, "fds") == 0;
-	r->tty = strcmp(stdio, "tty") == 0;
-	error_clear(&err);
-	if (r->tty && ttysize_parse(json_object_get(msg, "tty"), "tty",
-	    &r->size, &err) < 0)
-		return "stdio \"tty\" needs tty {rows, cols}, each 1 to 4096";
-	v = json_object_get(msg, "channel");
-	if (v != NULL && !json_is_boolean(v))
-		return "channel must be a boolean";
-	r->channel = json_is_true(v);
-	if (r->channel && !r->use_fds && !r->tty)
-		return "channel needs stdio \"fds\" or \"tty\"";
-	if (nfds != (r->use_fds ? 3 : 0) + r->channel)
-		return "stdio \"fds\" takes exactly 3 descriptors, \"tty\" "
-		    "and \"none\" 0 (one more with a channel)";
-	v = json_object_get(msg, "timeout_ms");
-	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    json_integer_value(v) > ((json_int_t)1 << 40)))
-		return "timeout_ms must be a non-negative integer";
-	r->timeout_ms = v ? (long long)json_integer_value(v) : 0;
-	v = json_object_get(msg, "kill_group");
-	if (v != NULL && !json_is_boolean(v))
-		return "kill_group must be a boolean";
-	r->kill_group = json_is_true(v);
-	lim = json_object_get(msg, "limits");
-	if (lim != NULL && !json_is_object(lim))
-		return "limits must be an object";
-	json_object_foreach(lim, key, v) {
-		for (i = 0; i < INIT_NRLIMITS; i++)
-			if (strcmp(key, init_rlimits[i].key) == 0)
-				break;
-		if (i == INIT_NRLIMITS)
-			return "unknown limit";
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return "limits must be non-negative integers";
-		r->lim_res[r->nlimits] = init_rlimits[i].resource;
-		r->lim_val[r->nlimits++] = (rlim_t)json_integer_value(v);
-	}
 	return NULL;
 }
 
@@ -273,7 +138,7 @@ init_spawn_exec(char **argv, char **env)
  * but the status pipe and the guard's socket (guardfd -1: none), cwd,
  * signals, limits. Returns the status pipe's descriptor. */
 static int
-init_spawn_child_setup(struct init_spawn_req *r, const int *fds, int pipefd,
+init_spawn_child_setup(struct init_spawnreq *r, const int *fds, int pipefd,
     int *guardp, int slave)
 {
 	struct rlimit rl;
@@ -354,7 +219,7 @@ init_spawn_child_setup(struct init_spawn_req *r, const int *fds, int pipefd,
 
 /* In the child: stdio, session, cwd, signals, limits, then exec. */
 static void __attribute__((noreturn))
-init_spawn_child(struct init_spawn_req *r, const int *fds, int pipefd,
+init_spawn_child(struct init_spawnreq *r, const int *fds, int pipefd,
     int guardfd, int slave)
 {
 	int e;
@@ -376,7 +241,7 @@ static void __attribute__((noreturn))
 init_spawn_spare_child(int pipefd, int guardfd, int reqfd)
 {
 	int fds[CTL_FDS_MAX], nfds, e, keep[3], i, fd;
-	struct init_spawn_req r;
+	struct init_spawnreq r;
 	sbox_error err = { 0 };
 	sigset_t all;
 	json_t *msg;
@@ -425,7 +290,7 @@ init_spawn_spare_child(int pipefd, int guardfd, int reqfd)
 			close(fds[i]);
 			fds[i] = fd;
 		}
-	if (init_spawn_parse(msg, nfds, &r) != NULL || r.tty)
+	if (init_spawnreq_parse(msg, nfds, &r) != NULL || r.tty)
 		init_spawn_fail(pipefd, 0, EINVAL);
 	guardfd = -1;
 	pipefd = init_spawn_child_setup(&r, fds, pipefd, &guardfd, -1);
@@ -495,7 +360,7 @@ init_spawn_spare(void)
  * command, the message and descriptors sent; its pid, or -1 (the spare is
  * gone then, and nothing of the command ran). */
 static pid_t
-init_spawn_use_spare(const struct init_spawn_req *r, json_t *msg, int *fds,
+init_spawn_use_spare(const struct init_spawnreq *r, json_t *msg, int *fds,
     int nfds, int *pipefd)
 {
 	sbox_error err = { 0 };
@@ -532,13 +397,15 @@ init_spawn_use_spare(const struct init_spawn_req *r, json_t *msg, int *fds,
 void
 init_spawn(json_t *msg, int *fds, int nfds)
 {
-	struct init_spawn_req r;
+	struct init_spawnreq r;
 	struct init_child *c;
 	const char *why;
 	int p[2], g[2], master = -1, slave = -1, e;
 	pid_t pid;
 
-	why = init_spawn_parse(msg, nfds, &r);
+	why = init_spawnreq_parse(msg, nfds, &r);
+	if (why == NULL && init_spawn_find(r.idv, 0) != NULL)
+		why = "id is already in use";
 	if (why == NULL && init_nchildren >= INIT_CHILDREN_MAX)
 		why = "too many commands running";
 	if (why == NULL)

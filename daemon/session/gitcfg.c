@@ -532,13 +532,27 @@ gitcfg_finish(struct gitcfg_scan *st, struct gitcfg *out)
 	return 0;
 }
 
+/* Is a repository found at root's top? (It reads all of root's config
+ * listing already.) */
+static int
+gitcfg_root_has_repo(const struct gitcfg_scan *st, const char *root)
+{
+	size_t k;
+
+	for (k = 0; k < st->n_repos; k++)
+		if (st->repos[k].top != NULL &&
+		    strcmp(st->repos[k].top, root) == 0)
+			return 1;
+	return 0;
+}
+
 /* Scan the roots. */
 int
 gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
     sbox_error *err)
 {
 	struct gitcfg_scan st;
-	size_t i, k;
+	size_t i;
 	int rc = 0, fd, ok = 1;
 
 	memset(out, 0, sizeof *out);
@@ -571,11 +585,7 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 	 * it starts now, beside the repositories' */
 	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
 	    roots[i] != NULL; i++) {
-		for (k = 0; k < st.n_repos; k++)
-			if (st.repos[k].top != NULL &&
-			    strcmp(st.repos[k].top, roots[i]) == 0)
-				break;
-		if (k == st.n_repos) {
+		if (!gitcfg_root_has_repo(&st, roots[i])) {
 			gitcfg_global_start(&st);
 			break;
 		}
@@ -585,11 +595,7 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
 	    roots[i] != NULL; i++) {
 		/* (a repository at the root read all of it already) */
-		for (k = 0; k < st.n_repos; k++)
-			if (st.repos[k].top != NULL &&
-			    strcmp(st.repos[k].top, roots[i]) == 0)
-				break;
-		if (k == st.n_repos)
+		if (!gitcfg_root_has_repo(&st, roots[i]))
 			rc = gitcfg_global(&st, roots[i]);
 	}
 	if (rc == 0)
