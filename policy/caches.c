@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/profile.h"
+#include "policy/profile-name.h"
+#include "policy/profile-types.h"
 
 /* Every tree here holds, or may hold, programs a tool runs later (npx,
  * corepack, pip wheels, pre-commit, go-build, cargo build scripts...): none

@@ -125,7 +125,7 @@ policy_add_provider(struct profile *p, const struct config_binding *b,
 			continue;
 		memcpy(name, b->env_values[i], n);
 		name[n] = '\0';
-		if (profile_set_env_value(p, name, eq + 1) == -1)
+		if (profile_env_set_value(p, name, eq + 1) == -1)
 			return error_nomem(err);
 	}
 	return 0;

@@ -1,6 +1,6 @@
 /* profile-apply.c: a profile's JSON (the config's custom profiles, the
  * stored ones) applied onto a profile, every key validated. */
-#include "policy/profile.h"
+#include "policy/profile-apply.h"
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -11,6 +11,10 @@
 #include "policy/hostpat.h"
 #include "policy/jsonpath.h"
 #include "policy/path.h"
+#include "policy/profile-env.h"
+#include "policy/profile-name.h"
+#include "policy/profile-provider.h"
+#include "policy/profile-resolve.h"
 #include "policy/strv.h"
 
 #define PROFILE_FIELD_MAX 256
@@ -281,7 +285,7 @@ profile_apply_env_values(struct profile *p, const json_t *obj,
 			    "\"%s\" is not a variable name", key);
 		if (!json_is_string(v))
 			return error_set_field(err, E_CONFIG, f, "must be a string");
-		if (profile_set_env_value(p, key, json_string_value(v)) == -1)
+		if (profile_env_set_value(p, key, json_string_value(v)) == -1)
 			return error_nomem(err);
 	}
 	return 0;

@@ -2,7 +2,7 @@
  * session's provider entry: its name, whether it keeps a home folder of its
  * own, the hosts it reaches in every network mode, and its account folders.
  * (Its env values are env_values of profile.c: stored and shown "(set)".) */
-#include "policy/profile.h"
+#include "policy/profile-provider.h"
 
 #include <stdlib.h>
 #include <string.h>

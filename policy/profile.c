@@ -18,25 +18,6 @@ const char *const profile_builtin_names[] = {
 	"workspace", "strict", "lab", "none", NULL
 };
 
-/* True when name is a valid profile name. */
-int
-profile_name_valid(const char *name)
-{
-	size_t i;
-
-	if (name == NULL || name[0] == '\0' || strlen(name) > 64)
-		return 0;
-	if (!islower((unsigned char)name[0]) && !isdigit((unsigned char)name[0]))
-		return 0;
-	for (i = 1; name[i] != '\0'; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (!islower(c) && !isdigit(c) && c != '-' && c != '_' && c != '.')
-			return 0;
-	}
-	return 1;
-}
-
 /* A new empty sandboxed profile (network none, run_outside ask, no limits). */
 struct profile *
 profile_new(const char *name, sbox_error *err)
@@ -99,47 +80,6 @@ profile_builtin(const char *name, sbox_error *err)
 		p->run_outside = PROFILE_RUN_ASK;
 	}
 	return p;
-}
-
-/* Free a host table. */
-void
-profile_resolve_free(struct profile_resolve *r, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(r[i].host);
-		strv_free(r[i].addrs);
-	}
-	free(r);
-}
-
-/* Deep-copy a host table into *out; -1 on ENOMEM. */
-int
-profile_resolve_copy(const struct profile_resolve *r, size_t n,
-    struct profile_resolve **out)
-{
-	size_t i;
-	int ok = 1;
-
-	*out = NULL;
-	if (n == 0)
-		return 0;
-	*out = calloc(n, sizeof **out);
-	if (*out == NULL)
-		return -1;
-	for (i = 0; i < n; i++) {
-		(*out)[i].host = strdup(r[i].host);
-		(*out)[i].addrs = strv_copy(r[i].addrs, &ok);
-		if ((*out)[i].host == NULL)
-			ok = 0;
-	}
-	if (!ok) {
-		profile_resolve_free(*out, n);
-		*out = NULL;
-		return -1;
-	}
-	return 0;
 }
 
 /* Free p and everything it owns. */
@@ -249,26 +189,6 @@ const char *
 profile_run_outside_name(enum profile_run_outside r)
 {
 	return r == PROFILE_RUN_NEVER ? "never" : "ask";
-}
-
-/* Add "NAME=VALUE" to p->env_values, replacing an earlier NAME. */
-int
-profile_set_env_value(struct profile *p, const char *name, const char *value)
-{
-	size_t i, n = strlen(name);
-	char *s;
-
-	if (asprintf(&s, "%s=%s", name, value) == -1)
-		return -1;
-	for (i = 0; p->env_values != NULL && p->env_values[i] != NULL; i++) {
-		if (strncmp(p->env_values[i], name, n) == 0 &&
-		    p->env_values[i][n] == '=') {
-			free(p->env_values[i]);
-			p->env_values[i] = s;
-			return 0;
-		}
-	}
-	return strv_push(&p->env_values, s);
 }
 
 /* Kinds of string list entries, each with its own check. */

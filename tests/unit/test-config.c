@@ -512,7 +512,7 @@ START_TEST(test_profile_json)
 
 	cfg = load(example, &err);
 	p = profile_get(cfg, "company", &err);
-	ck_assert_int_eq(profile_set_env_value(p, "OLLAMA_KEY", "secret-value"), 0);
+	ck_assert_int_eq(profile_env_set_value(p, "OLLAMA_KEY", "secret-value"), 0);
 	p->provenance = strdup("company, from space work");
 	j = profile_to_json(p);
 	ck_assert_ptr_nonnull(j);

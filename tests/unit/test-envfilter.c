@@ -51,8 +51,8 @@ START_TEST(test_apply)
 	strv_append(&p->env, "CI");
 	strv_append(&p->env, "COMPANY_TOKEN");
 	strv_append(&p->env, "NPM_CONFIG_*");
-	profile_set_env_value(p, "OLLAMA_KEY", "k1");
-	profile_set_env_value(p, "CI", "provider");
+	profile_env_set_value(p, "OLLAMA_KEY", "k1");
+	profile_env_set_value(p, "CI", "provider");
 	env = envfilter_apply(client, p, "/home/u", "u", NULL);
 	ck_assert_ptr_nonnull(env);
 	ck_assert(strv_contains(env, "PATH=/usr/bin:/bin"));

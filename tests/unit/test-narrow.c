@@ -26,7 +26,7 @@ parent(void)
 	strv_append(&p->folders_deny, "/home/u/data/secret");
 	strv_append(&p->env, "CI");
 	strv_append(&p->env, "NPM_CONFIG_*");
-	profile_set_env_value(p, "OLLAMA_KEY", "k");
+	profile_env_set_value(p, "OLLAMA_KEY", "k");
 	strv_append(&p->exclude, "docker *");
 	p->limits.pids = 100;
 	p->limits.timeout_s = 0;
@@ -100,7 +100,7 @@ START_TEST(test_every_axis)
 	expect_violation(pa, c, "env");
 	c = child(); strv_append(&c->env, "NPM_*");	/* wider than NPM_CONFIG_* */
 	expect_violation(pa, c, "env");
-	c = child(); profile_set_env_value(c, "OTHER_KEY", "v");
+	c = child(); profile_env_set_value(c, "OTHER_KEY", "v");
 	expect_violation(pa, c, "env_values");
 	c = child(); strv_append(&c->exclude, "make deploy");
 	expect_violation(pa, c, "exclude");
