@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "policy/path.h"
-#include "policy/plan-internal.h"
+#include "policy/plan-builder.h"
+#include "policy/plan-explode.h"
 #include "policy/strv.h"
 
 #define PLAN_EXPLODE_MAX 256	/* entries of one folder bound one by one (bwrap
@@ -81,11 +82,11 @@ plan_explode_one(struct plan_builder *b, size_t at)
 		}
 		to = b->fs->resolve ? b->fs->resolve(b->fs->arg, path) : NULL;
 		if (to != NULL && strcmp(to, want) != 0)	/* a link */
-			m = plan_add_mount(b, PLAN_MOUNT_SYMLINK, to, path,
+			m = plan_builder_add_mount(b, PLAN_MOUNT_SYMLINK, to, path,
 			    p->mounts[at].rule);
-		else if (plan_exists(b, path, &is_dir, &mode) &&
+		else if (plan_builder_exists(b, path, &is_dir, &mode) &&
 		    (S_ISDIR(mode) || S_ISREG(mode))) {
-			m = plan_add_mount(b, PLAN_MOUNT_RO_BIND, path, path,
+			m = plan_builder_add_mount(b, PLAN_MOUNT_RO_BIND, path, path,
 			    p->mounts[at].rule);
 			if (m != NULL)
 				m->is_dir = is_dir;
@@ -129,7 +130,7 @@ plan_explode(struct plan_builder *b, size_t first, sbox_error *err)
 
 	for (i = first; !b->oom && i < p->n_mounts; i++) {
 		m = &p->mounts[i];
-		if (m->missing || plan_exists(b, m->dst, NULL, NULL))
+		if (m->missing || plan_builder_exists(b, m->dst, NULL, NULL))
 			continue;	/* its mount point is there */
 		while (!b->oom && (j = plan_explode_parent(p, i, p->mounts[i].dst))
 		    >= 0) {
@@ -160,7 +161,7 @@ plan_explode_seal(struct plan_builder *b)
 	size_t i;
 
 	for (i = 0; b->exploded != NULL && b->exploded[i] != NULL; i++)
-		plan_add_mount(b, PLAN_MOUNT_REMOUNT_RO, NULL, b->exploded[i],
+		plan_builder_add_mount(b, PLAN_MOUNT_REMOUNT_RO, NULL, b->exploded[i],
 		    PLAN_RULE_PROFILE_RO);
 	strv_free(b->exploded);
 	b->exploded = NULL;

@@ -10,7 +10,9 @@
 #include "policy/guard.h"
 #include "policy/path.h"
 #include "policy/plan-fs.h"
-#include "policy/plan-internal.h"
+#include "policy/plan-builder.h"
+#include "policy/plan-git.h"
+#include "policy/plan-protect.h"
 #include "policy/registries.h"
 #include "policy/strv.h"
 
@@ -65,11 +67,12 @@ plan_protect(struct plan_builder *b, const char *path, int dir_hint,
 	struct plan_mount *m;
 	int is_dir = dir_hint, exists;
 
-	plan_add_rule(b, path, PLAN_ACCESS_RO, rule);
+	plan_builder_add_rule(b, path, PLAN_ACCESS_RO, rule);
 	if (eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND || plan_done(b, path, 0))
 		return;
-	exists = plan_exists(b, path, &is_dir, NULL);
-	if ((m = plan_add_mount(b, PLAN_MOUNT_RO_BIND, path, path, rule)) == NULL)
+	exists = plan_builder_exists(b, path, &is_dir, NULL);
+	if ((m = plan_builder_add_mount(b, PLAN_MOUNT_RO_BIND, path, path,
+	    rule)) == NULL)
 		return;
 	m->missing = !exists;
 	m->is_dir = is_dir;
@@ -84,7 +87,7 @@ plan_hide(struct plan_builder *b, const char *path, int dir_hint,
 	struct plan_mount *m;
 	int is_dir = dir_hint, exists;
 
-	plan_add_rule(b, path, PLAN_ACCESS_HIDDEN, rule);
+	plan_builder_add_rule(b, path, PLAN_ACCESS_HIDDEN, rule);
 	/* A link (e.g. /var/run -> /run, ~/.ssh -> elsewhere): hide what it
 	 * leads to; nothing can be mounted on the link itself. */
 	if (b->fs->resolve != NULL) {
@@ -100,10 +103,11 @@ plan_hide(struct plan_builder *b, const char *path, int dir_hint,
 	    (eff->kind != PLAN_MOUNT_RO_BIND && eff->kind != PLAN_MOUNT_RW_BIND) ||
 	    strcmp(eff->src, eff->dst) != 0)	/* sbox's caches: not the host's */
 		return;
-	exists = plan_exists(b, path, &is_dir, NULL);
+	exists = plan_builder_exists(b, path, &is_dir, NULL);
 	if (!exists && eff->kind != PLAN_MOUNT_RW_BIND)
 		return;
-	m = plan_add_mount(b, is_dir ? PLAN_MOUNT_HIDE_DIR : PLAN_MOUNT_HIDE_FILE,
+	m = plan_builder_add_mount(b,
+	    is_dir ? PLAN_MOUNT_HIDE_DIR : PLAN_MOUNT_HIDE_FILE,
 	    NULL, path, rule);
 	if (m != NULL) {
 		m->missing = !exists;
@@ -157,16 +161,32 @@ plan_table(struct plan_builder *b, const char *base, enum guard_kind kind,
 			return;
 		}
 		is_dir = t->e[i].is_dir;
-		if (plan_exists(b, path, &is_dir, NULL))
+		if (plan_builder_exists(b, path, &is_dir, NULL))
 			fn(b, path, is_dir, rule);
 		else
-			plan_add_rule(b, path, kind == GUARD_KIND_CREDENTIAL ?
+			plan_builder_add_rule(b, path, kind == GUARD_KIND_CREDENTIAL ?
 			    PLAN_ACCESS_HIDDEN : PLAN_ACCESS_RO, rule);
 		free(path);
 	}
 }
 
 #define PLAN_SCOPE(s) (1u << (s))
+
+/* The main worktree's index in the common git folder stays read-only (a
+ * worktree session has its own index in its own folder). */
+static void
+plan_protect_worktrees(struct plan_builder *b, const char *common)
+{
+	char *idx = path_join(common, "index");
+
+	if (idx == NULL) {
+		b->oom = 1;
+		return;
+	}
+	if (plan_builder_exists(b, idx, NULL, NULL))
+		plan_protect(b, idx, 0, PLAN_RULE_RUNS_LATER);
+	free(idx);
+}
 
 /* Protect a git folder: bind it onto itself, then its config and hooks. */
 static void
@@ -186,7 +206,7 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 	size_t i;
 
 	if (eff != NULL && eff->kind == PLAN_MOUNT_RW_BIND && !plan_done(b, gitdir, 0)) {
-		if ((m = plan_add_mount(b, PLAN_MOUNT_RW_BIND, gitdir, gitdir,
+		if ((m = plan_builder_add_mount(b, PLAN_MOUNT_RW_BIND, gitdir, gitdir,
 		    PLAN_RULE_RUNS_LATER)) != NULL)
 			m->is_dir = 1;
 	}
@@ -197,10 +217,10 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 		b->oom = 1;
 		return;
 	}
-	if (plan_exists(b, dir, NULL, NULL))
+	if (plan_builder_exists(b, dir, NULL, NULL))
 		plan_protect(b, dir, 0, PLAN_RULE_RUNS_LATER);
 	else
-		plan_add_rule(b, dir, PLAN_ACCESS_RO, PLAN_RULE_RUNS_LATER);
+		plan_builder_add_rule(b, dir, PLAN_ACCESS_RO, PLAN_RULE_RUNS_LATER);
 	free(dir);
 	/* submodules keep their own config and hooks in modules/NAME */
 	if ((dir = path_join(gitdir, "modules")) == NULL) {
@@ -212,38 +232,12 @@ plan_protect_gitdir(struct plan_builder *b, const char *gitdir)
 		char *sub = path_join(dir, mods[i]);
 		int is_dir = 0;
 
-		if (sub != NULL && plan_exists(b, sub, &is_dir, NULL) && is_dir)
+		if (sub != NULL && plan_builder_exists(b, sub, &is_dir, NULL) && is_dir)
 			plan_each(b, sub, inside, plan_protect, PLAN_RULE_RUNS_LATER);
 		free(sub);
 	}
 	strv_free(mods);
 	free(dir);
-}
-
-/* The folder named by a "gitdir: X" (or "commondir" X) file, resolved
- * against base; NULL when the file says nothing usable. */
-char *
-plan_read_gitdir(struct plan_builder *b, const char *file, const char *base,
-    int prefixed)
-{
-	char *buf, *s, *e, *out;
-
-	if ((buf = b->fs->read(b->fs->arg, file, 4096)) == NULL)
-		return NULL;
-	s = buf;
-	if (prefixed) {
-		if (strncmp(s, "gitdir:", 7) != 0) {
-			free(buf);
-			return NULL;
-		}
-		s += 7;
-	}
-	s += strspn(s, " \t");
-	e = s + strcspn(s, "\r\n");
-	*e = '\0';
-	out = s[0] != '\0' ? path_resolve(base, s) : NULL;
-	free(buf);
-	return out;
 }
 
 /* Protect the files that run programs later inside a writable root folder. */
@@ -257,20 +251,20 @@ plan_protect_root(struct plan_builder *b, const char *root)
 		b->oom = 1;
 		return;
 	}
-	if (!plan_exists(b, git, &is_dir, NULL) || is_dir) {
+	if (!plan_builder_exists(b, git, &is_dir, NULL) || is_dir) {
 		/* a folder, or missing: then it must not be creatable */
-		if (plan_exists(b, git, NULL, NULL))
+		if (plan_builder_exists(b, git, NULL, NULL))
 			plan_protect_gitdir(b, git);
 		else
 			plan_protect(b, git, 1, PLAN_RULE_RUNS_LATER);
 	} else {
 		plan_protect(b, git, 0, PLAN_RULE_RUNS_LATER);
-		gitdir = plan_read_gitdir(b, git, root, 1);
+		gitdir = plan_builder_read_gitdir(b, git, root, 1);
 		if (gitdir != NULL) {
 			plan_protect_gitdir(b, gitdir);
 			common = path_join(gitdir, "commondir");
 			if (common != NULL) {
-				char *c = plan_read_gitdir(b, common, gitdir, 0);
+				char *c = plan_builder_read_gitdir(b, common, gitdir, 0);
 
 				if (c != NULL)
 					plan_protect_gitdir(b, c);
@@ -300,7 +294,7 @@ plan_hide_etc(struct plan_builder *b)
 			b->oom = 1;
 			break;
 		}
-		if (plan_exists(b, path, &is_dir, &mode) &&
+		if (plan_builder_exists(b, path, &is_dir, &mode) &&
 		    (!(mode & S_IROTH) || (is_dir && !(mode & S_IXOTH))))
 			plan_hide(b, path, is_dir, PLAN_RULE_ROOT_ONLY);
 		free(path);
@@ -350,10 +344,10 @@ plan_rebind_scratch(struct plan_builder *b, size_t from)
 		m = &b->plan->mounts[i];
 		if ((m->kind == PLAN_MOUNT_HIDE_DIR || m->kind == PLAN_MOUNT_HIDE_FILE) &&
 		    path_is_under(scratch, m->dst)) {
-			if ((m = plan_add_mount(b, PLAN_MOUNT_RW_BIND, scratch, scratch,
+			if ((m = plan_builder_add_mount(b, PLAN_MOUNT_RW_BIND, scratch, scratch,
 			    PLAN_RULE_SCRATCH)) != NULL)
 				m->is_dir = 1;
-			plan_add_rule(b, scratch, PLAN_ACCESS_RW, PLAN_RULE_SCRATCH);
+			plan_builder_add_rule(b, scratch, PLAN_ACCESS_RW, PLAN_RULE_SCRATCH);
 			return;
 		}
 	}

@@ -51,110 +51,6 @@ static const char *const plan_tools[] = {
 
 
 
-/* Does path exist? Fills *is_dir and *mode when it does. */
-int
-plan_exists(struct plan_builder *b, const char *path, int *is_dir, mode_t *mode)
-{
-	struct stat st;
-
-	if (b->fs->stat(b->fs->arg, path, &st) == -1)
-		return 0;
-	if (is_dir != NULL)
-		*is_dir = S_ISDIR(st.st_mode);
-	if (mode != NULL)
-		*mode = st.st_mode;
-	return 1;
-}
-
-/* Append a mount operation (paths copied). */
-struct plan_mount *
-plan_add_mount(struct plan_builder *b, enum plan_mount_kind kind,
-    const char *src, const char *dst, const char *rule)
-{
-	struct plan *p = b->plan;
-	struct plan_mount *m;
-
-	if (p->n_mounts == b->cap_mounts) {
-		b->cap_mounts = b->cap_mounts ? b->cap_mounts * 2 : 32;
-		m = realloc(p->mounts, b->cap_mounts * sizeof *m);
-		if (m == NULL) {
-			b->oom = 1;
-			return NULL;
-		}
-		p->mounts = m;
-	}
-	m = &p->mounts[p->n_mounts];
-	memset(m, 0, sizeof *m);
-	m->kind = kind;
-	m->rule = rule;
-	m->src = src ? strdup(src) : NULL;
-	m->dst = strdup(dst);
-	if (m->dst == NULL || (src != NULL && m->src == NULL)) {
-		free(m->src);
-		free(m->dst);
-		b->oom = 1;
-		return NULL;
-	}
-	p->n_mounts++;
-	return m;
-}
-
-/* Append a path rule for plan_explain. */
-void
-plan_add_rule(struct plan_builder *b, const char *path, enum plan_access access,
-    const char *rule)
-{
-	struct plan *p = b->plan;
-	struct plan_path_rule *r;
-
-	if (p->n_rules == b->cap_rules) {
-		b->cap_rules = b->cap_rules ? b->cap_rules * 2 : 32;
-		r = realloc(p->rules, b->cap_rules * sizeof *r);
-		if (r == NULL) {
-			b->oom = 1;
-			return;
-		}
-		p->rules = r;
-	}
-	r = &p->rules[p->n_rules];
-	if ((r->path = strdup(path)) == NULL) {
-		b->oom = 1;
-		return;
-	}
-	r->access = access;
-	r->rule = rule;
-	p->n_rules++;
-}
-
-/* Record a grant (emitted later, sorted by depth). */
-struct plan_grant *
-plan_grant(struct plan_builder *b, enum plan_mount_kind kind, const char *path,
-    const char *rule, enum plan_access access, int optional)
-{
-	struct plan_grant *g;
-
-	g = realloc(b->grants, (b->n_grants + 1) * sizeof *g);
-	if (g == NULL) {
-		b->oom = 1;
-		return NULL;
-	}
-	b->grants = g;
-	g = &b->grants[b->n_grants];
-	memset(g, 0, sizeof *g);
-	if ((g->path = strdup(path)) == NULL) {
-		b->oom = 1;
-		return NULL;
-	}
-	g->kind = kind;
-	g->rule = rule;
-	g->access = access;
-	g->optional = optional;
-	g->is_dir = 1;
-	plan_exists(b, path, &g->is_dir, NULL);
-	g->seq = b->n_grants++;
-	return g;
-}
-
 /* Grant home/rel with kind when it exists. */
 static void
 plan_grant_home(struct plan_builder *b, const char *rel,
@@ -166,8 +62,8 @@ plan_grant_home(struct plan_builder *b, const char *rel,
 		b->oom = 1;
 		return;
 	}
-	if (plan_exists(b, path, NULL, NULL))
-		plan_grant(b, kind, path, rule, access, 1);
+	if (plan_builder_exists(b, path, NULL, NULL))
+		plan_builder_grant(b, kind, path, rule, access, 1);
 	free(path);
 }
 
@@ -195,19 +91,22 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 	size_t i;
 
 	for (i = 0; plan_system[i] != NULL; i++) {
-		if (plan_exists(b, plan_system[i], NULL, NULL))
-			plan_grant(b, PLAN_MOUNT_RO_BIND, plan_system[i],
+		if (plan_builder_exists(b, plan_system[i], NULL, NULL))
+			plan_builder_grant(b, PLAN_MOUNT_RO_BIND, plan_system[i],
 			    PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 1);
 	}
-	plan_grant(b, PLAN_MOUNT_PROC, "/proc", PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 0);
-	plan_grant(b, PLAN_MOUNT_DEV, "/dev", PLAN_RULE_SYSTEM, PLAN_ACCESS_RO, 0);
-	plan_grant(b, PLAN_MOUNT_TMPFS, "/tmp", PLAN_RULE_TMP, PLAN_ACCESS_RW, 0);
-	if (plan_exists(b, "/var/tmp", NULL, NULL))
-		plan_grant(b, PLAN_MOUNT_TMPFS, "/var/tmp", PLAN_RULE_TMP,
+	plan_builder_grant(b, PLAN_MOUNT_PROC, "/proc", PLAN_RULE_SYSTEM,
+	    PLAN_ACCESS_RO, 0);
+	plan_builder_grant(b, PLAN_MOUNT_DEV, "/dev", PLAN_RULE_SYSTEM,
+	    PLAN_ACCESS_RO, 0);
+	plan_builder_grant(b, PLAN_MOUNT_TMPFS, "/tmp", PLAN_RULE_TMP,
+	    PLAN_ACCESS_RW, 0);
+	if (plan_builder_exists(b, "/var/tmp", NULL, NULL))
+		plan_builder_grant(b, PLAN_MOUNT_TMPFS, "/var/tmp", PLAN_RULE_TMP,
 		    PLAN_ACCESS_RW, 0);
-	plan_grant(b, PLAN_MOUNT_TMPFS, "/run", PLAN_RULE_SOCKETS,
+	plan_builder_grant(b, PLAN_MOUNT_TMPFS, "/run", PLAN_RULE_SOCKETS,
 	    PLAN_ACCESS_HIDDEN, 0);
-	plan_grant(b, PLAN_MOUNT_TMPFS, ctx->home, PLAN_RULE_HOME,
+	plan_builder_grant(b, PLAN_MOUNT_TMPFS, ctx->home, PLAN_RULE_HOME,
 	    PLAN_ACCESS_HIDDEN, 0);
 	for (i = 0; plan_tools[i] != NULL; i++)
 		plan_grant_home(b, plan_tools[i], PLAN_MOUNT_RO_BIND, PLAN_RULE_TOOLS,
@@ -215,7 +114,7 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 	for (t = caches_table; pr->project_access && ctx->cache_root &&
 	    t->name != NULL; t++) {	/* sbox's own, never the host's */
 		if ((dst = path_join(ctx->home, t->rel)) == NULL ||
-		    (g = plan_grant(b, PLAN_MOUNT_RW_BIND, dst, PLAN_RULE_CACHES,
+		    (g = plan_builder_grant(b, PLAN_MOUNT_RW_BIND, dst, PLAN_RULE_CACHES,
 		    PLAN_ACCESS_RW, 0)) == NULL ||
 		    (g->src = path_join(ctx->cache_root, t->name)) == NULL)
 			b->oom = 1;
@@ -224,29 +123,29 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 		free(dst);
 	}
 	for (i = 0; pr->folders_ro != NULL && pr->folders_ro[i] != NULL; i++) {
-		if (plan_exists(b, pr->folders_ro[i], NULL, NULL))
-			plan_grant(b, PLAN_MOUNT_RO_BIND, pr->folders_ro[i],
+		if (plan_builder_exists(b, pr->folders_ro[i], NULL, NULL))
+			plan_builder_grant(b, PLAN_MOUNT_RO_BIND, pr->folders_ro[i],
 			    PLAN_RULE_PROFILE_RO, PLAN_ACCESS_RO, 1);
 	}
 	for (i = 0; pr->folders_rw != NULL && pr->folders_rw[i] != NULL; i++) {
-		if (plan_exists(b, pr->folders_rw[i], NULL, NULL))
-			plan_grant(b, PLAN_MOUNT_RW_BIND, pr->folders_rw[i],
+		if (plan_builder_exists(b, pr->folders_rw[i], NULL, NULL))
+			plan_builder_grant(b, PLAN_MOUNT_RW_BIND, pr->folders_rw[i],
 			    PLAN_RULE_PROFILE_RW, PLAN_ACCESS_RW, 1);
 	}
 	if (pr->project_access && ctx->project != NULL)
-		plan_grant(b, PLAN_MOUNT_RW_BIND, ctx->project, PLAN_RULE_PROJECT,
+		plan_builder_grant(b, PLAN_MOUNT_RW_BIND, ctx->project, PLAN_RULE_PROJECT,
 		    PLAN_ACCESS_RW, 0);
 	if (pr->project_access && ctx->project != NULL)
 		plan_grant_worktree(b, ctx->project);
 	if (ctx->scratch != NULL)
-		plan_grant(b, PLAN_MOUNT_RW_BIND, ctx->scratch, PLAN_RULE_SCRATCH,
+		plan_builder_grant(b, PLAN_MOUNT_RW_BIND, ctx->scratch, PLAN_RULE_SCRATCH,
 		    PLAN_ACCESS_RW, 0);
 	if (b->oom)
 		return;
 	qsort(b->grants, b->n_grants, sizeof *b->grants, plan_grant_cmp);
 	for (i = 0; i < b->n_grants; i++) {
 		g = &b->grants[i];
-		m = plan_add_mount(b, g->kind,
+		m = plan_builder_add_mount(b, g->kind,
 		    g->kind == PLAN_MOUNT_RO_BIND || g->kind == PLAN_MOUNT_RW_BIND ?
 		    (g->src ? g->src : g->path) : NULL, g->path, g->rule);
 		if (m == NULL)
@@ -261,7 +160,7 @@ plan_grants(struct plan_builder *b, const struct profile *pr)
 			    PLAN_RUN_BYTES : b->plan->limits.tmp_bytes;
 		} else if (g->kind == PLAN_MOUNT_DEV)
 			m->size_bytes = b->plan->limits.tmp_bytes;
-		plan_add_rule(b, g->path, g->access, g->rule);
+		plan_builder_add_rule(b, g->path, g->access, g->rule);
 	}
 	b->first_protect = b->plan->n_mounts;
 }
