@@ -98,7 +98,7 @@ init_ex_free(struct init_ex *e)
 static struct init_ex *
 init_ex_slot(void)
 {
-	long long now = init_now_ms();
+	long long now = init_msg_now_ms();
 	size_t i;
 
 	init_ex_init();
@@ -153,7 +153,7 @@ init_ex_argv(struct init_walk_caller *t, uint64_t addr, int wide)
 			goto bad;
 		if ((total += strlen(buf)) > INIT_EX_BYTES)
 			return a; /* matched on what was read */
-		init_supervise_utf8(clean, buf, sizeof clean);
+		init_msg_utf8(clean, buf, sizeof clean);
 		json_array_append_new(a, json_string(clean));
 	}
 	return a;
@@ -357,7 +357,7 @@ init_exclude_exec(struct init_sv_call *call)
 	x->state = INIT_EX_HELLO;
 	x->xid = init_ex_next_xid++;
 	x->id = call->id;
-	x->since_ms = init_now_ms();
+	x->since_ms = init_msg_now_ms();
 	x->argv = argv;
 	argv = NULL;
 	x->program = strdup(prog);
@@ -461,7 +461,7 @@ init_ex_ask(struct init_ex *x, int *fds)
 {
 	int i;
 
-	init_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
+	init_msg_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
 	    "id", x->id, "xid", x->xid, "pid", (int)x->tgid, "argv", x->argv,
 	    "program", x->program, "cwd", x->cwd, "pattern", x->pattern,
 	    "dev", (json_int_t)x->dev, "ino", (json_int_t)x->ino, "umask",
@@ -495,7 +495,7 @@ init_exclude_events(struct pollfd *pfd, int n)
 		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLIN)) {
 			/* the shim is gone (or talks out of turn) */
 			if (init_ex[j].state == INIT_EX_ASKED)
-				init_send(ctl_msg("exclude_cancel", "{s:I}", "xid",
+				init_msg_send(ctl_msg("exclude_cancel", "{s:I}", "xid",
 				    init_ex[j].xid), NULL, 0);
 			init_ex_free(&init_ex[j]);
 		}
@@ -544,7 +544,7 @@ init_exclude_done(json_t *msg)
 {
 	json_t *xid = json_object_get(msg, "xid");
 	json_t *code = json_object_get(msg, "code");
-	const char *m = init_get_str(msg, "message", 4000);
+	const char *m = init_msg_get_str(msg, "message", 4000);
 	char buf[4 + 4000 + 1];
 	int32_t c;
 	size_t len = 0;

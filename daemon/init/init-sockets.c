@@ -268,7 +268,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 out:
 	if (cwd >= 0) {
 		if (fchdir(cwd) < 0)
-			init_exit(1); /* broken invariant: sbox-init lost its
+			init_msg_exit(1); /* broken invariant: sbox-init lost its
 			                 folder */
 		close(cwd);
 	}

@@ -74,9 +74,9 @@ init_spawnreq_parse(json_t *msg, int nfds, struct init_spawnreq *r)
 		return "env must be up to 4096 NAME=VALUE strings";
 	r->cwd = "/";
 	if (json_object_get(msg, "cwd") != NULL &&
-	    (r->cwd = init_get_path(msg, "cwd")) == NULL)
+	    (r->cwd = init_msg_get_path(msg, "cwd")) == NULL)
 		return "cwd must be an absolute path";
-	stdio = init_get_str(msg, "stdio", 8);
+	stdio = init_msg_get_str(msg, "stdio", 8);
 	if (stdio == NULL || (strcmp(stdio, "fds") != 0 &&
 	    strcmp(stdio, "none") != 0 && strcmp(stdio, "tty") != 0))
 		return "stdio must be \"fds\", \"tty\" or \"none\"";

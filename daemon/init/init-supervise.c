@@ -267,7 +267,7 @@ init_supervise_guard(json_t *msg)
 	const char *why = NULL;
 
 	if (init_sv_state != 0) {
-		init_send_error(NULL, EINVAL, "guard: already set up");
+		init_msg_send_error(NULL, EINVAL, "guard: already set up");
 		return;
 	}
 	if (guard_spec_from_json(&init_sv_spec, msg, &err) < 0)
@@ -298,11 +298,11 @@ init_supervise_guard(json_t *msg)
 		init_sv_state = -1;
 		snprintf(init_sv_broken, sizeof init_sv_broken,
 		    "the file guard cannot be set up: %s", why);
-		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+		init_msg_send_error(NULL, EPERM, "%s", init_sv_broken);
 		return;
 	}
 	init_sv_state = 1;
-	init_send(ctl_msg("guarded", "{s:b}", "supervise",
+	init_msg_send(ctl_msg("guarded", "{s:b}", "supervise",
 	    init_sv_spec.supervise), NULL, 0);
 }
 
@@ -320,7 +320,7 @@ init_supervise_protect(json_t *msg)
 		init_sv_state = -1;
 		snprintf(init_sv_broken, sizeof init_sv_broken, "the file guard "
 		    "cannot protect what git's config names: %s", err.message);
-		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+		init_msg_send_error(NULL, EPERM, "%s", init_sv_broken);
 	}
 }
 
@@ -437,46 +437,13 @@ init_supervise_pollfds(struct pollfd *pfd, int max)
 	return i;
 }
 
-/* Copy src into dst (size n) as valid UTF-8: a byte that does not start a
- * well-formed sequence becomes '?' (paths are bytes; JSON is UTF-8). */
-void
-init_supervise_utf8(char *dst, const char *src, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0, k, len;
-
-	while (*s != '\0' && i + 5 < n) {
-		len = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 && *s >= 0xc2 ? 2 :
-		    (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 && *s <= 0xf4 ?
-		    4 : 0;
-		for (k = 1; k < len; k++)
-			if ((s[k] & 0xc0) != 0x80)
-				len = 0;
-		if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) ||
-		    (s[0] == 0xed && s[1] >= 0xa0)))
-			len = 0; /* overlong or a surrogate */
-		if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) ||
-		    (s[0] == 0xf4 && s[1] >= 0x90)))
-			len = 0;
-		if (len == 0) {
-			dst[i++] = '?';
-			s++;
-			continue;
-		}
-		memcpy(dst + i, s, len);
-		i += len;
-		s += len;
-	}
-	dst[i] = '\0';
-}
-
 /* Report a refused (or kernel-refused) operation to sboxd, rate-limited;
  * reason NULL: a hidden path refused it (the read reporter). */
 void
 init_supervise_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason)
 {
-	long long now = init_now_ms();
+	long long now = init_msg_now_ms();
 	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
 	char name[64];
 	pid_t tgid;
@@ -492,10 +459,10 @@ init_supervise_report(json_int_t id, pid_t pid, const char *op,
 		return;
 	init_sv_tokens -= 1;
 	memcpy(init_sv_last_report, key, sizeof key);
-	init_supervise_utf8(clean, path, sizeof clean);
+	init_msg_utf8(clean, path, sizeof clean);
 	init_reads_process(pid, &tgid, key, sizeof key);
-	init_supervise_utf8(name, key, sizeof name);
-	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
+	init_msg_utf8(name, key, sizeof name);
+	init_msg_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
 	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
 	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
 	    reason : "", "hidden", reason == NULL), NULL, 0);

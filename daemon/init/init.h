@@ -7,19 +7,7 @@
 #include <poll.h>
 #include <sys/types.h>
 
-/* The control socket to sboxd. */
-extern int init_ctl_fd;
-
-/* Send a message to sboxd (steals msg, closes nothing); on failure sbox-init
- * has lost its daemon and exits after killing everything. */
-void init_send(json_t *msg, const int *fds, int nfds);
-/* Send error {req, errno, message} (req may be NULL = json null). */
-void init_send_error(json_t *req, int errnum, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* Kill every process of the sandbox and exit. */
-void init_exit(int code) __attribute__((noreturn));
-/* Milliseconds on the monotonic clock. */
-long long init_now_ms(void);
+#include "daemon/init/init-msg.h"
 
 /* init-spawn.c: commands. */
 void init_spawn(json_t *msg, int *fds, int nfds);
@@ -94,14 +82,5 @@ int init_ops_file_open(const char *path, int flags, mode_t mode,
     char *why, size_t whylen);
 int init_ops_file_mkdir(const char *path, mode_t mode, char *why,
     size_t whylen);
-
-/* Copy src into dst (size n) as valid UTF-8 ('?' for bad bytes). */
-void init_supervise_utf8(char *dst, const char *src, size_t n);
-
-/* Validation helpers for untrusted messages. */
-/* A string member without NUL bytes and at most max bytes, or NULL. */
-const char *init_get_str(json_t *msg, const char *key, size_t max);
-/* An absolute path member (<= CTL_PATH_MAX), or NULL. */
-const char *init_get_path(json_t *msg, const char *key);
 
 #endif
