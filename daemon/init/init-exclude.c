@@ -20,8 +20,11 @@
  * parent (vfork, posix_spawn) passes a path built for that one call; giving
  * them back later could write into memory the parent has reused. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-exclude.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 #include "policy/exclude.h"
 #include "policy/render-bwrap.h"
 
@@ -180,7 +183,7 @@ init_ex_refuse(struct init_sv_call *call, const char *program, int err,
     const char *why)
 {
 	init_ex_answer(call, err, 0);
-	init_supervise_report(call->id, call->tid, "exec", program, EACCES,
+	init_state_report(call->id, call->tid, "exec", program, EACCES,
 	    "exclude", why);
 }
 
@@ -270,7 +273,7 @@ void
 init_exclude_exec(struct init_sv_call *call)
 {
 	static char path[CTL_PATH_MAX], cwd[CTL_PATH_MAX], prog[CTL_PATH_MAX];
-	const struct guard_spec *spec = init_supervise_spec();
+	const struct guard_spec *spec = init_state_spec();
 	const __u64 *a = call->data->args;
 	struct init_walk_caller t = { .call = call, .tid = call->tid,
 	    .mem = -1 };

@@ -2,7 +2,9 @@
  * listening sockets. They run inside the sandbox with its uid, mounts and
  * seccomp filter, so sboxd's file tools obey exactly the sandbox's view. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-files.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-ops.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

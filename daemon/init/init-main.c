@@ -8,7 +8,11 @@
  * kills every process of the sandbox and exits (which ends the pid
  * namespace). Everything it receives is validated as untrusted. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-exclude.h"
+#include "daemon/init/init-files.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-spawn.h"
+#include "daemon/init/init-supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,8 +4,15 @@
  * result; sbox-init's own file operations (file.write, file.mkdir) take the
  * same path. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-dgram.h"
+#include "daemon/init/init-meta.h"
+#include "daemon/init/init-ops.h"
+#include "daemon/init/init-reads.h"
+#include "daemon/init/init-sockets.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-tty.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +49,7 @@ init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
     const char *dir,
     const char *name, char *why, size_t whylen)
 {
-	const struct guard_spec *s = init_supervise_spec();
+	const struct guard_spec *s = init_state_spec();
 	struct guard_fs fs = { init_ops_lstat, &fd };
 	struct guard_verdict v;
 	char full[PATH_MAX + NAME_MAX + 2];
@@ -57,7 +64,7 @@ init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
 		snprintf(why, whylen, "%s refused: %s (%s)", full, v.rule,
 		    v.reason);
 	if (t->call != NULL)
-		init_supervise_report(t->call->id, t->tid, guard_op_name(op),
+		init_state_report(t->call->id, t->tid, guard_op_name(op),
 		    full, v.err, v.rule, v.reason);
 	return v.err;
 }
@@ -74,7 +81,7 @@ init_ops_kernel_refused(struct init_walk_caller *t, const char *op,
 		return;
 	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir : "",
 	    l->name);
-	init_supervise_report(t->call->id, t->tid, op, full, e, "", "");
+	init_state_report(t->call->id, t->tid, op, full, e, "", "");
 }
 
 /* A helper process opens a FIFO that has no reader yet (the open blocks)
@@ -623,7 +630,7 @@ init_ops_call(struct init_sv_call *call, int *fd)
 		e = init_meta_call(call, &t);
 		break;
 	default:
-		e = init_supervise_undecided(NULL, "a call the file guard does "
+		e = init_state_undecided(NULL, "a call the file guard does "
 		    "not perform");
 	}
 	if (t.mem >= 0)
@@ -641,7 +648,7 @@ init_ops_own_err(int e, char *why, size_t whylen)
 
 	if (e >= 0 && e < SV_ERRNO_END)
 		return e;
-	r = init_supervise_undecided_why(path, sizeof path);
+	r = init_state_undecided_why(path, sizeof path);
 	snprintf(why, whylen, "%s%s%s", path, path[0] ? ": " : "", r);
 	return EPERM;
 }
@@ -657,7 +664,7 @@ init_ops_file_open(const char *path, int flags, mode_t mode, char *why,
 	int fd = -1, e;
 
 	why[0] = '\0';
-	if (init_supervise_spec() == NULL) {
+	if (init_state_spec() == NULL) {
 		snprintf(why, whylen, "the file guard is not set up");
 		return -EPERM;
 	}
@@ -673,7 +680,7 @@ init_ops_file_mkdir(const char *path, mode_t mode, char *why,
 	struct init_walk_caller t = { .mem = -1, .umask = 022 };
 
 	why[0] = '\0';
-	if (init_supervise_spec() == NULL) {
+	if (init_state_spec() == NULL) {
 		snprintf(why, whylen, "the file guard is not set up");
 		return -EPERM;
 	}

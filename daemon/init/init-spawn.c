@@ -3,8 +3,12 @@
  * result comes back through a close-on-exec pipe that the poll loop reads,
  * so sbox-init never waits on one child. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-killtree.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-spawn.h"
 #include "daemon/init/init-spawnreq.h"
+#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-tty.h"
 #include "protocol/ttysize.h"
 
 #include <errno.h>

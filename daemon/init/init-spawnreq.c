@@ -1,8 +1,8 @@
 /* init-spawnreq.c: a spawn message from sboxd, parsed and checked before
  * anything is forked: argv, env, cwd, stdio, a terminal's size, the
  * channel, the timeout and the rlimits (only those listed here). */
+#include "daemon/init/init-msg.h"
 #include "daemon/init/init-spawnreq.h"
-#include "daemon/init/init.h"
 #include "protocol/ctl.h"
 
 #include <stdlib.h>
