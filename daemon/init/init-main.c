@@ -11,6 +11,8 @@
 #include "daemon/init/init-exclude.h"
 #include "daemon/init/init-files.h"
 #include "daemon/init/init-msg.h"
+#include "daemon/init/init-ops.h"
+#include "daemon/init/init-reads.h"
 #include "daemon/init/init-spawn.h"
 #include "daemon/init/init-supervise.h"
 
@@ -196,6 +198,7 @@ main(int argc, char **argv)
 	if (getpid() != 1)	/* a program sent outside (init-exclude.c) */
 		return init_exclude_shim(argc > 0 ? argv[0] : "sbox-init");
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	init_ops_set_source(init_reads_source);
 	init_args(argc, argv, &port);
 	if (fcntl(init_msg_ctl_fd, F_GETFD) < 0)
 		init_msg_fatal("control socket %d is not open", init_msg_ctl_fd);

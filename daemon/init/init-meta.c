@@ -4,8 +4,8 @@
  * resolved -- an fd's on its file, read back and checked to lead to it --
  * and PERFORMED here on the held folder (or the held descriptor), so what
  * was decided is what changes: no path is looked up twice. */
+#include "daemon/init/init-decide.h"
 #include "daemon/init/init-meta.h"
-#include "daemon/init/init-ops.h"
 #include "daemon/init/init-state.h"
 #include "daemon/init/init-types.h"
 #include "daemon/init/init-walk.h"
@@ -248,7 +248,7 @@ init_meta_change(struct init_walk_caller *t, int dirfd, const char *path,
 		e = errno;
 		goto out;
 	}
-	if (l.fd >= 0 && (e = init_ops_decide(t, m->op, l.fd, l.dir, l.name,
+	if (l.fd >= 0 && (e = init_decide(t, m->op, l.fd, l.dir, l.name,
 	    NULL, 0)) != 0)
 		goto out;
 	if (!init_walk_valid(t)) {

@@ -18,9 +18,13 @@ int init_ops_file_mkdir(const char *path, mode_t mode, char *why,
 /* init-ops.c: perform one notified call for its caller: 0 or an errno; an
  * opened file is returned in *fd (then the answer is that fd). */
 int init_ops_call(struct init_sv_call *call, int *fd);
-/* Ask the guard about op on (dir, name) held by fd: 0 or the refusal's
- * errno (reported; why gets the reason when not NULL). */
-int init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
-    const char *dir, const char *name, char *why, size_t whylen);
+
+/* A reporter of the source of a rename or link that failed with e (as
+ * init_reads_source). */
+typedef void (*init_ops_source_fn)(struct init_sv_call *call, const char *op,
+    int dirfd, const char *path, int e, int gone);
+/* Set the reporter of refused sources; init-main.c sets it once at start,
+ * before any call is handled. */
+void init_ops_set_source(init_ops_source_fn fn);
 
 #endif

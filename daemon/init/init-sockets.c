@@ -14,8 +14,8 @@
  * with the same rule (init_sockets_reach) and performs it the same way;
  * a blocking call goes on in a helper (init_sockets_helper). */
 #include "protocol/ctl.h"
+#include "daemon/init/init-decide.h"
 #include "daemon/init/init-msg.h"
-#include "daemon/init/init-ops.h"
 #include "daemon/init/init-sockets.h"
 #include "daemon/init/init-state.h"
 #include "daemon/init/init-types.h"
@@ -224,7 +224,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 		e = EADDRINUSE;
 		goto out;
 	}
-	if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd, l.dir, l.name,
+	if ((e = init_decide(t, GUARD_OP_CREATE, l.fd, l.dir, l.name,
 	    NULL, 0)) != 0 || (e = init_sockets_decide_bind(t, &l)) != 0)
 		goto out;
 	if ((e = init_walk_status(t)) != 0)
