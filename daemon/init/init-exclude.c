@@ -464,7 +464,8 @@ init_ex_ask(struct init_ex *x, int *fds)
 {
 	int i;
 
-	init_msg_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
+	init_msg_send(ctl_msg("exclude",
+	    "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
 	    "id", x->id, "xid", x->xid, "pid", (int)x->tgid, "argv", x->argv,
 	    "program", x->program, "cwd", x->cwd, "pattern", x->pattern,
 	    "dev", (json_int_t)x->dev, "ino", (json_int_t)x->ino, "umask",
@@ -498,8 +499,8 @@ init_exclude_events(struct pollfd *pfd, int n)
 		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLIN)) {
 			/* the shim is gone (or talks out of turn) */
 			if (init_ex[j].state == INIT_EX_ASKED)
-				init_msg_send(ctl_msg("exclude_cancel", "{s:I}", "xid",
-				    init_ex[j].xid), NULL, 0);
+				init_msg_send(ctl_msg("exclude_cancel", "{s:I}",
+				    "xid", init_ex[j].xid), NULL, 0);
 			init_ex_free(&init_ex[j]);
 		}
 	}

@@ -1,4 +1,5 @@
-/* init-exclude.h: programs matching `exclude`, sent outside (init-exclude.c). */
+/* init-exclude.h: programs matching `exclude`, sent outside
+ * (init-exclude.c). */
 #ifndef SBOX_INIT_EXCLUDE_H
 #define SBOX_INIT_EXCLUDE_H
 

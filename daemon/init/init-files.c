@@ -104,7 +104,8 @@ init_files_open(json_t *msg)
 	fl = init_files_oflags(json_object_get(msg, "flags"));
 	mode = init_files_mode(msg, 0644);
 	if (path == NULL || fl < 0 || mode < 0) {
-		init_msg_send_error(req, EINVAL, "open: bad path, flags or mode");
+		init_msg_send_error(req, EINVAL,
+		    "open: bad path, flags or mode");
 		return;
 	}
 	if ((fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC))) {
@@ -118,7 +119,8 @@ init_files_open(json_t *msg)
 		}
 	} else if ((fd = open(path, fl | O_NOCTTY | O_CLOEXEC | O_NONBLOCK,
 	    (mode_t)mode)) < 0) {
-		init_msg_send_error(req, errno, "%s: %s", path, strerror(errno));
+		init_msg_send_error(req, errno, "%s: %s", path,
+		    strerror(errno));
 		return;
 	}
 	init_msg_send(ctl_msg("opened", "{s:O?}", "req", req), &fd, 1);
@@ -140,7 +142,8 @@ init_files_mkdir(json_t *msg)
 	}
 	if ((rc = init_ops_file_mkdir(path, (mode_t)mode, why,
 	    sizeof why)) < 0) {
-		init_msg_send_error(req, -rc, "%s", why[0] ? why : strerror(-rc));
+		init_msg_send_error(req, -rc, "%s",
+		    why[0] ? why : strerror(-rc));
 		return;
 	}
 	init_msg_send(ctl_msg("done", "{s:O?}", "req", req), NULL, 0);
@@ -178,7 +181,8 @@ init_files_stat(json_t *msg)
 	rc = json_is_true(json_object_get(msg, "nofollow")) ?
 	    lstat(path, &st) : stat(path, &st);
 	if (rc < 0) {
-		init_msg_send_error(req, errno, "%s: %s", path, strerror(errno));
+		init_msg_send_error(req, errno, "%s: %s", path,
+		    strerror(errno));
 		return;
 	}
 	init_msg_send(ctl_msg("done", "{s:O?,s:{s:s,s:I,s:i,s:I,s:I,s:I,s:i,s:I,"
@@ -267,7 +271,7 @@ init_files_listen(json_t *msg)
 	fam = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(fam, json_string(families[i]));
-	init_msg_send(ctl_msg("opened", "{s:O?,s:o}", "req", req, "families", fam),
-	    fds, n);
+	init_msg_send(ctl_msg("opened", "{s:O?,s:o}", "req", req, "families",
+	    fam), fds, n);
 	ctl_close_fds(fds, n);
 }

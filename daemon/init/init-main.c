@@ -201,11 +201,13 @@ main(int argc, char **argv)
 	init_ops_set_source(init_reads_source);
 	init_args(argc, argv, &port);
 	if (fcntl(init_msg_ctl_fd, F_GETFD) < 0)
-		init_msg_fatal("control socket %d is not open", init_msg_ctl_fd);
+		init_msg_fatal("control socket %d is not open",
+		    init_msg_ctl_fd);
 	init_close_others(init_msg_ctl_fd);
 	init_stdio();
 	fcntl(init_msg_ctl_fd, F_SETFD, FD_CLOEXEC);
-	fcntl(init_msg_ctl_fd, F_SETFL, fcntl(init_msg_ctl_fd, F_GETFL) | O_NONBLOCK);
+	fcntl(init_msg_ctl_fd, F_SETFL,
+	    fcntl(init_msg_ctl_fd, F_GETFL) | O_NONBLOCK);
 	umask(022);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);

@@ -61,7 +61,8 @@ init_msg_send(json_t *msg, const int *fds, int nfds)
 	 * backpressure: wait until it takes the message (a SEQPACKET send is
 	 * whole or nothing), never an end of the sandbox */
 	for (;;) {
-		struct pollfd pfd = { .fd = init_msg_ctl_fd, .events = POLLOUT };
+		struct pollfd pfd = { .fd = init_msg_ctl_fd,
+		    .events = POLLOUT };
 
 		if (ctl_send(init_msg_ctl_fd, msg, fds, nfds, &err) == 0)
 			break;

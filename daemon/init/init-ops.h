@@ -1,4 +1,5 @@
-/* init-ops.h: the guard's operations (init-ops.c), and sbox-init's own writes. */
+/* init-ops.h: the guard's operations (init-ops.c), and sbox-init's own
+ * writes. */
 #ifndef SBOX_INIT_OPS_H
 #define SBOX_INIT_OPS_H
 

@@ -421,8 +421,8 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	}
 	if (r.tty && (e = init_tty_open(r.size.rows, r.size.cols, &master,
 	    &slave)) != 0) {
-		init_msg_send_error(r.id, e, "spawn: cannot make a terminal in the "
-		    "sandbox (/dev/pts): %s", strerror(e));
+		init_msg_send_error(r.id, e, "spawn: cannot make a terminal in "
+		    "the sandbox (/dev/pts): %s", strerror(e));
 		goto out;
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL) {
@@ -437,8 +437,8 @@ init_spawn(json_t *msg, int *fds, int nfds)
 		goto out;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, g) < 0) {
-		init_msg_send_error(r.id, errno, "spawn: the file guard's socket: %s",
-		    strerror(errno));
+		init_msg_send_error(r.id, errno,
+		    "spawn: the file guard's socket: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
 		free(c);

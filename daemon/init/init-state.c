@@ -91,7 +91,8 @@ init_state_report(json_int_t id, pid_t pid, const char *op,
 	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
 	if (strcmp(key, init_state_last_report) == 0)
 		return; /* the same refusal again (a retry loop) */
-	init_state_tokens += (double)(now - init_state_last_ms) * INIT_STATE_RATE / 1000;
+	init_state_tokens += (double)(now - init_state_last_ms) *
+	    INIT_STATE_RATE / 1000;
 	if (init_state_tokens > INIT_STATE_BURST)
 		init_state_tokens = INIT_STATE_BURST;
 	init_state_last_ms = now;
@@ -102,7 +103,8 @@ init_state_report(json_int_t id, pid_t pid, const char *op,
 	init_msg_utf8(clean, path, sizeof clean);
 	init_state_process(pid, &tgid, key, sizeof key);
 	init_msg_utf8(name, key, sizeof name);
-	init_msg_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
+	init_msg_send(ctl_msg("refused",
+	    "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
 	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
 	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
 	    reason : "", "hidden", reason == NULL), NULL, 0);

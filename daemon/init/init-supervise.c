@@ -147,7 +147,8 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 	}
 	/* no hidden rules (sandbox.report_reads false): reads are not
 	 * notified at all */
-	return init_state_guard()->n_rules == 0 ? 0 : init_reads_rule(ctx, nr, arg);
+	return init_state_guard()->n_rules == 0 ? 0 :
+	    init_reads_rule(ctx, nr, arg);
 }
 
 /* Export ctx's BPF into *prog (malloc'd) and *len; 0 or -1. */
@@ -264,7 +265,8 @@ init_supervise_guard(json_t *msg)
 	}
 	if (guard_spec_from_json(init_state_guard(), msg, &err) < 0)
 		why = err.message;
-	else if (init_state_guard()->supervise && init_state_guard()->roots[0] != NULL) {
+	else if (init_state_guard()->supervise &&
+	    init_state_guard()->roots[0] != NULL) {
 		if (!init_sv_kernel_at_least(5, 19))
 			why = "the file guard needs Linux 5.19 or later "
 			    "(seccomp user notification with ADDFD_FLAG_SEND "
