@@ -42,8 +42,12 @@
  * 32-bit ABI's msghdr layout is not read: its sendmsg and sendmmsg are
  * refused (its sendto is decided as the native one). */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-dgram.h"
+#include "daemon/init/init-exclude.h"
+#include "daemon/init/init-sockets.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,7 +110,7 @@ init_dgram_control(struct init_dgram *d, struct init_dgram_msg *m)
 			return EINVAL;
 		if (h.cmsg_level == SOL_SOCKET &&
 		    h.cmsg_type == SCM_CREDENTIALS)
-			return init_supervise_undecided(NULL, "a message with "
+			return init_state_undecided(NULL, "a message with "
 			    "SCM_CREDENTIALS (sbox-init sends it: the kernel "
 			    "would vouch for sbox-init, not the caller)");
 		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
@@ -285,7 +289,7 @@ init_dgram_read_all(struct init_dgram *d, struct init_sv_call *call)
 		if (e != 0 && k > 0 && e == SV_UNDECIDED)
 			/* the batch ends before it; its reason is no
 			 * later refusal's */
-			init_supervise_undecided_why(why, sizeof why);
+			init_state_undecided_why(why, sizeof why);
 		if (e != 0)
 			return k == 0 ? e : 0;
 		if (call->sc == SV_SENDMMSG)
@@ -406,7 +410,7 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 
 	if (call->sc != SV_SENDTO && (call->data->arch == AUDIT_ARCH_I386 ||
 	    call->data->arch == AUDIT_ARCH_ARM))
-		return init_supervise_undecided(NULL, "a 32-bit sendmsg or "
+		return init_state_undecided(NULL, "a 32-bit sendmsg or "
 		    "sendmmsg (its message layout is not read)");
 	memset(&d, 0, sizeof d);
 	d.t = t;
@@ -415,7 +419,7 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 	d.flags = (int)(uint32_t)a[call->sc == SV_SENDTO ? 3 : 2 +
 	    (call->sc == SV_SENDMMSG)];
 	if ((d.sock = init_sockets_getfd(t, (int)(uint32_t)a[0])) < 0) {
-		e = d.sock == -EBADF ? EBADF : init_supervise_undecided(NULL,
+		e = d.sock == -EBADF ? EBADF : init_state_undecided(NULL,
 		    "cannot reach the caller's socket");
 		d.sock = -1;
 		return e;
@@ -424,7 +428,7 @@ init_dgram_call(struct init_sv_call *call, struct init_walk_caller *t)
 	    (sl = sizeof(int), getsockopt(d.sock, SOL_SOCKET, SO_TYPE, &d.type,
 	    &sl)) < 0) {
 		e = errno == ENOTSOCK ? ENOTSOCK :
-		    init_supervise_undecided(NULL, "cannot read the caller's "
+		    init_state_undecided(NULL, "cannot read the caller's "
 		    "socket's family");
 		close(d.sock);
 		return e;

@@ -20,8 +20,11 @@
  * parent (vfork, posix_spawn) passes a path built for that one call; giving
  * them back later could write into memory the parent has reused. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-exclude.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 #include "policy/exclude.h"
 #include "policy/render-bwrap.h"
 
@@ -98,7 +101,7 @@ init_ex_free(struct init_ex *e)
 static struct init_ex *
 init_ex_slot(void)
 {
-	long long now = init_now_ms();
+	long long now = init_msg_now_ms();
 	size_t i;
 
 	init_ex_init();
@@ -153,7 +156,7 @@ init_ex_argv(struct init_walk_caller *t, uint64_t addr, int wide)
 			goto bad;
 		if ((total += strlen(buf)) > INIT_EX_BYTES)
 			return a; /* matched on what was read */
-		init_supervise_utf8(clean, buf, sizeof clean);
+		init_msg_utf8(clean, buf, sizeof clean);
 		json_array_append_new(a, json_string(clean));
 	}
 	return a;
@@ -180,7 +183,7 @@ init_ex_refuse(struct init_sv_call *call, const char *program, int err,
     const char *why)
 {
 	init_ex_answer(call, err, 0);
-	init_supervise_report(call->id, call->tid, "exec", program, EACCES,
+	init_state_report(call->id, call->tid, "exec", program, EACCES,
 	    "exclude", why);
 }
 
@@ -270,7 +273,7 @@ void
 init_exclude_exec(struct init_sv_call *call)
 {
 	static char path[CTL_PATH_MAX], cwd[CTL_PATH_MAX], prog[CTL_PATH_MAX];
-	const struct guard_spec *spec = init_supervise_spec();
+	const struct guard_spec *spec = init_state_spec();
 	const __u64 *a = call->data->args;
 	struct init_walk_caller t = { .call = call, .tid = call->tid,
 	    .mem = -1 };
@@ -357,7 +360,7 @@ init_exclude_exec(struct init_sv_call *call)
 	x->state = INIT_EX_HELLO;
 	x->xid = init_ex_next_xid++;
 	x->id = call->id;
-	x->since_ms = init_now_ms();
+	x->since_ms = init_msg_now_ms();
 	x->argv = argv;
 	argv = NULL;
 	x->program = strdup(prog);
@@ -461,7 +464,8 @@ init_ex_ask(struct init_ex *x, int *fds)
 {
 	int i;
 
-	init_send(ctl_msg("exclude", "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
+	init_msg_send(ctl_msg("exclude",
+	    "{s:I,s:I,s:i,s:O,s:s,s:s,s:s,s:I,s:I,s:i}",
 	    "id", x->id, "xid", x->xid, "pid", (int)x->tgid, "argv", x->argv,
 	    "program", x->program, "cwd", x->cwd, "pattern", x->pattern,
 	    "dev", (json_int_t)x->dev, "ino", (json_int_t)x->ino, "umask",
@@ -495,8 +499,8 @@ init_exclude_events(struct pollfd *pfd, int n)
 		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLIN)) {
 			/* the shim is gone (or talks out of turn) */
 			if (init_ex[j].state == INIT_EX_ASKED)
-				init_send(ctl_msg("exclude_cancel", "{s:I}", "xid",
-				    init_ex[j].xid), NULL, 0);
+				init_msg_send(ctl_msg("exclude_cancel", "{s:I}",
+				    "xid", init_ex[j].xid), NULL, 0);
 			init_ex_free(&init_ex[j]);
 		}
 	}
@@ -544,7 +548,7 @@ init_exclude_done(json_t *msg)
 {
 	json_t *xid = json_object_get(msg, "xid");
 	json_t *code = json_object_get(msg, "code");
-	const char *m = init_get_str(msg, "message", 4000);
+	const char *m = init_msg_get_str(msg, "message", 4000);
 	char buf[4 + 4000 + 1];
 	int32_t c;
 	size_t len = 0;

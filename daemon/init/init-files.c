@@ -2,7 +2,9 @@
  * listening sockets. They run inside the sandbox with its uid, mounts and
  * seccomp filter, so sboxd's file tools obey exactly the sandbox's view. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-files.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-ops.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -95,14 +97,15 @@ void
 init_files_open(json_t *msg)
 {
 	json_t *req = init_files_req(msg);
-	const char *path = init_get_path(msg, "path");
+	const char *path = init_msg_get_path(msg, "path");
 	char why[512];
 	int fl, mode, fd;
 
 	fl = init_files_oflags(json_object_get(msg, "flags"));
 	mode = init_files_mode(msg, 0644);
 	if (path == NULL || fl < 0 || mode < 0) {
-		init_send_error(req, EINVAL, "open: bad path, flags or mode");
+		init_msg_send_error(req, EINVAL,
+		    "open: bad path, flags or mode");
 		return;
 	}
 	if ((fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC))) {
@@ -110,16 +113,17 @@ init_files_open(json_t *msg)
 		fd = init_ops_file_open(path, fl | O_NOCTTY | O_CLOEXEC |
 		    O_NONBLOCK, (mode_t)mode, why, sizeof why);
 		if (fd < 0) {
-			init_send_error(req, -fd, "%s", why[0] ? why :
+			init_msg_send_error(req, -fd, "%s", why[0] ? why :
 			    strerror(-fd));
 			return;
 		}
 	} else if ((fd = open(path, fl | O_NOCTTY | O_CLOEXEC | O_NONBLOCK,
 	    (mode_t)mode)) < 0) {
-		init_send_error(req, errno, "%s: %s", path, strerror(errno));
+		init_msg_send_error(req, errno, "%s: %s", path,
+		    strerror(errno));
 		return;
 	}
-	init_send(ctl_msg("opened", "{s:O?}", "req", req), &fd, 1);
+	init_msg_send(ctl_msg("opened", "{s:O?}", "req", req), &fd, 1);
 	close(fd);
 }
 
@@ -128,20 +132,21 @@ void
 init_files_mkdir(json_t *msg)
 {
 	json_t *req = init_files_req(msg);
-	const char *path = init_get_path(msg, "path");
+	const char *path = init_msg_get_path(msg, "path");
 	int mode = init_files_mode(msg, 0755), rc;
 	char why[512];
 
 	if (path == NULL || mode < 0) {
-		init_send_error(req, EINVAL, "mkdir: bad path or mode");
+		init_msg_send_error(req, EINVAL, "mkdir: bad path or mode");
 		return;
 	}
 	if ((rc = init_ops_file_mkdir(path, (mode_t)mode, why,
 	    sizeof why)) < 0) {
-		init_send_error(req, -rc, "%s", why[0] ? why : strerror(-rc));
+		init_msg_send_error(req, -rc, "%s",
+		    why[0] ? why : strerror(-rc));
 		return;
 	}
-	init_send(ctl_msg("done", "{s:O?}", "req", req), NULL, 0);
+	init_msg_send(ctl_msg("done", "{s:O?}", "req", req), NULL, 0);
 }
 
 /* The name of a file type. */
@@ -165,21 +170,22 @@ void
 init_files_stat(json_t *msg)
 {
 	json_t *req = init_files_req(msg);
-	const char *path = init_get_path(msg, "path");
+	const char *path = init_msg_get_path(msg, "path");
 	struct stat st;
 	int rc;
 
 	if (path == NULL) {
-		init_send_error(req, EINVAL, "stat: bad path");
+		init_msg_send_error(req, EINVAL, "stat: bad path");
 		return;
 	}
 	rc = json_is_true(json_object_get(msg, "nofollow")) ?
 	    lstat(path, &st) : stat(path, &st);
 	if (rc < 0) {
-		init_send_error(req, errno, "%s: %s", path, strerror(errno));
+		init_msg_send_error(req, errno, "%s: %s", path,
+		    strerror(errno));
 		return;
 	}
-	init_send(ctl_msg("done", "{s:O?,s:{s:s,s:I,s:i,s:I,s:I,s:I,s:i,s:I,"
+	init_msg_send(ctl_msg("done", "{s:O?,s:{s:s,s:I,s:i,s:I,s:I,s:I,s:i,s:I,"
 	    "s:I,s:I}}", "req", req, "stat", "type", init_files_type(st.st_mode),
 	    "size", (json_int_t)st.st_size, "mode", (int)(st.st_mode & 07777),
 	    "uid", (json_int_t)st.st_uid, "gid", (json_int_t)st.st_gid,
@@ -253,19 +259,19 @@ init_files_listen(json_t *msg)
 
 	if (!json_is_integer(p) || json_integer_value(p) < 1 ||
 	    json_integer_value(p) > 65535) {
-		init_send_error(req, EINVAL, "listen_local: bad port");
+		init_msg_send_error(req, EINVAL, "listen_local: bad port");
 		return;
 	}
 	n = init_files_listeners((int)json_integer_value(p), fds, families);
 	if (n == 0) {
-		init_send_error(req, errno, "listen on port %d: %s",
+		init_msg_send_error(req, errno, "listen on port %d: %s",
 		    (int)json_integer_value(p), strerror(errno));
 		return;
 	}
 	fam = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(fam, json_string(families[i]));
-	init_send(ctl_msg("opened", "{s:O?,s:o}", "req", req, "families", fam),
-	    fds, n);
+	init_msg_send(ctl_msg("opened", "{s:O?,s:o}", "req", req, "families",
+	    fam), fds, n);
 	ctl_close_fds(fds, n);
 }

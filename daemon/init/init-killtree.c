@@ -6,7 +6,7 @@
  * found through its parent: the tree is stopped (SIGSTOP) walk by walk
  * until a walk finds nothing new, so nothing forks or is orphaned while it
  * is walked, and only then killed. */
-#include "daemon/init/init.h"
+#include "daemon/init/init-killtree.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -8,7 +8,13 @@
  * kills every process of the sandbox and exits (which ends the pid
  * namespace). Everything it receives is validated as untrusted. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-exclude.h"
+#include "daemon/init/init-files.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-ops.h"
+#include "daemon/init/init-reads.h"
+#include "daemon/init/init-spawn.h"
+#include "daemon/init/init-supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,116 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int init_ctl_fd = -1;
-
-/* Print a fatal line to stderr (sboxd captures it) and exit. */
-static void __attribute__((noreturn, format(printf, 1, 2)))
-init_fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sbox-init: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	init_exit(1);
-}
-
-/* Kill every process of the sandbox and exit. */
-void
-init_exit(int code)
-{
-	/* Only as pid 1 of its own pid namespace does -1 mean "the sandbox". */
-	if (getpid() == 1)
-		kill(-1, SIGKILL);
-	_exit(code);
-}
-
-/* Milliseconds on the monotonic clock. */
-long long
-init_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Send a message to sboxd (steals msg). */
-void
-init_send(json_t *msg, const int *fds, int nfds)
-{
-	sbox_error err = { 0 };
-
-	if (msg == NULL)
-		init_fatal("out of memory");
-	/* a full socket (sboxd busy with a burst of commands) is
-	 * backpressure: wait until it takes the message (a SEQPACKET send is
-	 * whole or nothing), never an end of the sandbox */
-	for (;;) {
-		struct pollfd pfd = { .fd = init_ctl_fd, .events = POLLOUT };
-
-		if (ctl_send(init_ctl_fd, msg, fds, nfds, &err) == 0)
-			break;
-		if (errno != EAGAIN)
-			break;
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			break;	/* err still says why */
-		if (pfd.revents & (POLLERR | POLLHUP)) {
-			errno = EPIPE;
-			break;
-		}
-		error_clear(&err);
-	}
-	if (err.message[0] != '\0') {
-		json_decref(msg);
-		if (errno == EPIPE || errno == ECONNRESET)
-			init_exit(0);
-		init_fatal("%s", err.message);
-	}
-	json_decref(msg);
-}
-
-/* Send error {req, errno, message}. */
-void
-init_send_error(json_t *req, int errnum, const char *fmt, ...)
-{
-	char buf[512], clean[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	/* a path in the message may hold any bytes; JSON needs UTF-8 */
-	init_supervise_utf8(clean, buf, sizeof clean);
-	init_send(ctl_msg("error", "{s:O?,s:i,s:s}", "req", req, "errno",
-	    errnum, "message", clean), NULL, 0);
-}
-
-/* A string member without NUL bytes and at most max bytes, or NULL. */
-const char *
-init_get_str(json_t *msg, const char *key, size_t max)
-{
-	json_t *v = json_object_get(msg, key);
-	const char *s;
-
-	if (!json_is_string(v))
-		return NULL;
-	s = json_string_value(v);
-	if (strlen(s) != json_string_length(v) || strlen(s) > max)
-		return NULL;
-	return s;
-}
-
-/* An absolute path member (<= CTL_PATH_MAX), or NULL. */
-const char *
-init_get_path(json_t *msg, const char *key)
-{
-	const char *s = init_get_str(msg, key, CTL_PATH_MAX);
-
-	return s != NULL && s[0] == '/' ? s : NULL;
-}
 
 /* Close every descriptor but 0, 1, 2 and keep. */
 static void
@@ -163,7 +59,7 @@ init_stdio(void)
 		if (fcntl(fd, F_GETFD) >= 0)
 			continue;
 		if (open("/dev/null", O_RDWR) != fd)
-			init_fatal("cannot open /dev/null as fd %d", fd);
+			init_msg_fatal("cannot open /dev/null as fd %d", fd);
 	}
 }
 
@@ -179,17 +75,17 @@ init_args(int argc, char **argv, int *port)
 		errno = 0;
 		v = strtol(argv[i + 1], &end, 10);
 		if (errno || *end || end == argv[i + 1])
-			init_fatal("bad number for %s", argv[i]);
+			init_msg_fatal("bad number for %s", argv[i]);
 		if (strcmp(argv[i], "--ctl") == 0 && v >= 3 && v < INT_MAX)
-			init_ctl_fd = (int)v;
+			init_msg_ctl_fd = (int)v;
 		else if (strcmp(argv[i], "--proxy-port") == 0 && v > 0 &&
 		    v < 65536)
 			*port = (int)v;
 		else
-			init_fatal("bad argument %s", argv[i]);
+			init_msg_fatal("bad argument %s", argv[i]);
 	}
-	if (i != argc || init_ctl_fd < 0)
-		init_fatal("usage: sbox-init --ctl FD [--proxy-port PORT]");
+	if (i != argc || init_msg_ctl_fd < 0)
+		init_msg_fatal("usage: sbox-init --ctl FD [--proxy-port PORT]");
 }
 
 /* Create the proxy's listeners and tell sboxd we are ready. */
@@ -202,15 +98,15 @@ init_ready(int port)
 
 	n = init_files_listeners(port, fds, fam);
 	if (n == 0) {
-		init_send_error(NULL, errno,
+		init_msg_send_error(NULL, errno,
 		    "cannot listen on 127.0.0.1:%d inside the sandbox: %s",
 		    port, strerror(errno));
-		init_exit(1);
+		init_msg_exit(1);
 	}
 	families = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(families, json_string(fam[i]));
-	init_send(ctl_msg("ready", "{s:i,s:i,s:o}", "pid", (int)getpid(),
+	init_msg_send(ctl_msg("ready", "{s:i,s:i,s:o}", "pid", (int)getpid(),
 	    "proxy_port", port, "families", families), fds, n);
 	ctl_close_fds(fds, n);
 }
@@ -228,7 +124,7 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 	ctl_close_fds(fds, nfds);
 	if (nfds > 0) {
 		/* Only spawn carries descriptors. */
-		init_send_error(json_object_get(msg, "req"), EINVAL,
+		init_msg_send_error(json_object_get(msg, "req"), EINVAL,
 		    "%s takes no descriptors", t);
 		return;
 	}
@@ -249,9 +145,9 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 	else if (strcmp(t, "exclude_done") == 0)
 		init_exclude_done(msg);
 	else if (strcmp(t, "shutdown") == 0)
-		init_exit(0);
+		init_msg_exit(0);
 	else
-		init_send_error(json_object_get(msg, "req"), EINVAL,
+		init_msg_send_error(json_object_get(msg, "req"), EINVAL,
 		    "unknown message type");
 }
 
@@ -264,15 +160,15 @@ init_ctl_readable(void)
 	int fds[CTL_FDS_MAX], nfds, rc, i;
 
 	for (i = 0; i < 64; i++) {
-		rc = ctl_recv(init_ctl_fd, &msg, fds, &nfds, 4, &err);
+		rc = ctl_recv(init_msg_ctl_fd, &msg, fds, &nfds, 4, &err);
 		if (rc == CTL_AGAIN)
 			return;
 		if (rc == CTL_EOF)
-			init_exit(0);
+			init_msg_exit(0);
 		if (rc < 0) {
 			if (strcmp(err.name, E_IO) == 0)
-				init_exit(0);
-			init_send_error(NULL, EINVAL, "%s", err.message);
+				init_msg_exit(0);
+			init_msg_send_error(NULL, EINVAL, "%s", err.message);
 			continue;
 		}
 		init_dispatch(msg, fds, nfds);
@@ -302,13 +198,16 @@ main(int argc, char **argv)
 	if (getpid() != 1)	/* a program sent outside (init-exclude.c) */
 		return init_exclude_shim(argc > 0 ? argv[0] : "sbox-init");
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	init_ops_set_source(init_reads_source);
 	init_args(argc, argv, &port);
-	if (fcntl(init_ctl_fd, F_GETFD) < 0)
-		init_fatal("control socket %d is not open", init_ctl_fd);
-	init_close_others(init_ctl_fd);
+	if (fcntl(init_msg_ctl_fd, F_GETFD) < 0)
+		init_msg_fatal("control socket %d is not open",
+		    init_msg_ctl_fd);
+	init_close_others(init_msg_ctl_fd);
 	init_stdio();
-	fcntl(init_ctl_fd, F_SETFD, FD_CLOEXEC);
-	fcntl(init_ctl_fd, F_SETFL, fcntl(init_ctl_fd, F_GETFL) | O_NONBLOCK);
+	fcntl(init_msg_ctl_fd, F_SETFD, FD_CLOEXEC);
+	fcntl(init_msg_ctl_fd, F_SETFL,
+	    fcntl(init_msg_ctl_fd, F_GETFL) | O_NONBLOCK);
 	umask(022);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
@@ -316,12 +215,12 @@ main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sfd < 0)
-		init_fatal("signalfd: %s", strerror(errno));
+		init_msg_fatal("signalfd: %s", strerror(errno));
 	init_ready(port);
 	for (;;) {
 		/* the next command's child, made while nothing waits */
 		init_spawn_spare();
-		pfd[0].fd = init_ctl_fd;
+		pfd[0].fd = init_msg_ctl_fd;
 		pfd[0].events = POLLIN;
 		pfd[1].fd = sfd;
 		pfd[1].events = POLLIN;
@@ -333,7 +232,7 @@ main(int argc, char **argv)
 		timeout = init_spawn_timeouts();
 		n = poll(pfd, (nfds_t)(2 + np + ns + nx), timeout);
 		if (n < 0 && errno != EINTR)
-			init_fatal("poll: %s", strerror(errno));
+			init_msg_fatal("poll: %s", strerror(errno));
 		if (n <= 0)
 			continue;
 		if (pfd[1].revents)

@@ -4,7 +4,11 @@
  * resolved -- an fd's on its file, read back and checked to lead to it --
  * and PERFORMED here on the held folder (or the held descriptor), so what
  * was decided is what changes: no path is looked up twice. */
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-decide.h"
+#include "daemon/init/init-meta.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -69,7 +73,7 @@ init_meta_kernel_refused(struct init_walk_caller *t, enum guard_op op,
 		return;
 	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir : "",
 	    l->name);
-	init_supervise_report(t->call->id, t->tid, guard_op_name(op), full, e,
+	init_state_report(t->call->id, t->tid, guard_op_name(op), full, e,
 	    "", "");
 }
 
@@ -133,7 +137,7 @@ init_meta_decide_remove(struct init_walk_caller *t,
 {
 	static char last_dir[PATH_MAX];
 	static json_int_t last_id = -1;
-	const struct guard_spec *s = init_supervise_spec();
+	const struct guard_spec *s = init_state_spec();
 	int fd = l->fd;
 	struct guard_fs fs = { init_meta_lstat, &fd };
 	struct guard_verdict v;
@@ -153,7 +157,7 @@ init_meta_decide_remove(struct init_walk_caller *t,
 	snprintf(last_dir, sizeof last_dir, "%s", l->dir);
 	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir : "",
 	    l->name);
-	init_supervise_report(t->call->id, t->tid, "remove", full, v.err,
+	init_state_report(t->call->id, t->tid, "remove", full, v.err,
 	    v.rule, v.reason);
 	return v.err;
 }
@@ -244,7 +248,7 @@ init_meta_change(struct init_walk_caller *t, int dirfd, const char *path,
 		e = errno;
 		goto out;
 	}
-	if (l.fd >= 0 && (e = init_ops_decide(t, m->op, l.fd, l.dir, l.name,
+	if (l.fd >= 0 && (e = init_decide(t, m->op, l.fd, l.dir, l.name,
 	    NULL, 0)) != 0)
 		goto out;
 	if (!init_walk_valid(t)) {
@@ -406,6 +410,6 @@ init_meta_call(struct init_sv_call *call, struct init_walk_caller *t)
 		return init_meta_change(t, AT_FDCWD, path,
 		    sc == SV_LREMOVEXATTR, &m);
 	}
-	return init_supervise_undecided(NULL, "a call the file guard does not "
+	return init_state_undecided(NULL, "a call the file guard does not "
 	    "perform");
 }

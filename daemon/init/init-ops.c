@@ -4,8 +4,15 @@
  * result; sbox-init's own file operations (file.write, file.mkdir) take the
  * same path. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-decide.h"
+#include "daemon/init/init-dgram.h"
+#include "daemon/init/init-meta.h"
+#include "daemon/init/init-ops.h"
+#include "daemon/init/init-sockets.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-tty.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,37 +36,24 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-/* guard_fs: lstat relative to the decided name's folder. */
-static int
-init_ops_lstat(void *arg, const char *rel, struct stat *st)
+/* Who reports a rename's or link's source that a hidden path refused (the
+ * read reporter, above this file): set once at start by init-main.c. */
+static init_ops_source_fn init_ops_source_hook;
+
+/* Set the reporter of refused sources (once, at start). */
+void
+init_ops_set_source(init_ops_source_fn fn)
 {
-	return fstatat(*(int *)arg, rel, st, AT_SYMLINK_NOFOLLOW);
+	init_ops_source_hook = fn;
 }
 
-/* Ask the guard about op on (dir, name) held by fd; report a refusal. */
-int
-init_ops_decide(struct init_walk_caller *t, enum guard_op op, int fd,
-    const char *dir,
-    const char *name, char *why, size_t whylen)
+/* Report a rename's or link's source that a hidden path refused. */
+static void
+init_ops_source(struct init_sv_call *call, const char *op, int dirfd,
+    const char *path, int e, int gone)
 {
-	const struct guard_spec *s = init_supervise_spec();
-	struct guard_fs fs = { init_ops_lstat, &fd };
-	struct guard_verdict v;
-	char full[PATH_MAX + NAME_MAX + 2];
-
-	if (s == NULL)
-		return EPERM;
-	guard_decide(s, op, dir, name, &fs, &v);
-	if (v.err == 0)
-		return 0;
-	snprintf(full, sizeof full, "%s/%s", strcmp(dir, "/") ? dir : "", name);
-	if (why != NULL)
-		snprintf(why, whylen, "%s refused: %s (%s)", full, v.rule,
-		    v.reason);
-	if (t->call != NULL)
-		init_supervise_report(t->call->id, t->tid, guard_op_name(op),
-		    full, v.err, v.rule, v.reason);
-	return v.err;
+	if (init_ops_source_hook != NULL)
+		init_ops_source_hook(call, op, dirfd, path, e, gone);
 }
 
 /* Report a write the kernel refused (a read-only mount): sboxd explains. */
@@ -74,7 +68,7 @@ init_ops_kernel_refused(struct init_walk_caller *t, const char *op,
 		return;
 	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir : "",
 	    l->name);
-	init_supervise_report(t->call->id, t->tid, op, full, e, "", "");
+	init_state_report(t->call->id, t->tid, op, full, e, "", "");
 }
 
 /* A helper process opens a FIFO that has no reader yet (the open blocks)
@@ -141,7 +135,7 @@ init_ops_open_magic(struct init_walk_caller *t, struct init_walk_loc *l,
 	if (writing || (flags & O_CREAT)) {
 		e = init_walk_loc_of(pfd, &m);
 		if (e == 0 && m.fd >= 0)
-			e = init_ops_decide(t, GUARD_OP_WRITE, m.fd, m.dir,
+			e = init_decide(t, GUARD_OP_WRITE, m.fd, m.dir,
 			    m.name, NULL, 0);
 		init_walk_loc_close(&m);
 	}
@@ -193,7 +187,7 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 				e = errno;
 				goto out;
 			}
-			if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd,
+			if ((e = init_decide(t, GUARD_OP_CREATE, l.fd,
 			    l.dir,
 			    l.name, why, whylen)) != 0)
 				goto out;
@@ -213,7 +207,7 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 				goto out;
 			continue;
 		} else if (writing && !(flags & O_PATH) &&
-		    (e = init_ops_decide(t,
+		    (e = init_decide(t,
 		    GUARD_OP_WRITE, l.fd, l.dir, l.name, why, whylen)) != 0)
 			goto out;
 		if (!init_walk_valid(t)) {
@@ -292,7 +286,7 @@ init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
 		e = EEXIST;
 		goto out;
 	}
-	if ((e = init_ops_decide(t, sc == SV_MKDIR ? GUARD_OP_MKDIR :
+	if ((e = init_decide(t, sc == SV_MKDIR ? GUARD_OP_MKDIR :
 	    GUARD_OP_CREATE, l.fd, l.dir, l.name, why, whylen)) != 0)
 		goto out;
 	if (!init_walk_valid(t)) {
@@ -349,10 +343,10 @@ init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 	if (e == 0)
 		e = init_walk_resolve(t, ndfd, new, &n, &hops);
 	if (e == 0 && o.fd >= 0)
-		e = init_ops_decide(t, GUARD_OP_LINK_FROM, o.fd, o.dir, o.name,
+		e = init_decide(t, GUARD_OP_LINK_FROM, o.fd, o.dir, o.name,
 		    NULL, 0);
 	if (e == 0)
-		e = init_ops_decide(t, GUARD_OP_LINK, n.fd, n.dir, n.name,
+		e = init_decide(t, GUARD_OP_LINK, n.fd, n.dir, n.name,
 		    NULL, 0);
 	if (e == 0 && !init_walk_valid(t))
 		e = ENOENT;
@@ -369,7 +363,7 @@ init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 			init_ops_kernel_refused(t, "link", &n, e);
 	}
 	if (e != 0 && pfd < 0)
-		init_reads_source(t->call, "link", odfd, old, e,
+		init_ops_source(t->call, "link", odfd, old, e,
 		    init_ops_gone(&o));
 	if (pfd >= 0)
 		close(pfd);
@@ -401,15 +395,15 @@ init_ops_rename(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 		goto out;
 	od = init_ops_is_dir(o.fd, o.name);
 	nd = init_ops_is_dir(n.fd, n.name);
-	if ((e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR_FROM :
+	if ((e = init_decide(t, od ? GUARD_OP_RENAME_DIR_FROM :
 	    GUARD_OP_RENAME_FROM, o.fd, o.dir, o.name, NULL, 0)) != 0 ||
-	    (e = init_ops_decide(t, od ? GUARD_OP_RENAME_DIR : GUARD_OP_RENAME,
+	    (e = init_decide(t, od ? GUARD_OP_RENAME_DIR : GUARD_OP_RENAME,
 	    n.fd,
 	    n.dir, n.name, NULL, 0)) != 0)
 		goto out;
-	if ((flags & RENAME_EXCHANGE) && ((e = init_ops_decide(t, nd ?
+	if ((flags & RENAME_EXCHANGE) && ((e = init_decide(t, nd ?
 	    GUARD_OP_RENAME_DIR_FROM : GUARD_OP_RENAME_FROM, n.fd, n.dir,
-	    n.name, NULL, 0)) != 0 || (e = init_ops_decide(t, nd ?
+	    n.name, NULL, 0)) != 0 || (e = init_decide(t, nd ?
 	    GUARD_OP_RENAME_DIR : GUARD_OP_RENAME, o.fd, o.dir, o.name, NULL,
 	    0)) != 0))
 		goto out;
@@ -423,7 +417,7 @@ init_ops_rename(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 		init_ops_kernel_refused(t, "rename", &n, e);
 out:
 	if (e != 0)
-		init_reads_source(t->call, "rename", odfd, old, e,
+		init_ops_source(t->call, "rename", odfd, old, e,
 		    init_ops_gone(&o));
 	init_walk_loc_close(&o);
 	init_walk_loc_close(&n);
@@ -444,7 +438,7 @@ init_ops_change(struct init_walk_caller *t, int sc, int dirfd,
 	if ((e = init_walk_target(t, dirfd, path, nofollow, sc == SV_FCHMOD,
 	    &l, &pfd)) != 0)
 		goto out;
-	if (l.fd >= 0 && (e = init_ops_decide(t, sc == SV_TRUNCATE ||
+	if (l.fd >= 0 && (e = init_decide(t, sc == SV_TRUNCATE ||
 	    sc == SV_TRUNCATE64 ? GUARD_OP_WRITE : GUARD_OP_CHMOD, l.fd, l.dir,
 	    l.name, NULL, 0)) != 0)
 		goto out;
@@ -623,7 +617,7 @@ init_ops_call(struct init_sv_call *call, int *fd)
 		e = init_meta_call(call, &t);
 		break;
 	default:
-		e = init_supervise_undecided(NULL, "a call the file guard does "
+		e = init_state_undecided(NULL, "a call the file guard does "
 		    "not perform");
 	}
 	if (t.mem >= 0)
@@ -641,7 +635,7 @@ init_ops_own_err(int e, char *why, size_t whylen)
 
 	if (e >= 0 && e < SV_ERRNO_END)
 		return e;
-	r = init_supervise_undecided_why(path, sizeof path);
+	r = init_state_undecided_why(path, sizeof path);
 	snprintf(why, whylen, "%s%s%s", path, path[0] ? ": " : "", r);
 	return EPERM;
 }
@@ -657,7 +651,7 @@ init_ops_file_open(const char *path, int flags, mode_t mode, char *why,
 	int fd = -1, e;
 
 	why[0] = '\0';
-	if (init_supervise_spec() == NULL) {
+	if (init_state_spec() == NULL) {
 		snprintf(why, whylen, "the file guard is not set up");
 		return -EPERM;
 	}
@@ -673,7 +667,7 @@ init_ops_file_mkdir(const char *path, mode_t mode, char *why,
 	struct init_walk_caller t = { .mem = -1, .umask = 022 };
 
 	why[0] = '\0';
-	if (init_supervise_spec() == NULL) {
+	if (init_state_spec() == NULL) {
 		snprintf(why, whylen, "the file guard is not set up");
 		return -EPERM;
 	}

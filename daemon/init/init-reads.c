@@ -91,8 +91,11 @@
  * (10 rounds, load about 5): +22.9% and +9.2%, +12.9% and +9.3%. The goal
  * (5% wall clock) is near on a quiet machine, not met on a loaded one. Every refused read is still reported exactly as before. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-ops.h"
+#include "daemon/init/init-reads.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,33 +122,6 @@ init_reads_rule(void *ctx, int nr, unsigned arg)
 	return seccomp_rule_add((scmp_filter_ctx)ctx, SCMP_ACT_NOTIFY, nr, 1,
 	    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)(INIT_READS_WRITE |
 	    INIT_READS_SKIP), 0));
-}
-
-/* The caller's process id and name (comm) from /proc/TID/status. */
-void
-init_reads_process(pid_t tid, pid_t *pid, char *name, size_t len)
-{
-	char p[40], buf[1024], *s;
-	ssize_t n;
-	size_t k;
-	int fd;
-
-	*pid = tid;
-	snprintf(name, len, "?");
-	snprintf(p, sizeof p, "/proc/%d/status", (int)tid);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	if (strncmp(buf, "Name:\t", 6) == 0) {
-		k = strcspn(buf + 6, "\n");
-		snprintf(name, len, "%.*s", (int)k, buf + 6);
-	}
-	if ((s = strstr(buf, "\nTgid:")) != NULL && atoi(s + 6) > 0)
-		*pid = (pid_t)atoi(s + 6);
 }
 
 /* The fast path's /proc/TID/mem descriptors, by listener and thread: a
@@ -306,7 +282,7 @@ init_reads_maybe_hidden(const struct guard_spec *s, const char *path)
 static const struct guard_rule *
 init_reads_hidden(const char *path)
 {
-	const struct guard_spec *s = init_supervise_spec();
+	const struct guard_spec *s = init_state_spec();
 	const struct guard_rule *r;
 
 	if (s == NULL || !init_reads_maybe_hidden(s, path))
@@ -402,7 +378,7 @@ init_reads_call(struct init_sv_call *call, int *fd)
 		return e;
 	if ((e == ENOENT || e == EACCES || e == EPERM) ||
 	    (e == 0 && *fd >= 0 && init_reads_standin(*fd, at, r)))
-		init_supervise_report(call->id, call->tid, "read", at, e, r->rule,
+		init_state_report(call->id, call->tid, "read", at, e, r->rule,
 		    NULL);
 	return e;
 }
@@ -420,5 +396,5 @@ init_reads_source(struct init_sv_call *call, const char *op, int dirfd,
 	    init_reads_abs(call->tid, dirfd, path, abs, sizeof abs) != 0 ||
 	    (r = init_reads_hidden(abs)) == NULL)
 		return;
-	init_supervise_report(call->id, call->tid, op, abs, e, r->rule, NULL);
+	init_state_report(call->id, call->tid, op, abs, e, r->rule, NULL);
 }

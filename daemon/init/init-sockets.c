@@ -14,8 +14,12 @@
  * with the same rule (init_sockets_reach) and performs it the same way;
  * a blocking call goes on in a helper (init_sockets_helper). */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-decide.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-sockets.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 #include "policy/plan.h"
 
 #include <errno.h>
@@ -192,12 +196,12 @@ init_sockets_decide_bind(struct init_walk_caller *t,
 	struct guard_verdict v;
 	char full[PATH_MAX + NAME_MAX + 2];
 
-	if (guard_decide_bind(init_supervise_spec(), l->dir, &v) == 0)
+	if (guard_decide_bind(init_state_spec(), l->dir, &v) == 0)
 		return 0;
 	snprintf(full, sizeof full, "%s/%s", strcmp(l->dir, "/") ? l->dir :
 	    "", l->name);
 	if (t->call != NULL)
-		init_supervise_report(t->call->id, t->tid, "create", full, v.err,
+		init_state_report(t->call->id, t->tid, "create", full, v.err,
 		    v.rule, v.reason);
 	return v.err;
 }
@@ -220,7 +224,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 		e = EADDRINUSE;
 		goto out;
 	}
-	if ((e = init_ops_decide(t, GUARD_OP_CREATE, l.fd, l.dir, l.name,
+	if ((e = init_decide(t, GUARD_OP_CREATE, l.fd, l.dir, l.name,
 	    NULL, 0)) != 0 || (e = init_sockets_decide_bind(t, &l)) != 0)
 		goto out;
 	if ((e = init_walk_status(t)) != 0)
@@ -237,7 +241,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 	 * the way can change meanwhile. A /proc path (its "self" would be
 	 * sbox-init) binds the name alone in the held folder. */
 	if ((cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		e = init_supervise_undecided(l.dir, "cannot keep sbox-init's "
+		e = init_state_undecided(l.dir, "cannot keep sbox-init's "
 		    "folder");
 		goto out;
 	}
@@ -254,7 +258,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 		memcpy(sun.sun_path, l.name, strlen(l.name));
 	else {
 		e = strlen(l.name) < sizeof sun.sun_path ?
-		    init_supervise_undecided(l.dir, "cannot enter the folder "
+		    init_state_undecided(l.dir, "cannot enter the folder "
 		    "of a socket") : ENAMETOOLONG;
 		goto out;
 	}
@@ -268,7 +272,7 @@ init_sockets_bind_path(struct init_walk_caller *t, int sock,
 out:
 	if (cwd >= 0) {
 		if (fchdir(cwd) < 0)
-			init_exit(1); /* broken invariant: sbox-init lost its
+			init_msg_exit(1); /* broken invariant: sbox-init lost its
 			                 folder */
 		close(cwd);
 	}
@@ -293,7 +297,7 @@ init_sockets_reach(struct init_walk_caller *t, const char *path,
 		goto out;
 	e = init_walk_follow(t, &l, &hops, &followed);
 	if (e == INIT_WALK_MAGIC)
-		e = init_supervise_undecided(NULL, "a Unix socket reached "
+		e = init_state_undecided(NULL, "a Unix socket reached "
 		    "through a /proc link");
 	if (e != 0)
 		goto out;
@@ -310,7 +314,7 @@ init_sockets_reach(struct init_walk_caller *t, const char *path,
 	if (!init_sockets_ours(&st)) {
 		snprintf(reason, sizeof reason, "%s a Unix socket the sandbox "
 		    "did not make (a host program's) is refused", what);
-		init_supervise_report(t->call->id, t->tid, "connect", full,
+		init_state_report(t->call->id, t->tid, "connect", full,
 		    EACCES, PLAN_RULE_SOCKETS, reason);
 		e = EACCES;
 		goto out;
@@ -366,7 +370,7 @@ init_sockets_call(struct init_sv_call *call, struct init_walk_caller *t)
 	if (len > 0 && init_sockets_read(t, a[1], &ss, len) != 0)
 		return EFAULT;
 	if ((sock = init_sockets_getfd(t, (int)(uint32_t)a[0])) < 0)
-		return sock == -EBADF ? EBADF : init_supervise_undecided(NULL,
+		return sock == -EBADF ? EBADF : init_state_undecided(NULL,
 		    "cannot reach the caller's socket");
 	if (len > off && ss.ss_family == AF_UNIX && sun->sun_path[0] != '\0') {
 		if (len > sizeof *sun) {

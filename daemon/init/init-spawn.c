@@ -3,8 +3,12 @@
  * result comes back through a close-on-exec pipe that the poll loop reads,
  * so sbox-init never waits on one child. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-killtree.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-spawn.h"
 #include "daemon/init/init-spawnreq.h"
+#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-tty.h"
 #include "protocol/ttysize.h"
 
 #include <errno.h>
@@ -411,30 +415,30 @@ init_spawn(json_t *msg, int *fds, int nfds)
 	if (why == NULL)
 		why = init_supervise_unready();
 	if (why != NULL) {
-		init_send_error(json_is_integer(r.id) ? r.id : NULL, EINVAL,
+		init_msg_send_error(json_is_integer(r.id) ? r.id : NULL, EINVAL,
 		    "spawn: %s", why);
 		goto out;
 	}
 	if (r.tty && (e = init_tty_open(r.size.rows, r.size.cols, &master,
 	    &slave)) != 0) {
-		init_send_error(r.id, e, "spawn: cannot make a terminal in the "
-		    "sandbox (/dev/pts): %s", strerror(e));
+		init_msg_send_error(r.id, e, "spawn: cannot make a terminal in "
+		    "the sandbox (/dev/pts): %s", strerror(e));
 		goto out;
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL) {
-		init_send_error(r.id, errno, "spawn: %s", strerror(errno));
+		init_msg_send_error(r.id, errno, "spawn: %s", strerror(errno));
 		goto out;
 	}
 	if ((pid = init_spawn_use_spare(&r, msg, fds, nfds, &p[0])) > 0)
 		goto adopted;
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		free(c);
-		init_send_error(r.id, errno, "spawn: %s", strerror(errno));
+		init_msg_send_error(r.id, errno, "spawn: %s", strerror(errno));
 		goto out;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, g) < 0) {
-		init_send_error(r.id, errno, "spawn: the file guard's socket: %s",
-		    strerror(errno));
+		init_msg_send_error(r.id, errno,
+		    "spawn: the file guard's socket: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
 		free(c);
@@ -451,7 +455,7 @@ init_spawn(json_t *msg, int *fds, int nfds)
 		close(slave);
 	slave = -1;
 	if (pid < 0) {
-		init_send_error(r.id, errno, "spawn: fork: %s",
+		init_msg_send_error(r.id, errno, "spawn: fork: %s",
 		    strerror(errno));
 		close(p[0]);
 		close(g[0]);
@@ -470,7 +474,7 @@ adopted:
 	c->master = master;
 	master = -1;
 	c->kill_group = r.kill_group;
-	c->deadline = r.timeout_ms ? init_now_ms() + r.timeout_ms : 0;
+	c->deadline = r.timeout_ms ? init_msg_now_ms() + r.timeout_ms : 0;
 	c->next = init_children;
 	init_children = c;
 	init_nchildren++;
@@ -502,13 +506,13 @@ init_spawn_status(struct init_child *c)
 	if (n == (ssize_t)sizeof f && f.stage >= 0 && f.stage < 5) {
 		json_t *id = json_integer(c->id);
 		c->failed = 1;
-		init_send_error(id, f.err, "cannot %s: %s", stage[f.stage],
+		init_msg_send_error(id, f.err, "cannot %s: %s", stage[f.stage],
 		    strerror(f.err));
 		json_decref(id);
 		return;
 	}
 	/* a terminal's master goes with it (then it is sboxd's alone) */
-	init_send(ctl_msg("spawned", "{s:I,s:i}", "id", c->id, "pid",
+	init_msg_send(ctl_msg("spawned", "{s:I,s:i}", "id", c->id, "pid",
 	    (int)c->pid), c->master >= 0 ? &c->master : NULL,
 	    c->master >= 0 ? 1 : 0);
 	if (c->master >= 0)
@@ -550,7 +554,7 @@ init_spawn_exited(struct init_child *c)
 			code = WEXITSTATUS(c->status);
 		else if (WIFSIGNALED(c->status))
 			sig = WTERMSIG(c->status);
-		init_send(ctl_msg("exit", "{s:I,s:i,s:i,s:b}", "id", c->id,
+		init_msg_send(ctl_msg("exit", "{s:I,s:i,s:i,s:b}", "id", c->id,
 		    "code", code, "signal", sig, "timed_out", c->timed_out),
 		    NULL, 0);
 	}
@@ -618,7 +622,7 @@ int
 init_spawn_timeouts(void)
 {
 	struct init_child *c;
-	long long now = init_now_ms(), next = -1, left;
+	long long now = init_msg_now_ms(), next = -1, left;
 
 	for (c = init_children; c != NULL; c = c->next) {
 		if (c->deadline == 0 || c->timed_out)
@@ -648,7 +652,7 @@ init_spawn_kill(json_t *msg)
 		return;
 	s = json_is_integer(sig) ? json_integer_value(sig) : SIGKILL;
 	if (s < 1 || s >= NSIG) {
-		init_send_error(id, EINVAL, "kill: bad signal");
+		init_msg_send_error(id, EINVAL, "kill: bad signal");
 		return;
 	}
 	c = init_spawn_find(json_integer_value(id), 0);

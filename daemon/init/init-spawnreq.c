@@ -1,8 +1,8 @@
 /* init-spawnreq.c: a spawn message from sboxd, parsed and checked before
  * anything is forked: argv, env, cwd, stdio, a terminal's size, the
  * channel, the timeout and the rlimits (only those listed here). */
+#include "daemon/init/init-msg.h"
 #include "daemon/init/init-spawnreq.h"
-#include "daemon/init/init.h"
 #include "protocol/ctl.h"
 
 #include <stdlib.h>
@@ -74,9 +74,9 @@ init_spawnreq_parse(json_t *msg, int nfds, struct init_spawnreq *r)
 		return "env must be up to 4096 NAME=VALUE strings";
 	r->cwd = "/";
 	if (json_object_get(msg, "cwd") != NULL &&
-	    (r->cwd = init_get_path(msg, "cwd")) == NULL)
+	    (r->cwd = init_msg_get_path(msg, "cwd")) == NULL)
 		return "cwd must be an absolute path";
-	stdio = init_get_str(msg, "stdio", 8);
+	stdio = init_msg_get_str(msg, "stdio", 8);
 	if (stdio == NULL || (strcmp(stdio, "fds") != 0 &&
 	    strcmp(stdio, "none") != 0 && strcmp(stdio, "tty") != 0))
 		return "stdio must be \"fds\", \"tty\" or \"none\"";

@@ -15,8 +15,14 @@
  * safely is refused. The path walking and the operations live in
  * init-walk.c and init-ops.c. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
+#include "daemon/init/init-exclude.h"
+#include "daemon/init/init-msg.h"
+#include "daemon/init/init-ops.h"
+#include "daemon/init/init-reads.h"
+#include "daemon/init/init-state.h"
 #include "daemon/init/init-supervise.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 #include "policy/guard-calls.h"
 #include "policy/plan.h"
 
@@ -52,8 +58,6 @@
 #define INIT_SV_MAX        1024   /* listeners at once */
 #define INIT_SV_ADOPT_MS   30000  /* how long a child may take to send one
                                      (generous: a loaded machine, sanitizers) */
-#define INIT_SV_BURST      64     /* refusal reports: bucket size */
-#define INIT_SV_RATE       20     /* refusal reports per second */
 /* The flags of the one sendmsg the notify filter lets through: the child's
  * own, which hands sbox-init the listener (notified, it would wait for a
  * listener nobody holds yet). Right after it, the child installs a filter
@@ -71,8 +75,6 @@ struct init_sv_listener {
 	json_int_t id;
 };
 
-static struct guard_spec init_sv_spec;
-static int init_sv_state;            /* 0 no guard yet, 1 ready, -1 broken */
 static char init_sv_broken[1200];
 static struct sock_filter *init_sv_prog;
 static unsigned short init_sv_prog_len;
@@ -85,24 +87,14 @@ static struct init_sv_listener init_sv_l[INIT_SV_MAX];
 static int init_sv_n;
 static struct seccomp_notif *init_sv_req;
 static struct seccomp_notif_resp *init_sv_resp;
-static double init_sv_tokens = INIT_SV_BURST;
-static long long init_sv_last_ms;
-static char init_sv_last_report[512];
-
-/* The guard spec (NULL before the guard message). */
-const struct guard_spec *
-init_supervise_spec(void)
-{
-	return init_sv_state == 1 ? &init_sv_spec : NULL;
-}
 
 /* Why commands cannot run now, or NULL when they can. */
 const char *
 init_supervise_unready(void)
 {
-	if (init_sv_state == 1)
+	if (init_state_get() == 1)
 		return NULL;
-	if (init_sv_state == 0)
+	if (init_state_get() == 0)
 		return "the file guard is not set up yet (no guard message)";
 	return init_sv_broken;
 }
@@ -130,7 +122,7 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 
 	if (sc == SV_EXECVE || sc == SV_EXECVEAT)
 		/* only to match the profile's `exclude` patterns */
-		return init_sv_spec.exclude == NULL ? 0 :
+		return init_state_guard()->exclude == NULL ? 0 :
 		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (sc == SV_SENDMSG)
 		/* all but the handoff (sealed in every command after it) */
@@ -155,7 +147,8 @@ init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
 	}
 	/* no hidden rules (sandbox.report_reads false): reads are not
 	 * notified at all */
-	return init_sv_spec.n_rules == 0 ? 0 : init_reads_rule(ctx, nr, arg);
+	return init_state_guard()->n_rules == 0 ? 0 :
+	    init_reads_rule(ctx, nr, arg);
 }
 
 /* Export ctx's BPF into *prog (malloc'd) and *len; 0 or -1. */
@@ -266,13 +259,14 @@ init_supervise_guard(json_t *msg)
 	sbox_error err = { 0 };
 	const char *why = NULL;
 
-	if (init_sv_state != 0) {
-		init_send_error(NULL, EINVAL, "guard: already set up");
+	if (init_state_get() != 0) {
+		init_msg_send_error(NULL, EINVAL, "guard: already set up");
 		return;
 	}
-	if (guard_spec_from_json(&init_sv_spec, msg, &err) < 0)
+	if (guard_spec_from_json(init_state_guard(), msg, &err) < 0)
 		why = err.message;
-	else if (init_sv_spec.supervise && init_sv_spec.roots[0] != NULL) {
+	else if (init_state_guard()->supervise &&
+	    init_state_guard()->roots[0] != NULL) {
 		if (!init_sv_kernel_at_least(5, 19))
 			why = "the file guard needs Linux 5.19 or later "
 			    "(seccomp user notification with ADDFD_FLAG_SEND "
@@ -291,19 +285,19 @@ init_supervise_guard(json_t *msg)
 				why = "out of memory";
 		}
 	} else
-		init_sv_spec.supervise = 0;
+		init_state_guard()->supervise = 0;
 	if (why == NULL)
 		why = init_walk_init();
 	if (why != NULL) {
-		init_sv_state = -1;
+		init_state_set(-1);
 		snprintf(init_sv_broken, sizeof init_sv_broken,
 		    "the file guard cannot be set up: %s", why);
-		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+		init_msg_send_error(NULL, EPERM, "%s", init_sv_broken);
 		return;
 	}
-	init_sv_state = 1;
-	init_send(ctl_msg("guarded", "{s:b}", "supervise",
-	    init_sv_spec.supervise), NULL, 0);
+	init_state_set(1);
+	init_msg_send(ctl_msg("guarded", "{s:b}", "supervise",
+	    init_state_guard()->supervise), NULL, 0);
 }
 
 /* Handle guard_protect: more protected paths; a message that cannot be
@@ -313,14 +307,14 @@ init_supervise_protect(json_t *msg)
 {
 	sbox_error err = { 0 };
 
-	if (init_sv_state != 1)
+	if (init_state_get() != 1)
 		return;	/* no guard, or already broken: commands are refused */
-	if (guard_spec_add_missing(&init_sv_spec, json_object_get(msg,
+	if (guard_spec_add_missing(init_state_guard(), json_object_get(msg,
 	    "missing"), &err) < 0) {
-		init_sv_state = -1;
+		init_state_set(-1);
 		snprintf(init_sv_broken, sizeof init_sv_broken, "the file guard "
 		    "cannot protect what git's config names: %s", err.message);
-		init_send_error(NULL, EPERM, "%s", init_sv_broken);
+		init_msg_send_error(NULL, EPERM, "%s", init_sv_broken);
 	}
 }
 
@@ -337,9 +331,9 @@ init_supervise_child(int sock)
 	char byte = 'L';
 	int fd, e;
 
-	if (init_sv_state != 1)
+	if (init_state_get() != 1)
 		return EPERM;
-	if (!init_sv_spec.supervise)
+	if (!init_state_guard()->supervise)
 		return 0;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return errno;
@@ -386,7 +380,7 @@ init_supervise_adopt(int sock, pid_t pid, json_int_t id)
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	int fd = -1, rc;
 
-	if (init_sv_state != 1 || !init_sv_spec.supervise)
+	if (init_state_get() != 1 || !init_state_guard()->supervise)
 		return 0;
 	do
 		rc = poll(&pfd, 1, INIT_SV_ADOPT_MS);
@@ -437,70 +431,6 @@ init_supervise_pollfds(struct pollfd *pfd, int max)
 	return i;
 }
 
-/* Copy src into dst (size n) as valid UTF-8: a byte that does not start a
- * well-formed sequence becomes '?' (paths are bytes; JSON is UTF-8). */
-void
-init_supervise_utf8(char *dst, const char *src, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	size_t i = 0, k, len;
-
-	while (*s != '\0' && i + 5 < n) {
-		len = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 && *s >= 0xc2 ? 2 :
-		    (*s & 0xf0) == 0xe0 ? 3 : (*s & 0xf8) == 0xf0 && *s <= 0xf4 ?
-		    4 : 0;
-		for (k = 1; k < len; k++)
-			if ((s[k] & 0xc0) != 0x80)
-				len = 0;
-		if (len == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) ||
-		    (s[0] == 0xed && s[1] >= 0xa0)))
-			len = 0; /* overlong or a surrogate */
-		if (len == 4 && ((s[0] == 0xf0 && s[1] < 0x90) ||
-		    (s[0] == 0xf4 && s[1] >= 0x90)))
-			len = 0;
-		if (len == 0) {
-			dst[i++] = '?';
-			s++;
-			continue;
-		}
-		memcpy(dst + i, s, len);
-		i += len;
-		s += len;
-	}
-	dst[i] = '\0';
-}
-
-/* Report a refused (or kernel-refused) operation to sboxd, rate-limited;
- * reason NULL: a hidden path refused it (the read reporter). */
-void
-init_supervise_report(json_int_t id, pid_t pid, const char *op,
-    const char *path, int err, const char *rule, const char *reason)
-{
-	long long now = init_now_ms();
-	char key[sizeof init_sv_last_report], clean[CTL_PATH_MAX + 256];
-	char name[64];
-	pid_t tgid;
-
-	snprintf(key, sizeof key, "%lld %s %s", (long long)id, op, path);
-	if (strcmp(key, init_sv_last_report) == 0)
-		return; /* the same refusal again (a retry loop) */
-	init_sv_tokens += (double)(now - init_sv_last_ms) * INIT_SV_RATE / 1000;
-	if (init_sv_tokens > INIT_SV_BURST)
-		init_sv_tokens = INIT_SV_BURST;
-	init_sv_last_ms = now;
-	if (init_sv_tokens < 1)
-		return;
-	init_sv_tokens -= 1;
-	memcpy(init_sv_last_report, key, sizeof key);
-	init_supervise_utf8(clean, path, sizeof clean);
-	init_reads_process(pid, &tgid, key, sizeof key);
-	init_supervise_utf8(name, key, sizeof name);
-	init_send(ctl_msg("refused", "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
-	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
-	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
-	    reason : "", "hidden", reason == NULL), NULL, 0);
-}
-
 /* Answer a notification with an error (0 = success, value val). */
 static void
 init_sv_answer(int lfd, int err, long long val)
@@ -510,34 +440,6 @@ init_sv_answer(int lfd, int err, long long val)
 	init_sv_resp->error = err ? -err : 0;
 	init_sv_resp->val = err ? 0 : val;
 	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
-}
-
-static char init_sv_undecided_path[PATH_MAX];
-static char init_sv_undecided_why[256];
-
-/* Keep why the guard cannot decide (for the report). */
-int
-init_supervise_undecided(const char *path, const char *why)
-{
-	if (path != NULL || init_sv_undecided_path[0] == '\0')
-		snprintf(init_sv_undecided_path, sizeof init_sv_undecided_path,
-		    "%s", path != NULL ? path : "");
-	snprintf(init_sv_undecided_why, sizeof init_sv_undecided_why, "%s",
-	    why);
-	return SV_UNDECIDED;
-}
-
-/* The last reason kept (and clear it); path gets its path. */
-const char *
-init_supervise_undecided_why(char *path, size_t len)
-{
-	static char why[sizeof init_sv_undecided_why];
-
-	snprintf(path, len, "%s", init_sv_undecided_path);
-	snprintf(why, sizeof why, "%s", init_sv_undecided_why[0] ?
-	    init_sv_undecided_why : "an unknown state");
-	init_sv_undecided_path[0] = init_sv_undecided_why[0] = '\0';
-	return why;
 }
 
 /* The report's name of a call's operation. */
@@ -614,11 +516,11 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 		return;
 	}
 	if (err < 0 || err >= SV_ERRNO_END) {
-		why = init_supervise_undecided_why(path, sizeof path);
+		why = init_state_undecided_why(path, sizeof path);
 		if (path[0] != '/' && call->where != NULL &&
 		    call->where[0] == '/')
 			snprintf(path, sizeof path, "%s", call->where);
-		init_supervise_report(call->id, call->tid, init_sv_op(call->sc),
+		init_state_report(call->id, call->tid, init_sv_op(call->sc),
 		    path[0] == '/' ? path : "/", EPERM, PLAN_RULE_RUNS_LATER,
 		    why);
 		err = EPERM;
@@ -662,7 +564,7 @@ init_sv_one(int i)
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
 	if (sc < 0) {
-		init_sv_reply(&call, init_supervise_undecided(NULL,
+		init_sv_reply(&call, init_state_undecided(NULL,
 		    "a call the file guard does not know"), -1);
 		return;
 	}

@@ -4,7 +4,7 @@
  * controlling terminal, and the master goes to sboxd, which relays it. The
  * file guard opens files in a caller's place, so /dev/tty (what means "my
  * own controlling terminal") is opened here as the caller's terminal. */
-#include "daemon/init/init.h"
+#include "daemon/init/init-tty.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,8 +7,9 @@
  * is named by its real path. The caller then acts on the held parent
  * descriptor with O_NOFOLLOW, so what was checked is what is changed. */
 #include "protocol/ctl.h"
-#include "daemon/init/init.h"
-#include "daemon/init/init-supervise.h"
+#include "daemon/init/init-state.h"
+#include "daemon/init/init-types.h"
+#include "daemon/init/init-walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,7 +151,7 @@ init_walk_dir_push(char *dir, const char *name)
 	size_t n = strlen(dir), m = strlen(name);
 
 	if (n + m + 2 > PATH_MAX)
-		return init_supervise_undecided(NULL, "a resolved path over "
+		return init_state_undecided(NULL, "a resolved path over "
 		    "PATH_MAX");
 	if (n > 1)
 		dir[n++] = '/';
@@ -177,7 +178,7 @@ init_walk_prepend(char *rest, const char *head)
 	size_t h = strlen(head), r = strlen(rest);
 
 	if (h + r + 2 > PATH_MAX * 2)
-		return init_supervise_undecided(NULL, "a path with its "
+		return init_state_undecided(NULL, "a path with its "
 		    "symlinks over PATH_MAX");
 	memmove(rest + h + (r ? 1 : 0), rest, r + 1);
 	memcpy(rest, head, h);
@@ -246,7 +247,7 @@ init_walk_step(struct init_walk_caller *t, int *fd, char *dir, char *c,
 				return errno;
 			if (init_walk_fd_path(nfd, link, sizeof link) < 0) {
 				close(nfd);
-				return init_supervise_undecided(NULL, "a /proc "
+				return init_state_undecided(NULL, "a /proc "
 				    "link whose path cannot be read back");
 			}
 			close(*fd);
@@ -435,7 +436,7 @@ init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path,
 		strcpy(dir, "/");
 	else if (init_walk_fd_path(fd, dir, sizeof dir) < 0) {
 		close(fd);
-		return init_supervise_undecided(NULL, "the folder a path starts "
+		return init_state_undecided(NULL, "the folder a path starts "
 		    "from cannot be read back (renamed, deleted or too long)");
 	}
 	if (init_walk_fast(fd, dir, path, l) == 0) {
@@ -480,7 +481,7 @@ init_walk_follow(struct init_walk_caller *t, struct init_walk_loc *l,
 int
 init_walk_under_roots(const char *path)
 {
-	const struct guard_spec *s = init_supervise_spec();
+	const struct guard_spec *s = init_state_spec();
 	size_t i, n;
 
 	for (i = 0; s != NULL && s->roots[i] != NULL; i++) {
@@ -507,7 +508,7 @@ init_walk_loc_of(int pfd, struct init_walk_loc *l)
 	l->fd = -1;
 	snprintf(p, sizeof p, "/proc/self/fd/%d", pfd);
 	if (fstat(pfd, &st) < 0)
-		return init_supervise_undecided(NULL, "an open file the guard "
+		return init_state_undecided(NULL, "an open file the guard "
 		    "cannot look at");
 	n = readlink(p, real, sizeof real);
 	if (n > 0 && (size_t)n < sizeof real && real[0] != '/') {
@@ -517,7 +518,7 @@ init_walk_loc_of(int pfd, struct init_walk_loc *l)
 	if (st.st_nlink == 0 && !S_ISDIR(st.st_mode))
 		return 0; /* unlinked: no name until linkat gives one */
 	if (init_walk_fd_path(pfd, real, sizeof real) < 0)
-		return init_supervise_undecided(n > 0 && (size_t)n <
+		return init_state_undecided(n > 0 && (size_t)n <
 		    sizeof real && (real[n] = '\0', 1) ? real : NULL,
 		    "the path of an open file cannot be read back (renamed, "
 		    "deleted or too long)");
@@ -527,7 +528,7 @@ init_walk_loc_of(int pfd, struct init_walk_loc *l)
 	*slash = '\0';
 	snprintf(l->dir, sizeof l->dir, "%s", real[0] ? real : "/");
 	l->fd = open(l->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return l->fd < 0 ? init_supervise_undecided(l->dir, "the folder of "
+	return l->fd < 0 ? init_state_undecided(l->dir, "the folder of "
 	    "an open file cannot be opened") : 0;
 }
 

@@ -1,0 +1,20 @@
+/* init-reads.h: the read reporter (init-reads.c). */
+#ifndef SBOX_INIT_READS_H
+#define SBOX_INIT_READS_H
+
+#include "daemon/init/init-types.h"
+
+/* init-reads.c: the read reporter. Add to ctx the rule that notifies the
+ * read-only opens it observes (arg: the flags argument's index). */
+int init_reads_rule(void *ctx, int nr, unsigned arg);
+/* Handle a notified read-only open: -1 when call is not one (the guard
+ * handles it), SV_ANSWERED when answered here, else 0 or an errno with an
+ * opened file in *fd, as init_ops_call. */
+int init_reads_call(struct init_sv_call *call, int *fd);
+/* A rename or link of (dirfd, path) failed with e: report it when a hidden
+ * path refused it (the source is hidden and either gone: ENOENT, or a
+ * stand-in: EBUSY). */
+void init_reads_source(struct init_sv_call *call, const char *op, int dirfd,
+    const char *path, int e, int gone);
+
+#endif
