@@ -46,7 +46,7 @@ store_event_add_seq(struct store *st, long long seq, long long at_ms,
 	memset(&rec, 0, sizeof rec);
 	rec.kind = STORE_BATCH_EVENT;
 	rec.command_id = seq;
-	rec.at = at_ms > 0 ? at_ms : store_now_ms();
+	rec.at = at_ms > 0 ? at_ms : store_clock_now_ms();
 	rec.topic = strdup(topic);
 	rec.session = session != NULL ? strdup(session) : NULL;
 	rec.data = data != NULL ?
@@ -58,7 +58,7 @@ store_event_add_seq(struct store *st, long long seq, long long at_ms,
 		free(rec.data);
 		return error_nomem(err);
 	}
-	return store_batch_push(st, &rec, err);
+	return store_queue_push(st, &rec, err);
 }
 
 /* Events after since_id, oldest first, at most limit. Flushes first. */

@@ -111,19 +111,27 @@ void store_stmt_finalize_all(struct store *st);
 int store_migrate(struct store *st, int target, sbox_error *err);
 int store_migrate_version(struct store *st, sbox_error *err);
 
+/* clock.c (bottom) and fault.c: the clock, the fault bookkeeping. */
+int store_fault_is(const struct store *st);
+void store_fault_note(struct store *st, const sbox_error *err);
+void store_fault_ok(struct store *st);
+
+/* refusal-row.c: write one queued refusal into its counted row. */
+int store_refusal_row_write(struct store *st, const struct store_batch_rec *r,
+    sbox_error *err);
+
 /* batch.c: the queue behind refusals and events. */
-int store_batch_push(struct store *st, struct store_batch_rec *rec,
-    sbox_error *err);
+void store_batch_rec_free(struct store_batch_rec *r);
+int store_batch_merge(struct store *st, struct store_batch_rec *rec);
 int store_batch_write(struct store *st, sbox_error *err);
-/* refusals.c: write one queued refusal into its counted row. */
-int store_refusal_write(struct store *st, const struct store_batch_rec *r,
-    sbox_error *err);
+int store_batch_save_dropped(struct store *st, sbox_error *err);
 void store_batch_clear(struct store *st);
 
-/* delay.c: keep failed writes for later; the fault bookkeeping. */
-int store_delay_is_fault(const struct store *st);
-void store_delay_fault(struct store *st, const sbox_error *err);
-void store_delay_ok(struct store *st);
+/* queue.c: queue one record, flushing a full queue first. */
+int store_queue_push(struct store *st, struct store_batch_rec *rec,
+    sbox_error *err);
+
+/* delay.c: keep failed writes for later. */
 int store_delay_push(struct store *st, const struct store_delayed *d);
 int store_delay_retry(struct store *st, sbox_error *err);
 void store_delay_clear(struct store *st);
