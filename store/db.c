@@ -1,4 +1,5 @@
-/* db.c: opening (checks, pragmas, migrations) and closing the store. */
+/* db.c: opening (checks, pragmas, migrations) and closing the store, and
+ * store_flush (the delayed writes, then the queued records). */
 #include "store/store-private.h"
 
 #include <errno.h>

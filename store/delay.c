@@ -1,8 +1,9 @@
 /* delay.c: writes the database could not take now (disk full, locked by
  * another process, file gone) are kept in memory, in order and within a
  * bound (STORE_DELAY_MAX), and retried by store_flush; every one that is
- * lost is counted. Retries back off (STORE_RETRY_MS) so a locked database
- * costs the event loop one short busy wait per second, not one per call. */
+ * lost is counted. Retries back off (STORE_RETRY_MS, fault.c) so a locked
+ * database costs the event loop one short busy wait per second, not one per
+ * call. */
 #include "store/store-private.h"
 
 #include <stdio.h>
