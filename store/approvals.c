@@ -1,6 +1,7 @@
 /* approvals.c: run-outside requests, their decisions and results (the audit).
  * Every write here is its own transaction with synchronous=FULL. */
-#include "store/store-private.h"
+#include "store/approvals.h"
+#include "store/stmt.h"
 
 #include <string.h>
 

@@ -1,6 +1,8 @@
 /* batch.c: the bounded queue behind the batched tables (refusals, events),
  * written in one transaction by store_flush. */
-#include "store/store-private.h"
+#include "store/batch.h"
+#include "store/refusal-row.h"
+#include "store/stmt.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* clock.c: the store's wall clock (the bottom of store/: every file may
  * call it, it calls none). */
-#include "store/store-private.h"
+#include "store/store-types.h"
 
 #include <time.h>
 

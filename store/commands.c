@@ -1,5 +1,7 @@
 /* commands.c: the commands table (the timeline of each session). */
-#include "store/store-private.h"
+#include "store/commands.h"
+#include "store/batch.h"
+#include "store/stmt.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,11 @@
 /* db.c: opening (checks, pragmas, migrations) and closing the store, and
  * store_flush (the delayed writes, then the queued records). */
-#include "store/store-private.h"
+#include "store/store-types.h"
+#include "store/batch.h"
+#include "store/delay.h"
+#include "store/fault.h"
+#include "store/migrate.h"
+#include "store/stmt.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,11 @@
  * lost is counted. Retries back off (STORE_RETRY_MS, fault.c) so a locked
  * database costs the event loop one short busy wait per second, not one per
  * call. */
-#include "store/store-private.h"
+#include "store/delay.h"
+#include "store/approvals.h"
+#include "store/commands.h"
+#include "store/fault.h"
+#include "store/sessions.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /* events.c: the event log (batched writes). */
-#include "store/store-private.h"
+#include "store/store-types.h"
+#include "store/queue.h"
+#include "store/stmt.h"
 
 #include <stdlib.h>
 #include <string.h>

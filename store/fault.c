@@ -1,7 +1,7 @@
 /* fault.c: the fault bookkeeping (is the database failing? degraded until a
  * write succeeds; retries back off STORE_RETRY_MS) and whether the file was
  * moved under us; below the statement helpers, above only the clock. */
-#include "store/store-private.h"
+#include "store/fault.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* queue.c: queue one batched record (refusal or event), flushing the full
  * queue first (above db.c's store_flush, below refusals.c and events.c). */
-#include "store/store-private.h"
+#include "store/queue.h"
+#include "store/batch.h"
 
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* refusal-row.c: write one queued refusal into its counted row (inside the
  * flush's transaction; called by batch.c, below refusals.c). */
-#include "store/store-private.h"
+#include "store/refusal-row.h"
+#include "store/stmt.h"
 
 static const char SQL_BUMP[] =
     "UPDATE refusals SET count = count + ?8, last_at = max(last_at, ?7),"

@@ -1,6 +1,8 @@
 /* refusals.c: host refusals of the proxy (batched writes aggregated into
  * one counted row per session, command, host, port and rule; grouped reads). */
-#include "store/store-private.h"
+#include "store/store-types.h"
+#include "store/queue.h"
+#include "store/stmt.h"
 
 #include <stdlib.h>
 #include <string.h>

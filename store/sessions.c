@@ -1,5 +1,6 @@
 /* sessions.c: the sessions table. */
-#include "store/store-private.h"
+#include "store/sessions.h"
+#include "store/stmt.h"
 
 #include <stdio.h>
 

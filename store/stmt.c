@@ -1,6 +1,7 @@
 /* stmt.c: the store's prepared-statement cache, parameter binding,
  * transactions, and turning result rows into JSON. */
-#include "store/store-private.h"
+#include "store/stmt.h"
+#include "store/fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
