@@ -250,7 +250,7 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 	store_watch_tick();
 	conn_tick();
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,
-	    store_now_ms() - 7LL * 24 * 3600 * 1000, &err) < 0)
+	    store_clock_now_ms() - 7LL * 24 * 3600 * 1000, &err) < 0)
 		log_error("store: pruning events: %s", err.message);
 }
 

@@ -173,7 +173,7 @@ store_watch_tick(void)
 {
 	sbox_error err;
 
-	if (store_moved(sboxd.store))
+	if (store_fault_moved(sboxd.store))
 		store_watch_moved();
 	error_clear(&err);
 	(void)store_flush(sboxd.store, &err);

@@ -1,6 +1,7 @@
 /* approvals.c: run-outside requests, their decisions and results (the audit).
  * Every write here is its own transaction with synchronous=FULL. */
-#include "store/store-private.h"
+#include "store/approvals.h"
+#include "store/stmt.h"
 
 #include <string.h>
 
@@ -74,7 +75,7 @@ store_approval_create(struct store *st, const struct store_approval *a,
 {
 	const char *decision = a->decision != NULL ? a->decision : "pending";
 	sqlite3_stmt *stmt;
-	long long now = store_now_ms();
+	long long now = store_clock_now_ms();
 
 	if (a->session == NULL) {
 		error_set_field(err, E_INVALID_PARAMS, "session",
@@ -157,7 +158,7 @@ store_approval_decide(struct store *st, long long id, const char *decision,
 	store_stmt_bind_int(stmt, 1, id);
 	store_stmt_bind_text(stmt, 2, decision);
 	store_stmt_bind_text(stmt, 3, decided_by);
-	store_stmt_bind_int(stmt, 4, store_now_ms());
+	store_stmt_bind_int(stmt, 4, store_clock_now_ms());
 	n = store_approval_write(st, stmt, "recording a decision", err);
 	if (n == -1)
 		return -1;
@@ -234,7 +235,7 @@ store_approval_mark_crashed(struct store *st, sbox_error *err)
 
 	if ((stmt = store_stmt_get(st, SQL_CRASHED, err)) == NULL)
 		return -1;
-	store_stmt_bind_int(stmt, 1, store_now_ms());
+	store_stmt_bind_int(stmt, 1, store_clock_now_ms());
 	return store_approval_write(st, stmt,
 	    "marking requests not run after a crash", err);
 }

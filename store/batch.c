@@ -1,6 +1,8 @@
 /* batch.c: the bounded queue behind the batched tables (refusals, events),
  * written in one transaction by store_flush. */
-#include "store/store-private.h"
+#include "store/batch.h"
+#include "store/refusal-row.h"
+#include "store/stmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@ static const char SQL_INSERT_EVENT[] =
     " VALUES (?1, ?2, ?3, ?4, ?5)";
 
 /* Free the strings of one record. */
-static void
+void
 store_batch_rec_free(struct store_batch_rec *r)
 {
 	free(r->session);
@@ -36,7 +38,7 @@ store_batch_same(const struct store_batch_rec *q, const struct store_batch_rec *
 
 /* In a full queue, count a refusal in a queued one of the same row (the
  * row keeps a count anyway): 1 when merged. */
-static int
+int
 store_batch_merge(struct store *st, struct store_batch_rec *rec)
 {
 	struct store_batch_rec *q;
@@ -58,37 +60,6 @@ store_batch_merge(struct store *st, struct store_batch_rec *rec)
 	return 0;
 }
 
-/* Queue a record (takes its strings). When the queue is full, flush first;
- * if that fails, a refusal is counted in a queued one of the same row, else
- * the oldest record is dropped (counted per kind) and -1 returned (rec is
- * still queued). */
-int
-store_batch_push(struct store *st, struct store_batch_rec *rec,
-    sbox_error *err)
-{
-	struct store_batch_rec *old;
-	int ret = 0;
-
-	if (st->batch_len == STORE_BATCH_MAX &&
-	    store_flush(st, err) == -1) {
-		if (store_batch_merge(st, rec))
-			return 0;
-		old = &st->batch[st->batch_head];
-		if (old->kind == STORE_BATCH_REFUSAL)
-			st->dropped_refusals += old->count > 0 ? old->count : 1;
-		else
-			st->dropped_events++;
-		store_batch_rec_free(old);
-		st->batch_head = (st->batch_head + 1) % STORE_BATCH_MAX;
-		st->batch_len--;
-		st->dropped++;
-		ret = error_context(err, "queue full, oldest record dropped");
-	}
-	st->batch[(st->batch_head + st->batch_len) % STORE_BATCH_MAX] = *rec;
-	st->batch_len++;
-	return ret;
-}
-
 /* Insert one queued record. */
 static int
 store_batch_insert(struct store *st, struct store_batch_rec *r,
@@ -97,7 +68,7 @@ store_batch_insert(struct store *st, struct store_batch_rec *r,
 	sqlite3_stmt *stmt;
 
 	if (r->kind == STORE_BATCH_REFUSAL)
-		return store_refusal_write(st, r, err);
+		return store_refusal_row_write(st, r, err);
 	if ((stmt = store_stmt_get(st, SQL_INSERT_EVENT, err)) == NULL)
 		return -1;
 	store_stmt_bind_text(stmt, 1, r->topic);
@@ -139,7 +110,7 @@ store_batch_clear(struct store *st)
 
 /* Add what was dropped since the last time to the stored totals (meta
  * dropped_refusals, dropped_events), inside the caller's transaction. */
-static int
+int
 store_batch_save_dropped(struct store *st, sbox_error *err)
 {
 	static const char *const keys[2] = { "dropped_refusals",
@@ -163,46 +134,3 @@ store_batch_save_dropped(struct store *st, sbox_error *err)
 	return 0;
 }
 
-/* Write the delayed writes, then every queued record in one transaction;
- * how many records, or -1 (kept). While the database fails, tries again
- * only after a back-off (no busy wait on every call). */
-int
-store_flush(struct store *st, sbox_error *err)
-{
-	int n;
-
-	if (st->fault && store_now_ms() < st->retry_at)
-		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
-	if (store_moved(st))	/* never into a deleted file */
-		return error_set(err, E_STORE, "the database file %s was deleted "
-		    "or replaced (it is re-created)", st->path);
-	if (store_delay_retry(st, err) == -1)
-		return -1;
-	if (st->batch_len == 0 &&
-	    st->dropped_refusals == st->dropped_saved[0] &&
-	    st->dropped_events == st->dropped_saved[1]) {
-		store_delay_ok(st);
-		return 0;
-	}
-	st->last_rc = 0;
-	if (store_stmt_tx_begin(st, 0, err) == -1)
-		goto fail;
-	if ((n = store_batch_write(st, err)) == -1 ||
-	    store_batch_save_dropped(st, err) == -1) {
-		store_stmt_tx_rollback(st);
-		goto fail;
-	}
-	if (store_stmt_tx_commit(st, err) == -1)
-		goto fail;
-	st->dropped_saved[0] = st->dropped_refusals;
-	st->dropped_saved[1] = st->dropped_events;
-	store_batch_clear(st);
-	st->flushes++;
-	store_delay_ok(st);
-	return n;
-fail:
-	error_context(err, "flushing records");
-	if (store_delay_is_fault(st))
-		store_delay_fault(st, err);
-	return -1;
-}

@@ -1,5 +1,7 @@
 /* commands.c: the commands table (the timeline of each session). */
-#include "store/store-private.h"
+#include "store/commands.h"
+#include "store/batch.h"
+#include "store/stmt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -103,7 +105,7 @@ store_command_start(struct store *st, const struct store_command *c,
 	store_stmt_bind_int(stmt, 6, c->outside != 0);
 	store_stmt_bind_opt_int(stmt, 7, c->approval_id, 0);
 	store_stmt_bind_int(stmt, 8, c->started_at != 0 ? c->started_at :
-	    store_now_ms());
+	    store_clock_now_ms());
 	store_stmt_bind_opt_int(stmt, 9, c->id, 0);
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(st->db) ==
@@ -163,7 +165,7 @@ store_command_finish_now(struct store *st, long long id, int exit_code, int sig,
 	if ((stmt = store_stmt_get(st, SQL_FINISH, err)) == NULL)
 		goto fail;
 	store_stmt_bind_int(stmt, 1, id);
-	store_stmt_bind_int(stmt, 2, store_now_ms());
+	store_stmt_bind_int(stmt, 2, store_clock_now_ms());
 	store_stmt_bind_opt_int(stmt, 3, exit_code, -1);
 	store_stmt_bind_opt_int(stmt, 4, sig, -1);
 	store_stmt_bind_opt_int(stmt, 5, duration_ms, -1);
@@ -231,7 +233,7 @@ store_command_mark_crashed(struct store *st, sbox_error *err)
 
 	if ((stmt = store_stmt_get(st, SQL_CRASHED, err)) == NULL)
 		return -1;
-	store_stmt_bind_int(stmt, 1, store_now_ms());
+	store_stmt_bind_int(stmt, 1, store_clock_now_ms());
 	if (store_stmt_exec(st, stmt, "marking commands ended by a crash",
 	    err) == -1)
 		return -1;

@@ -1,5 +1,11 @@
-/* db.c: opening (checks, pragmas, migrations) and closing the store. */
-#include "store/store-private.h"
+/* db.c: opening (checks, pragmas, migrations) and closing the store, and
+ * store_flush (the delayed writes, then the queued records). */
+#include "store/store-types.h"
+#include "store/batch.h"
+#include "store/delay.h"
+#include "store/fault.h"
+#include "store/migrate.h"
+#include "store/stmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,16 +28,6 @@ static const char SQL_QUICK_CHECK[] = "PRAGMA quick_check";
 static const char SQL_WAL[] = "PRAGMA journal_mode = WAL";
 static const char SQL_FOREIGN_KEYS[] = "PRAGMA foreign_keys = ON";
 static const char SQL_SYNC_NORMAL[] = "PRAGMA synchronous = NORMAL";
-
-/* Wall-clock time in unix milliseconds. */
-long long
-store_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Create the missing folders above path, each 0700. */
 static int
@@ -282,29 +278,13 @@ store_open_version(const char *path, int version, sbox_error *err)
 	return st;
 }
 
-/* Was the database file deleted, renamed or replaced under us? */
-int
-store_moved(struct store *st)
-{
-	struct stat sb;
-	int moved = 0;
-
-	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_HAS_MOVED,
-	    &moved) != SQLITE_OK)
-		moved = 0;
-	/* HAS_MOVED compares the name's inode with the open file's */
-	if (!moved && stat(st->path, &sb) == -1 && errno == ENOENT)
-		moved = 1;
-	return moved;
-}
-
 /* Rename the file at path (and its -wal, -shm) to PATH.bad-MS. */
 static void
 store_set_aside(const char *path)
 {
 	static const char *const tails[] = { "", "-wal", "-shm" };
 	char from[4096], to[4096];
-	long long ms = store_now_ms();
+	long long ms = store_clock_now_ms();
 	size_t i;
 
 	for (i = 0; i < 3; i++) {
@@ -337,7 +317,7 @@ store_reopen(struct store *st, sbox_error *err)
 		rc = store_connect(&tmp, STORE_SCHEMA_VERSION, err);
 	}
 	if (rc < 0) {
-		store_delay_fault(st, err);
+		store_fault_note(st, err);
 		return -1;
 	}
 	store_stmt_finalize_all(&tmp);	/* prepared on tmp's cache */
@@ -409,4 +389,48 @@ store_stats(const struct store *st, struct store_stats *out)
 	out->reopened = st->reopened;
 	out->healthy = !st->fault;
 	out->last_error = st->last_error;
+}
+
+/* Write the delayed writes, then every queued record in one transaction;
+ * how many records, or -1 (kept). While the database fails, tries again
+ * only after a back-off (no busy wait on every call). */
+int
+store_flush(struct store *st, sbox_error *err)
+{
+	int n;
+
+	if (st->fault && store_clock_now_ms() < st->retry_at)
+		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
+	if (store_fault_moved(st))	/* never into a deleted file */
+		return error_set(err, E_STORE, "the database file %s was deleted "
+		    "or replaced (it is re-created)", st->path);
+	if (store_delay_retry(st, err) == -1)
+		return -1;
+	if (st->batch_len == 0 &&
+	    st->dropped_refusals == st->dropped_saved[0] &&
+	    st->dropped_events == st->dropped_saved[1]) {
+		store_fault_ok(st);
+		return 0;
+	}
+	st->last_rc = 0;
+	if (store_stmt_tx_begin(st, 0, err) == -1)
+		goto fail;
+	if ((n = store_batch_write(st, err)) == -1 ||
+	    store_batch_save_dropped(st, err) == -1) {
+		store_stmt_tx_rollback(st);
+		goto fail;
+	}
+	if (store_stmt_tx_commit(st, err) == -1)
+		goto fail;
+	st->dropped_saved[0] = st->dropped_refusals;
+	st->dropped_saved[1] = st->dropped_events;
+	store_batch_clear(st);
+	st->flushes++;
+	store_fault_ok(st);
+	return n;
+fail:
+	error_context(err, "flushing records");
+	if (store_fault_is(st))
+		store_fault_note(st, err);
+	return -1;
 }

@@ -1,50 +1,18 @@
 /* delay.c: writes the database could not take now (disk full, locked by
  * another process, file gone) are kept in memory, in order and within a
  * bound (STORE_DELAY_MAX), and retried by store_flush; every one that is
- * lost is counted. Retries back off (STORE_RETRY_MS) so a locked database
- * costs the event loop one short busy wait per second, not one per call. */
-#include "store/store-private.h"
+ * lost is counted. Retries back off (STORE_RETRY_MS, fault.c) so a locked
+ * database costs the event loop one short busy wait per second, not one per
+ * call. */
+#include "store/delay.h"
+#include "store/approvals.h"
+#include "store/commands.h"
+#include "store/fault.h"
+#include "store/sessions.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define STORE_RETRY_MS 1000
-
-/* Did the last failure come from the database's condition (retry later)
- * rather than from the request (a write that can never succeed)? */
-int
-store_delay_is_fault(const struct store *st)
-{
-	switch (st->last_rc & 0xff) {
-	case SQLITE_BUSY: case SQLITE_LOCKED: case SQLITE_NOMEM:
-	case SQLITE_READONLY: case SQLITE_IOERR: case SQLITE_FULL:
-	case SQLITE_CANTOPEN: case SQLITE_PROTOCOL:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* Note a fault: the store is degraded until a write succeeds again. */
-void
-store_delay_fault(struct store *st, const sbox_error *err)
-{
-	st->fault = 1;
-	st->retry_at = store_now_ms() + STORE_RETRY_MS;
-	if (err != NULL)
-		snprintf(st->last_error, sizeof st->last_error, "%s",
-		    err->message);
-}
-
-/* Writes go through again. */
-void
-store_delay_ok(struct store *st)
-{
-	if (st->ndelayed == 0)
-		st->fault = 0;
-	st->retry_at = 0;
-}
 
 /* Free what one delayed write holds. */
 static void
@@ -113,17 +81,17 @@ store_delay_retry(struct store *st, sbox_error *err)
 
 	if (st->ndelayed == 0)
 		return 0;
-	if (store_moved(st) || st->hold)	/* the daemon re-creates it and
+	if (store_fault_moved(st) || st->hold)	/* the daemon re-creates it and
 						 * writes the live state first */
 		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
-	if (store_now_ms() < st->retry_at)
+	if (store_clock_now_ms() < st->retry_at)
 		return error_set(err, E_STORE, "%s (retrying)", st->last_error);
 	for (i = 0; i < st->ndelayed; i++) {
 		st->last_rc = 0;
 		error_clear(&e);
 		if (store_delay_run(st, &st->delayed[i], &e) == -1) {
-			if (store_delay_is_fault(st)) {
-				store_delay_fault(st, &e);
+			if (store_fault_is(st)) {
+				store_fault_note(st, &e);
 				break;
 			}
 			/* a command already ended has its end: nothing lost */
@@ -143,7 +111,7 @@ store_delay_retry(struct store *st, sbox_error *err)
 			*err = e;
 		return -1;
 	}
-	store_delay_ok(st);
+	store_fault_ok(st);
 	return 0;
 }
 
@@ -171,10 +139,10 @@ store_delay_clear(struct store *st)
 static int
 store_delay_write(struct store *st, struct store_delayed *d, sbox_error *err)
 {
-	if (store_moved(st)) {	/* not into a deleted file: kept for the new */
+	if (store_fault_moved(st)) {	/* not into a deleted file: kept for the new */
 		snprintf(st->last_error, sizeof st->last_error, "the database "
 		    "file %s was deleted or replaced", st->path);
-		store_delay_fault(st, NULL);
+		store_fault_note(st, NULL);
 		error_set(err, E_STORE, "%s (kept to write later)",
 		    st->last_error);
 		return store_delay_push(st, d);
@@ -188,12 +156,12 @@ store_delay_write(struct store *st, struct store_delayed *d, sbox_error *err)
 	}
 	st->last_rc = 0;
 	if (store_delay_run(st, d, err) == 0) {
-		store_delay_ok(st);
+		store_fault_ok(st);
 		return 0;
 	}
-	if (!store_delay_is_fault(st))
+	if (!store_fault_is(st))
 		return -1;
-	store_delay_fault(st, err);
+	store_fault_note(st, err);
 	error_context(err, "kept to write later");
 	return store_delay_push(st, d);
 }

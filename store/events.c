@@ -1,5 +1,7 @@
 /* events.c: the event log (batched writes). */
-#include "store/store-private.h"
+#include "store/store-types.h"
+#include "store/queue.h"
+#include "store/stmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,7 @@ store_event_add_seq(struct store *st, long long seq, long long at_ms,
 	memset(&rec, 0, sizeof rec);
 	rec.kind = STORE_BATCH_EVENT;
 	rec.command_id = seq;
-	rec.at = at_ms > 0 ? at_ms : store_now_ms();
+	rec.at = at_ms > 0 ? at_ms : store_clock_now_ms();
 	rec.topic = strdup(topic);
 	rec.session = session != NULL ? strdup(session) : NULL;
 	rec.data = data != NULL ?
@@ -58,7 +60,7 @@ store_event_add_seq(struct store *st, long long seq, long long at_ms,
 		free(rec.data);
 		return error_nomem(err);
 	}
-	return store_batch_push(st, &rec, err);
+	return store_queue_push(st, &rec, err);
 }
 
 /* Events after since_id, oldest first, at most limit. Flushes first. */

@@ -11,7 +11,8 @@
  * (refusals, events) have no foreign keys, so one record can never make a
  * whole batch fail.
  */
-#include "store/store-private.h"
+#include "store/migrate.h"
+#include "store/stmt.h"
 
 #include <stddef.h>
 

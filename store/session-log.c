@@ -1,7 +1,8 @@
 /* session-log.c: the timeline of one session (session.log): its commands
  * and its run-outside requests that never ran, merged by time, with what
  * the sandbox refused during each command. */
-#include "store/store-private.h"
+#include "store/store-types.h"
+#include "store/stmt.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* sessions.c: the sessions table. */
-#include "store/store-private.h"
+#include "store/sessions.h"
+#include "store/stmt.h"
 
 #include <stdio.h>
 
@@ -78,7 +79,7 @@ store_session_insert(struct store *st, const struct store_session *s,
 	store_stmt_bind_text(stmt, 10, s->parent);
 	store_stmt_bind_text(stmt, 11, s->state != NULL ? s->state : "starting");
 	store_stmt_bind_int(stmt, 12, s->created_at != 0 ? s->created_at :
-	    store_now_ms());
+	    store_clock_now_ms());
 	store_stmt_bind_opt_int(stmt, 13, s->creator_uid, -1);
 	json_decref(empty);
 	rc = sqlite3_step(stmt);
@@ -140,7 +141,7 @@ store_session_set_state_now(struct store *st, const char *id, const char *state,
 	store_stmt_bind_text(stmt, 1, id);
 	store_stmt_bind_text(stmt, 2, state);
 	if (final) {
-		store_stmt_bind_int(stmt, 3, store_now_ms());
+		store_stmt_bind_int(stmt, 3, store_clock_now_ms());
 		store_stmt_bind_text(stmt, 4, reason);
 	}
 	if (store_stmt_exec(st, stmt, "changing a session's state", err) == -1)
@@ -202,7 +203,7 @@ store_session_mark_crashed(struct store *st, sbox_error *err)
 		error_nomem(err);
 		return NULL;
 	}
-	store_stmt_bind_int(stmt, 1, store_now_ms());
+	store_stmt_bind_int(stmt, 1, store_clock_now_ms());
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
 		json_array_append_new(ids, json_string(
 		    (const char *)sqlite3_column_text(stmt, 0)));

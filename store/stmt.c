@@ -1,6 +1,7 @@
 /* stmt.c: the store's prepared-statement cache, parameter binding,
  * transactions, and turning result rows into JSON. */
-#include "store/store-private.h"
+#include "store/stmt.h"
+#include "store/fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +19,10 @@ int
 store_stmt_error(struct store *st, sbox_error *err, const char *what)
 {
 	st->last_rc = sqlite3_extended_errcode(st->db);
-	if (store_delay_is_fault(st)) {	/* reported as the store's health */
+	if (store_fault_is(st)) {	/* reported as the store's health */
 		snprintf(st->last_error, sizeof st->last_error, "%s: %s", what,
 		    sqlite3_errmsg(st->db));
-		store_delay_fault(st, NULL);
+		store_fault_note(st, NULL);
 	}
 	return error_set(err, E_STORE, "%s: %s (database %s)", what,
 	    sqlite3_errmsg(st->db), st->path);

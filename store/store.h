@@ -79,7 +79,7 @@ struct store_stats {
 	const char        *last_error; /* "" when none */
 };
 
-/* ---- db.c: open, close (store_flush is in batch.c) ---- */
+/* ---- db.c: open, close and store_flush ---- */
 
 /* Open or create the database at path (parent folders created 0700, the file
  * 0600), switch to WAL, check it (quick_check) and migrate it to
@@ -100,9 +100,6 @@ const char *store_path(const struct store *st);
 int store_schema_version(struct store *st);
 /* Fill *out with the store's counters. */
 void store_stats(const struct store *st, struct store_stats *out);
-/* Was the database file deleted, renamed or replaced under us
- * (SQLITE_FCNTL_HAS_MOVED)? 1, 0. */
-int store_moved(struct store *st);
 /* Open the file at the store's path again (a new database when it is gone;
  * a file there that is not a usable database is renamed to PATH.bad-MS
  * first). The queued and delayed records are kept and written to the new
@@ -114,8 +111,17 @@ int store_reopen(struct store *st, sbox_error *err);
  * After store_reopen the kept writes wait for this call, so that the
  * caller first writes the live state (the rows they update) again. */
 void store_retry_now(struct store *st);
+
+/* ---- fault.c ---- */
+
+/* Was the database file deleted, renamed or replaced under us
+ * (SQLITE_FCNTL_HAS_MOVED)? 1, 0. */
+int store_fault_moved(struct store *st);
+
+/* ---- clock.c ---- */
+
 /* Wall-clock time in unix milliseconds. */
-long long store_now_ms(void);
+long long store_clock_now_ms(void);
 
 /* ---- sessions.c ---- */
 

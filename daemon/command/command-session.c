@@ -50,7 +50,7 @@ command_session_one(struct session *s, struct command *c, sbox_error *err)
 	sc.detach = c->detach;
 	sc.outside = c->outside;
 	sc.id = c->id;
-	sc.started_at = store_now_ms() - (sboxd_now_ms() - c->start_ms);
+	sc.started_at = store_clock_now_ms() - (sboxd_now_ms() - c->start_ms);
 	id = store_command_start(sboxd.store, &sc, err);
 	json_decref(argv);
 	if (id < 0)

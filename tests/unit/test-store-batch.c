@@ -239,7 +239,7 @@ START_TEST(test_events)
 	ck_assert_int_eq(json_array_size(list), 3);
 	ck_assert_int_eq(jint(json_array_get(list, 0), "id"), last + 1);
 	json_decref(list);
-	ck_assert_int_eq(store_event_prune(st, store_now_ms() + 1000, &err), 7);
+	ck_assert_int_eq(store_event_prune(st, store_clock_now_ms() + 1000, &err), 7);
 	list = store_event_list(st, 0, 0, &err);
 	ck_assert_int_eq(json_array_size(list), 0);
 	json_decref(list);

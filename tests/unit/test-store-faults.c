@@ -179,13 +179,13 @@ START_TEST(test_deleted_database_reopened)
 	char wal[600];
 
 	add_session(st, "s1");
-	ck_assert_int_eq(store_moved(st), 0);
+	ck_assert_int_eq(store_fault_moved(st), 0);
 	unlink(dbpath);
 	snprintf(wal, sizeof wal, "%s-wal", dbpath);
 	unlink(wal);
-	ck_assert_int_eq(store_moved(st), 1);
+	ck_assert_int_eq(store_fault_moved(st), 1);
 	ck_assert_int_eq(store_reopen(st, &err), 0);
-	ck_assert_int_eq(store_moved(st), 0);
+	ck_assert_int_eq(store_fault_moved(st), 0);
 	ck_assert_int_eq(access(dbpath, F_OK), 0);
 	/* a fresh database: the caller writes the live state again */
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM sessions"), 0);
@@ -208,7 +208,7 @@ START_TEST(test_replaced_database_set_aside)
 	fputs("this is not a database, not at all, really not\n", f);
 	fclose(f);
 	ck_assert_int_eq(rename(junk, dbpath), 0);
-	ck_assert_int_eq(store_moved(st), 1);
+	ck_assert_int_eq(store_fault_moved(st), 1);
 	ck_assert_int_eq(store_reopen(st, &err), 0);
 	ck_assert_int_eq(raw_int("SELECT count(*) FROM sessions"), 0);
 	store_close(st);

@@ -1,6 +1,7 @@
-/* store-private.h: what the store/ files share and nobody else sees. */
-#ifndef SBOX_STORE_PRIVATE_H
-#define SBOX_STORE_PRIVATE_H
+/* store-types.h: the types the store/ files share and nobody else sees
+ * (struct store, the queued and delayed records); no functions. */
+#ifndef SBOX_STORE_TYPES_H
+#define SBOX_STORE_TYPES_H
 
 #include <sqlite3.h>
 #include <jansson.h>
@@ -85,58 +86,5 @@ struct store {
 	int                    fault;       /* the last write failed for a fault */
 	char                   last_error[1024];
 };
-
-/* stmt.c: statements, binding, transactions, rows as JSON. */
-sqlite3_stmt *store_stmt_get(struct store *st, const char *sql, sbox_error *err);
-void store_stmt_done(sqlite3_stmt *stmt);
-int store_stmt_bind_text(sqlite3_stmt *stmt, int idx, const char *s);
-int store_stmt_bind_json(sqlite3_stmt *stmt, int idx, json_t *v);
-int store_stmt_bind_int(sqlite3_stmt *stmt, int idx, long long v);
-int store_stmt_bind_opt_int(sqlite3_stmt *stmt, int idx, long long v, long long none);
-int store_stmt_error(struct store *st, sbox_error *err, const char *what);
-int store_stmt_exec(struct store *st, sqlite3_stmt *stmt, const char *what,
-    sbox_error *err);
-int store_stmt_tx_begin(struct store *st, int durable, sbox_error *err);
-int store_stmt_tx_commit(struct store *st, sbox_error *err);
-void store_stmt_tx_rollback(struct store *st);
-json_t *store_stmt_row(sqlite3_stmt *stmt);
-json_t *store_stmt_rows(struct store *st, sqlite3_stmt *stmt, const char *what,
-    sbox_error *err);
-int store_stmt_one(struct store *st, sqlite3_stmt *stmt, const char *what,
-    json_t **out, sbox_error *err);
-int store_stmt_iso(long long ms, char *buf, size_t len);
-void store_stmt_finalize_all(struct store *st);
-
-/* migrate.c: the schema steps. */
-int store_migrate(struct store *st, int target, sbox_error *err);
-int store_migrate_version(struct store *st, sbox_error *err);
-
-/* batch.c: the queue behind refusals and events. */
-int store_batch_push(struct store *st, struct store_batch_rec *rec,
-    sbox_error *err);
-int store_batch_write(struct store *st, sbox_error *err);
-/* refusals.c: write one queued refusal into its counted row. */
-int store_refusal_write(struct store *st, const struct store_batch_rec *r,
-    sbox_error *err);
-void store_batch_clear(struct store *st);
-
-/* delay.c: keep failed writes for later; the fault bookkeeping. */
-int store_delay_is_fault(const struct store *st);
-void store_delay_fault(struct store *st, const sbox_error *err);
-void store_delay_ok(struct store *st);
-int store_delay_push(struct store *st, const struct store_delayed *d);
-int store_delay_retry(struct store *st, sbox_error *err);
-void store_delay_clear(struct store *st);
-/* The writes behind the delayed ones (commands.c, sessions.c, approvals.c). */
-int store_command_finish_now(struct store *st, long long id, int exit_code,
-    int sig, long long duration_ms, const char *state, json_t *blocked,
-    sbox_error *err);
-int store_session_set_state_now(struct store *st, const char *id,
-    const char *state, const char *reason, sbox_error *err);
-int store_approval_finish_now(struct store *st, long long id, int exit_code,
-    long long duration_ms, long long command_id, sbox_error *err);
-
-/* Names in a NULL-terminated list? (state and decision checks) */
-int store_stmt_in(const char *s, const char *const *list);
 
 #endif
