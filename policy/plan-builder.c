@@ -25,6 +25,28 @@ plan_builder_exists(struct plan_builder *b, const char *path, int *is_dir,
 	return 1;
 }
 
+/* Fill the mount past p's last (room for it made by the caller), paths
+ * copied, and count it; NULL on ENOMEM (nothing counted). */
+struct plan_mount *
+plan_builder_put_mount(struct plan *p, enum plan_mount_kind kind,
+    const char *src, const char *dst, const char *rule)
+{
+	struct plan_mount *m = &p->mounts[p->n_mounts];
+
+	memset(m, 0, sizeof *m);
+	m->kind = kind;
+	m->rule = rule;
+	m->src = src ? strdup(src) : NULL;
+	m->dst = strdup(dst);
+	if (m->dst == NULL || (src != NULL && m->src == NULL)) {
+		free(m->src);
+		free(m->dst);
+		return NULL;
+	}
+	p->n_mounts++;
+	return m;
+}
+
 /* Append a mount operation (paths copied). */
 struct plan_mount *
 plan_builder_add_mount(struct plan_builder *b, enum plan_mount_kind kind,
@@ -42,19 +64,8 @@ plan_builder_add_mount(struct plan_builder *b, enum plan_mount_kind kind,
 		}
 		p->mounts = m;
 	}
-	m = &p->mounts[p->n_mounts];
-	memset(m, 0, sizeof *m);
-	m->kind = kind;
-	m->rule = rule;
-	m->src = src ? strdup(src) : NULL;
-	m->dst = strdup(dst);
-	if (m->dst == NULL || (src != NULL && m->src == NULL)) {
-		free(m->src);
-		free(m->dst);
+	if ((m = plan_builder_put_mount(p, kind, src, dst, rule)) == NULL)
 		b->oom = 1;
-		return NULL;
-	}
-	p->n_mounts++;
 	return m;
 }
 

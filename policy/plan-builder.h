@@ -42,6 +42,11 @@ int plan_builder_exists(struct plan_builder *b, const char *path, int *is_dir,
 /* Record a grant (emitted later, sorted by depth); NULL on ENOMEM. */
 struct plan_grant *plan_builder_grant(struct plan_builder *b,
     enum plan_mount_kind kind, const char *path, const char *rule, enum plan_access access, int optional);
+/* Fill the mount past p's last (room for it made by the caller), paths
+ * copied, and count it; NULL on ENOMEM (nothing counted). */
+struct plan_mount *plan_builder_put_mount(struct plan *p,
+    enum plan_mount_kind kind, const char *src, const char *dst,
+    const char *rule);
 /* Append a mount operation (paths copied). */
 struct plan_mount *plan_builder_add_mount(struct plan_builder *b,
     enum plan_mount_kind kind, const char *src, const char *dst,

@@ -17,6 +17,7 @@
 #include "policy/path.h"
 #include "policy/plan-fs.h"
 #include "policy/plan-internal.h"
+#include "policy/plan-builder.h"
 #include "policy/strv.h"
 
 /* In an account folder: settings that start programs (hooks, MCP servers,
@@ -156,19 +157,7 @@ plan_provider_mount(struct plan *p, enum plan_mount_kind kind,
 	if ((m = realloc(p->mounts, (p->n_mounts + 1) * sizeof *m)) == NULL)
 		return NULL;
 	p->mounts = m;
-	m = &p->mounts[p->n_mounts];
-	memset(m, 0, sizeof *m);
-	m->kind = kind;
-	m->rule = rule;
-	m->src = src ? strdup(src) : NULL;
-	m->dst = strdup(dst);
-	if (m->dst == NULL || (src != NULL && m->src == NULL)) {
-		free(m->src);
-		free(m->dst);
-		return NULL;
-	}
-	p->n_mounts++;
-	return m;
+	return plan_builder_put_mount(p, kind, src, dst, rule);
 }
 
 /* Append (or, for an existing path, change) a rule for plan_explain. */
