@@ -1,5 +1,5 @@
 /* proxy-http.c: a strict, incremental HTTP/1.x head parser for the proxy,
- * the chunked-body state machine, and the origin-form rewrite. Anything that
+ * and the origin-form rewrite (the chunked body: proxy-chunked.c). Anything that
  * could let a request be framed two ways (smuggling) is an error: bare LF,
  * obs-fold, Content-Length with Transfer-Encoding, duplicate Content-Length,
  * codings other than chunked, control characters. */
@@ -11,12 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
-#define PROXY_HTTP_MAX_CHUNK_LINE 1024   /* chunk size line with extensions */
-#define PROXY_HTTP_MAX_TRAILERS   8192   /* bytes of trailer fields */
 #define PROXY_HTTP_MAX_EMPTY      4      /* empty lines before a request line */
 
 /* True for tchar (RFC 9110 token characters). */
-static int
+int
 proxy_http_tchar(unsigned char c)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
@@ -25,7 +23,7 @@ proxy_http_tchar(unsigned char c)
 }
 
 /* True for a byte allowed in a field value (VCHAR, obs-text, SP, HTAB). */
-static int
+int
 proxy_http_vchar(unsigned char c)
 {
 	return c == '\t' || (c >= 0x20 && c != 0x7f);
@@ -594,146 +592,4 @@ proxy_http_upstream_head(const struct proxy_http_msg *m, size_t *len)
 	off += (size_t)snprintf(out + off, cap - off, "\r\n");
 	*len = off;
 	return out;
-}
-
-enum {
-	CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
-	CH_TRAILER_START, CH_TRAILER_NAME, CH_TRAILER_VALUE, CH_TRAILER_LF,
-	CH_END_LF, CH_DONE, CH_ERROR,
-};
-
-/* Start a new chunked body. */
-void
-proxy_http_chunked_init(struct proxy_http_chunked *c)
-{
-	memset(c, 0, sizeof *c);
-	c->state = CH_SIZE;
-}
-
-/* Fail the chunked body; returns PROXY_HTTP_ERROR. */
-static int
-proxy_http_chunked_fail(struct proxy_http_chunked *c, const char *why)
-{
-	c->state = CH_ERROR;
-	c->error = why;
-	return PROXY_HTTP_ERROR;
-}
-
-/* Feed body bytes to the chunked state machine; see proxy-http.h. */
-int
-proxy_http_chunked_feed(struct proxy_http_chunked *c, const char *data,
-    size_t len, size_t *used)
-{
-	size_t i = 0;
-
-	*used = 0;
-	if (c->state == CH_DONE)
-		return PROXY_HTTP_DONE;
-	if (c->state == CH_ERROR)
-		return PROXY_HTTP_ERROR;
-	while (i < len) {
-		unsigned char ch = (unsigned char)data[i];
-
-		switch (c->state) {
-		case CH_DATA: {
-			size_t n = len - i;
-			if ((uint64_t)n > c->left)
-				n = (size_t)c->left;
-			c->left -= n;
-			i += n;
-			if (c->left == 0)
-				c->state = CH_DATA_CR;
-			*used = i;
-			continue;
-		}
-		case CH_SIZE: {
-			int d = -1;
-			if (ch >= '0' && ch <= '9')
-				d = ch - '0';
-			else if (ch >= 'a' && ch <= 'f')
-				d = ch - 'a' + 10;
-			else if (ch >= 'A' && ch <= 'F')
-				d = ch - 'A' + 10;
-			if (d >= 0) {
-				if (++c->digits > 15)
-					return proxy_http_chunked_fail(c, "chunk size too large");
-				c->left = c->left * 16 + (uint64_t)d;
-			} else if (c->digits == 0) {
-				return proxy_http_chunked_fail(c, "malformed chunk size");
-			} else if (ch == ';') {
-				c->state = CH_EXT;
-			} else if (ch == '\r') {
-				c->state = CH_SIZE_LF;
-			} else {
-				return proxy_http_chunked_fail(c, "malformed chunk size");
-			}
-			break;
-		}
-		case CH_EXT:
-			if (++c->line > PROXY_HTTP_MAX_CHUNK_LINE)
-				return proxy_http_chunked_fail(c, "chunk extension too long");
-			if (ch == '\r')
-				c->state = CH_SIZE_LF;
-			else if (!proxy_http_vchar(ch))
-				return proxy_http_chunked_fail(c, "invalid chunk extension");
-			break;
-		case CH_SIZE_LF:
-			if (ch != '\n')
-				return proxy_http_chunked_fail(c, "bare CR in a chunk size line");
-			c->state = c->left == 0 ? CH_TRAILER_START : CH_DATA;
-			c->digits = 0;
-			c->line = 0;
-			break;
-		case CH_DATA_CR:
-			if (ch != '\r')
-				return proxy_http_chunked_fail(c, "chunk data not followed by CRLF");
-			c->state = CH_DATA_LF;
-			break;
-		case CH_DATA_LF:
-			if (ch != '\n')
-				return proxy_http_chunked_fail(c, "chunk data not followed by CRLF");
-			c->state = CH_SIZE;
-			break;
-		case CH_TRAILER_START:
-			if (ch == '\r') {
-				c->state = CH_END_LF;
-				break;
-			}
-			if (!proxy_http_tchar(ch))
-				return proxy_http_chunked_fail(c, "malformed trailer field");
-			c->state = CH_TRAILER_NAME;
-			break;
-		case CH_TRAILER_NAME:
-			if (ch == ':')
-				c->state = CH_TRAILER_VALUE;
-			else if (!proxy_http_tchar(ch))
-				return proxy_http_chunked_fail(c, "malformed trailer field");
-			break;
-		case CH_TRAILER_VALUE:
-			if (ch == '\r')
-				c->state = CH_TRAILER_LF;
-			else if (!proxy_http_vchar(ch))
-				return proxy_http_chunked_fail(c, "invalid character in a trailer");
-			break;
-		case CH_TRAILER_LF:
-			if (ch != '\n')
-				return proxy_http_chunked_fail(c, "bare CR in a trailer");
-			c->state = CH_TRAILER_START;
-			break;
-		case CH_END_LF:
-			if (ch != '\n')
-				return proxy_http_chunked_fail(c, "bare CR after the last chunk");
-			c->state = CH_DONE;
-			*used = i + 1;
-			return PROXY_HTTP_DONE;
-		default:
-			return proxy_http_chunked_fail(c, "internal state");
-		}
-		if (c->state >= CH_TRAILER_START && c->state <= CH_END_LF &&
-		    ++c->trailer > PROXY_HTTP_MAX_TRAILERS)
-			return proxy_http_chunked_fail(c, "trailers too large");
-		i++;
-		*used = i;
-	}
-	return PROXY_HTTP_MORE;
 }

@@ -101,22 +101,9 @@ int proxy_http_parse_authority(const char *s, size_t n, char *host,
  * terminated, *len its length; NULL when out of memory. */
 char *proxy_http_upstream_head(const struct proxy_http_msg *m, size_t *len);
 
-/* The chunked-body state machine: consumes exactly one chunked body. */
-struct proxy_http_chunked {
-	int      state;
-	uint64_t left;      /* bytes left in the current chunk */
-	int      digits;    /* hex digits of the size read so far */
-	size_t   line;      /* bytes of the current size or trailer line */
-	size_t   trailer;   /* bytes of trailers so far */
-	const char *error;  /* why it failed */
-};
-
-/* Start a new chunked body. */
-void proxy_http_chunked_init(struct proxy_http_chunked *c);
-/* Feed body bytes; *used says how many belong to the body. DONE when the
- * last chunk and trailers ended, MORE when all bytes were taken, ERROR on a
- * malformed body (bare LF, bad size, over-long line or trailers). */
-int proxy_http_chunked_feed(struct proxy_http_chunked *c, const char *data,
-    size_t len, size_t *used);
+/* True for tchar (RFC 9110 token characters). */
+int proxy_http_tchar(unsigned char c);
+/* True for a byte allowed in a field value (VCHAR, obs-text, SP, HTAB). */
+int proxy_http_vchar(unsigned char c);
 
 #endif

@@ -16,6 +16,7 @@
 #include "daemon/proxy/proxy.h"
 #include "daemon/proxy/proxy-addr.h"
 #include "daemon/proxy/proxy-http.h"
+#include "daemon/proxy/proxy-chunked.h"
 #include "daemon/proxy/proxy-socks.h"
 
 struct bufferevent;
@@ -85,7 +86,7 @@ struct proxy_conn {
 	enum proxy_resp_phase  resp_phase;
 	enum proxy_http_body   req_body;
 	uint64_t               req_left, resp_left;
-	struct proxy_http_chunked req_chunked, resp_chunked;
+	struct proxy_chunked req_chunked, resp_chunked;
 	size_t                 resp_head_len; /* response head bytes parsed, still in up's input */
 	int                    cli_eof, up_eof;
 	int                    up_shut;   /* write side of up shut down (client EOF) */

@@ -84,7 +84,7 @@ proxy_relay_http_send(struct proxy_conn *c)
 	c->req_keep = m->keep_alive;
 	c->req_body = m->body;
 	c->req_left = m->length;
-	proxy_http_chunked_init(&c->req_chunked);
+	proxy_chunked_init(&c->req_chunked);
 	c->req_phase = m->body == PROXY_HTTP_BODY_NONE ? RQ_DONE : RQ_BODY;
 	if (c->resp == NULL) {
 		c->resp = malloc(sizeof *c->resp);
@@ -205,7 +205,7 @@ proxy_relay_http_body(struct proxy_conn *c)
 		k = v.iov_len;
 		if (k > cap - evbuffer_get_length(uo))
 			k = cap - evbuffer_get_length(uo);
-		rc = proxy_http_chunked_feed(&c->req_chunked, v.iov_base, k, &used);
+		rc = proxy_chunked_feed(&c->req_chunked, v.iov_base, k, &used);
 		if (used > 0)
 			evbuffer_remove_buffer(ci, uo, used);
 		if (rc == PROXY_HTTP_DONE) {
@@ -275,7 +275,7 @@ proxy_relay_http_response(struct proxy_conn *c)
 				c->resp_phase = m->length == 0 ? RS_DONE : RS_LENGTH;
 				break;
 			case PROXY_HTTP_BODY_CHUNKED:
-				proxy_http_chunked_init(&c->resp_chunked);
+				proxy_chunked_init(&c->resp_chunked);
 				c->resp_phase = RS_CHUNKED;
 				break;
 			case PROXY_HTTP_BODY_CLOSE:
@@ -297,7 +297,7 @@ proxy_relay_http_response(struct proxy_conn *c)
 			k = v.iov_len;
 			if (k > cap - evbuffer_get_length(co))
 				k = cap - evbuffer_get_length(co);
-			rc = proxy_http_chunked_feed(&c->resp_chunked, v.iov_base, k, &used);
+			rc = proxy_chunked_feed(&c->resp_chunked, v.iov_base, k, &used);
 			if (used > 0)
 				evbuffer_remove_buffer(ui, co, used);
 			if (rc == PROXY_HTTP_ERROR) {

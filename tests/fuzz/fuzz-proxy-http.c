@@ -1,4 +1,4 @@
-// sources: daemon/proxy/proxy-http.c daemon/proxy/proxy-socks.c daemon/proxy/proxy-addr.c
+// sources: daemon/proxy/proxy-http.c daemon/proxy/proxy-chunked.c daemon/proxy/proxy-socks.c daemon/proxy/proxy-addr.c
 /* fuzz-proxy-http.c: arbitrary bytes into the proxy's HTTP head parser (as a
  * request and as a response), split at pseudo-random points; the result must
  * not depend on the split. What follows a request head goes through the
@@ -9,6 +9,7 @@
 
 #include "daemon/proxy/proxy-addr.h"
 #include "daemon/proxy/proxy-http.h"
+#include "daemon/proxy/proxy-chunked.h"
 #include "daemon/proxy/proxy-socks.h"
 
 /* Feed data split by a tiny PRNG seeded from seed; returns rc and *total. */
@@ -99,19 +100,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			fuzz_check_msg(&a);
 			if (a.msg.body == PROXY_HTTP_BODY_CHUNKED) {
-				struct proxy_http_chunked c1, c2;
+				struct proxy_chunked c1, c2;
 				size_t u1, u2, off = ta, tot = 0;
 				int r1, r2 = PROXY_HTTP_MORE;
 
-				proxy_http_chunked_init(&c1);
-				proxy_http_chunked_init(&c2);
-				r1 = proxy_http_chunked_feed(&c1, (const char *)data + ta,
+				proxy_chunked_init(&c1);
+				proxy_chunked_init(&c2);
+				r1 = proxy_chunked_feed(&c1, (const char *)data + ta,
 				    size - ta, &u1);
 				while (off < size) {
 					size_t k = 1 + (off * 7 + seed) % 13;
 					if (k > size - off)
 						k = size - off;
-					r2 = proxy_http_chunked_feed(&c2, (const char *)data + off,
+					r2 = proxy_chunked_feed(&c2, (const char *)data + off,
 					    k, &u2);
 					tot += u2;
 					if (r2 != PROXY_HTTP_MORE)

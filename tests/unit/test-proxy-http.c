@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "daemon/proxy/proxy-http.h"
+#include "daemon/proxy/proxy-chunked.h"
 
 /* Feed s in pieces of step bytes (0 = all at once); returns the final rc
  * and how many bytes were used in total. */
@@ -413,15 +414,15 @@ END_TEST
 static int
 chunked(const char *s, size_t n, size_t step, size_t *total)
 {
-	struct proxy_http_chunked c;
+	struct proxy_chunked c;
 	size_t off = 0, used;
 	int rc = PROXY_HTTP_MORE;
 
-	proxy_http_chunked_init(&c);
+	proxy_chunked_init(&c);
 	*total = 0;
 	while (off < n) {
 		size_t k = step == 0 || step > n - off ? n - off : step;
-		rc = proxy_http_chunked_feed(&c, s + off, k, &used);
+		rc = proxy_chunked_feed(&c, s + off, k, &used);
 		*total += used;
 		if (rc != PROXY_HTTP_MORE)
 			return rc;
