@@ -51,6 +51,18 @@ struct approval {
 /* Fix what a request would run: the folder (held), the program, the
  * variables added and dropped, the environment and the umask (a owns
  * them); *unsafe says why the program may not run outside, or NULL. */
+/* The pending request with this id, or NULL. */
+struct approval *approval_find(long long id);
+/* Decide a live request: record, publish, then deny or run it; -1 with err
+ * when it could not be recorded (nothing changed). */
+int approval_settle(struct approval *a, const char *decision, const char *by,
+    sbox_error *err);
+/* Answer a request's call with a denial and forget it. */
+void approval_fail(struct approval *a, const char *decision, const char *by);
+/* Tell a waiter the request ended without running for it, and free it. */
+void approval_waiter_end(struct approval_waiter *w, const char *msg);
+/* The first waiter of a becomes its asker; 1, or 0 when none could. */
+int approval_promote(struct approval *a);
 int approval_prepare(struct approval *a, const struct approval_params *p,
     const char **unsafe, sbox_error *err);
 

@@ -82,7 +82,7 @@ approval_root(const struct session *s, char *buf, size_t len)
 }
 
 /* Tell a waiter the request ended without running for it, and free it. */
-static void
+void
 approval_waiter_end(struct approval_waiter *w, const char *msg)
 {
 	sbox_error err;
@@ -203,7 +203,7 @@ approval_refuse_now(const struct approval_params *p, const struct approval *a,
 }
 
 /* Answer a request's call with a denial and forget it. */
-static void
+void
 approval_fail(struct approval *a, const char *decision, const char *by)
 {
 	struct rpc_call *call = a->call;
@@ -227,7 +227,7 @@ approval_fail(struct approval *a, const char *decision, const char *by)
 }
 
 /* Decide a live request: record, publish, then deny or run it. */
-static int
+int
 approval_settle(struct approval *a, const char *decision, const char *by,
     sbox_error *err)
 {
@@ -311,7 +311,7 @@ static void approval_cancel_cb(struct rpc_call *call, void *arg);
 
 /* The first waiter of a becomes its asker (the asker went away); 1, or 0
  * when none waits. */
-static int
+int
 approval_promote(struct approval *a)
 {
 	struct approval_waiter *w = LIST_FIRST(&a->waiters);
@@ -599,99 +599,16 @@ approval_request(const struct approval_params *p, struct rpc_call *call,
 	return RPC_LATER;
 }
 
-/* Decide a pending request. */
-int
-approval_decide(long long id, const char *decision, const char *decided_by,
-    json_t **result, sbox_error *err)
-{
-	struct approval *a;
-	json_t *rec;
-
-	if (decision == NULL || (strcmp(decision, "allow_once") != 0 &&
-	    strcmp(decision, "deny") != 0))
-		return error_set_field(err, E_INVALID_PARAMS, "decision",
-		    "decision must be \"allow_once\" or \"deny\"");
-	LIST_FOREACH(a, &approval_list, entry) {
-		if (a->id == id)
-			break;
-	}
-	if (a == NULL) {
-		/* Not waiting: unknown, or already decided (say how). */
-		if ((rec = store_approval_get(sboxd.store, id, err)) == NULL) {
-			snprintf(err->field, sizeof err->field, "approval");
-			return -1;
-		}
-		error_set_field(err, E_INVALID_PARAMS, "approval", "approval %lld is "
-		    "no longer pending (%s by %s)", id, json_string_value(
-		    json_object_get(rec, "decision")), json_string_value(
-		    json_object_get(rec, "decided_by")) ? json_string_value(
-		    json_object_get(rec, "decided_by")) : "nobody");
-		json_decref(rec);
-		return -1;
-	}
-	if (approval_settle(a, decision, decided_by, err) == -1)
-		return -1;
-	*result = json_pack("{s:I, s:s, s:s}", "approval", (json_int_t)id,
-	    "decision", decision, "decided_by", decided_by);
-	return 0;
-}
-
-/* Decide a pending request as the terminal that asked it. */
-int
-approval_decide_terminal(long long id, const char *decision,
-    const struct conn *c, json_t **result, sbox_error *err)
+/* The pending request with this id, or NULL. */
+struct approval *
+approval_find(long long id)
 {
 	struct approval *a;
 
 	LIST_FOREACH(a, &approval_list, entry)
 		if (a->id == id)
 			break;
-	/* only the host client at a terminal that asked, on the connection
-	 * it asked on, while it is still the asker */
-	if (a != NULL && (!a->terminal || a->call == NULL ||
-	    rpc_call_conn(a->call) != c))
-		return error_set_field(err, E_PERMISSION, "terminal", "only "
-		    "the terminal that asked for approval %lld may answer it "
-		    "as the terminal", id);
-	return approval_decide(id, decision, "terminal", result, err);
-}
-
-/* A waiter of a pending request is withdrawn. */
-int
-approval_withdraw(long long id, void *done_arg, const char *why)
-{
-	struct approval_waiter *w;
-	struct approval *a;
-	sbox_error err;
-
-	LIST_FOREACH(a, &approval_list, entry)
-		if (a->id == id)
-			break;
-	if (a == NULL)
-		return -1;
-	LIST_FOREACH(w, &a->waiters, entry)
-		if (w->call == NULL && w->done_arg == done_arg) {
-			approval_waiter_end(w, why);
-			return 0;
-		}
-	if (a->call != NULL || a->done_arg != done_arg)
-		return -1;
-	if (!LIST_EMPTY(&a->waiters)) {
-		/* another asker waits: the request is theirs now */
-		command_done_cb done = a->on_done;
-		a->on_done = NULL;
-		approval_promote(a);
-		if (done != NULL)
-			done(done_arg, 126, why);
-		return 0;
-	}
-	error_clear(&err);
-	if (approval_settle(a, "deny", why, &err) == -1) {
-		log_error("recording the withdrawn request %lld: %s", id,
-		    err.message);
-		approval_fail(a, "deny", why);
-	}
-	return 0;
+	return a;
 }
 
 /* A session is closing: its pending requests are denied. */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "daemon/command/approval.h"
+#include "daemon/command/approval-decide.h"
 #include "daemon/command/command.h"
 #include "daemon/log.h"
 #include "daemon/session/session.h"
@@ -131,7 +132,7 @@ exclude_cancel(struct session *s, long long xid)
 			break;
 	if (j == NULL || j->approval <= 0)
 		return;
-	if (approval_withdraw(j->approval, j, "cancelled: the program that "
+	if (approval_decide_withdraw(j->approval, j, "cancelled: the program that "
 	    "asked ended inside the sandbox") == 0)
 		return;	/* exclude_done ran */
 	TAILQ_FOREACH(c, &s->commands, entry)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "daemon/command/approval.h"
+#include "daemon/command/approval-decide.h"
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
