@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -288,22 +289,25 @@ proxy_conn_hosts_answer(struct proxy_conn *c, const struct proxy_addr *a,
 		c->dns_req = req;
 }
 
+/* The upstream is connected: note to what, and hand it to the relay. */
+static void
+proxy_conn_up_connected(struct proxy_conn *c)
+{
+	c->up_ready = 1;
+	snprintf(c->up_host, sizeof c->up_host, "%s", c->host);
+	c->up_port = c->port;
+	c->px->up->connected(c);
+}
+
 /* Upstream events while connecting: connected, or try the next address. */
 static void
 proxy_conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct proxy_conn *c = arg;
 
+	(void)bev;
 	if (what & BEV_EVENT_CONNECTED) {
-		int one = 1;
-
-		/* relayed bytes go on at once (ssh, small requests) */
-		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY, &one,
-		    sizeof one);
-		c->up_ready = 1;
-		snprintf(c->up_host, sizeof c->up_host, "%s", c->host);
-		c->up_port = c->port;
-		c->px->up->connected(c);
+		proxy_conn_up_connected(c);
 		return;
 	}
 	if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
@@ -318,16 +322,65 @@ proxy_conn_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 }
 
+/* Start connecting fd to sa: 0 when connected already, 1 when under way,
+ * -1 when it failed (errno). Over loopback or a veth pair the handshake is
+ * usually over by the time connect returns; asking again tells (0 or
+ * EISCONN; EALREADY while it goes on), which spares the new tunnel a trip
+ * through the loop (two epoll calls and a getsockopt) before its reply. */
+static int
+proxy_conn_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -1;
+	if (connect(fd, sa, len) == 0 || errno == EISCONN)
+		return 0;
+	return errno == EALREADY || errno == EINPROGRESS ? 1 : -1;
+}
+
+/* A socket connecting to the next checked address (c->addrs[c->addr_i],
+ * then the ones after it); *state as proxy_conn_connect says. -1 when no
+ * address is left (c->last_errno says why the last one failed). */
+static int
+proxy_conn_up_socket(struct proxy_conn *c, int *state)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1;
+
+	for (; c->addr_i < c->n_addrs; c->addr_i++) {
+		len = proxy_addr_to_sockaddr(&c->addrs[c->addr_i], c->port, &ss);
+		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+		if (fd < 0) {
+			c->last_errno = errno;
+			continue;
+		}
+		/* relayed bytes go on at once (ssh, small requests) */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		/* a local forward's host side is this computer's loopback */
+		if (c->kind == PK_LOCAL)
+			setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION,
+			    PROXY_LOOPBACK_CC, sizeof PROXY_LOOPBACK_CC - 1);
+		*state = proxy_conn_connect(fd, (struct sockaddr *)&ss, len);
+		if (*state >= 0)
+			return fd;
+		c->last_errno = errno;
+		close(fd);
+	}
+	return -1;
+}
+
 /* Connect to the next checked address (c->addrs[c->addr_i]). */
 void
 proxy_conn_try_connect(struct proxy_conn *c)
 {
 	struct proxy *px = c->px;
-	struct sockaddr_storage ss;
-	socklen_t len;
+	int fd, state = 1;
 
 	c->state = PC_CONNECTING;
-	if (c->addr_i >= c->n_addrs) {
+	if ((fd = proxy_conn_up_socket(c, &state)) < 0) {
 		char why[400];
 
 		snprintf(why, sizeof why, "cannot connect to %s port %d: %s", c->host,
@@ -337,9 +390,9 @@ proxy_conn_try_connect(struct proxy_conn *c)
 		    c->last_errno ? strerror(c->last_errno) : "no address");
 		return;
 	}
-	len = proxy_addr_to_sockaddr(&c->addrs[c->addr_i], c->port, &ss);
-	c->up = bufferevent_socket_new(px->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	c->up = bufferevent_socket_new(px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->up == NULL) {
+		close(fd);
 		proxy_conn_fail(c, 503, PROXY_SOCKS_FAILURE, "out of memory");
 		return;
 	}
@@ -347,17 +400,20 @@ proxy_conn_try_connect(struct proxy_conn *c)
 	    proxy_conn_up_event_cb, c);
 	bufferevent_setwatermark(c->up, EV_READ, 0, px->lim.buffer_bytes);
 	bufferevent_setwatermark(c->up, EV_WRITE, px->lim.buffer_bytes / 2, 0);
-	if (bufferevent_socket_connect(c->up, (struct sockaddr *)&ss, (int)len) < 0) {
-		/* bufferevent_socket_connect has reported the error through
-		 * the event callback already, or the socket could not be made. */
-		if (c->up != NULL && !c->up_ready && !c->dead && c->state == PC_CONNECTING) {
-			c->last_errno = errno;
-			proxy_conn_drop_upstream(c);
-			c->addr_i++;
-			proxy_conn_try_connect(c);
-		}
+	if (state == 0) {
+		/* writing is enabled once bytes wait (proxy_tunnel_want_write) */
+		bufferevent_enable(c->up, EV_READ);
+		proxy_conn_up_connected(c);
+		return;
+	}
+	/* under way: libevent reports it (BEV_EVENT_CONNECTED or an error)
+	 * once the socket is writable */
+	if (bufferevent_socket_connect(c->up, NULL, 0) < 0) {
+		c->last_errno = errno;
+		proxy_conn_drop_upstream(c);
+		c->addr_i++;
+		proxy_conn_try_connect(c);
 		return;
 	}
 	bufferevent_enable(c->up, EV_READ | EV_WRITE);
 }
-

@@ -27,6 +27,7 @@ struct event;
 #define PROXY_MAX_ADDRS 16   /* addresses of one name that are checked and tried */
 #define PROXY_LINGER_MS 2000 /* after the last answer, read and discard this long */
 #define PROXY_LINGER_BYTES (1024 * 1024) /* ... or until this many bytes came */
+#define PROXY_LOOPBACK_CC "reno" /* congestion control of loopback-only sockets */
 
 enum proxy_conn_kind { PK_HTTP, PK_SOCKS, PK_LOCAL };
 

@@ -311,6 +311,14 @@ proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 	/* accepted sockets inherit TCP_NODELAY (replies and relayed bytes go
 	 * on at once): one call here rather than one per connection */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	/* the listener is on the sandbox's loopback, so is every connection
+	 * accepted from it: no network to be careful with, and a paced
+	 * congestion control (BBR, a common default) costs the relay a timer
+	 * per burst and a third of its throughput there; Reno, which every
+	 * kernel has and any user may choose, sends as fast as the reader
+	 * takes. The host side keeps the system's choice. */
+	setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, PROXY_LOOPBACK_CC,
+	    sizeof PROXY_LOOPBACK_CC - 1);
 	pl->resume = evtimer_new(px->base, proxy_listener_resume_cb, pl);
 	pl->lev = evconnlistener_new(px->base, proxy_accept_cb, pl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
