@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -122,6 +123,56 @@ up_serve_http(int fd)
 	close(fd);
 }
 
+/* The byte at offset i of a transfer (not periodic in 4 KiB or 64 KiB,
+ * so a lost, repeated or reordered piece shows). */
+static unsigned char
+pattern_byte(size_t i)
+{
+	return (unsigned char)(i * 7 + i / 4093);
+}
+
+/* FNV-1a over n bytes, continuing from h (2166136261 to start). */
+static uint32_t
+fnv1a(uint32_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* Port 7001: read "N\n", then everything until EOF; answer with the
+ * count and hash of those bytes, then N bytes of the pattern, then close. */
+static void
+up_serve_sink_source(int fd)
+{
+	static char buf[65536];
+	uint32_t h = 2166136261u;
+	size_t want = 0, count = 0, i, j, k;
+	ssize_t r;
+	char c, line[64];
+	int n;
+
+	while (read(fd, &c, 1) == 1 && c != '\n')
+		want = want * 10 + (size_t)(c - '0');
+	while ((r = read(fd, buf, sizeof buf)) > 0) {
+		h = fnv1a(h, buf, (size_t)r);
+		count += (size_t)r;
+	}
+	n = snprintf(line, sizeof line, "%zu %08x\n", count, (unsigned)h);
+	if (write(fd, line, (size_t)n) != n)
+		return;
+	for (i = 0; i < want; i += k) {
+		k = want - i < sizeof buf ? want - i : sizeof buf;
+		for (j = 0; j < k; j++)
+			buf[j] = (char)pattern_byte(i + j);
+		if (write(fd, buf, k) != (ssize_t)k)
+			return;
+	}
+}
+
 /* Listen on port in the current namespace. */
 static int
 up_listen(int port)
@@ -140,8 +191,8 @@ static void
 up_main(void)
 {
 	char path[128];
-	int nsfd, hfd, efd;
-	struct pollfd pf[2];
+	int nsfd, hfd, efd, sfd;
+	struct pollfd pf[3];
 
 	snprintf(path, sizeof path, "/run/netns/%s", netns_name);
 	nsfd = open(path, O_RDONLY);
@@ -149,18 +200,20 @@ up_main(void)
 		_exit(1);
 	hfd = up_listen(80);
 	efd = up_listen(7000);
-	if (hfd < 0 || efd < 0)
+	sfd = up_listen(7001);
+	if (hfd < 0 || efd < 0 || sfd < 0)
 		_exit(1);
 	signal(SIGCHLD, SIG_IGN);
 	pf[0].fd = hfd;
 	pf[1].fd = efd;
-	pf[0].events = pf[1].events = POLLIN;
+	pf[2].fd = sfd;
+	pf[0].events = pf[1].events = pf[2].events = POLLIN;
 	for (;;) {
 		int i;
 
-		if (poll(pf, 2, -1) < 0)
+		if (poll(pf, 3, -1) < 0)
 			continue;
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 3; i++) {
 			int fd;
 
 			if (!(pf[i].revents & POLLIN))
@@ -174,6 +227,8 @@ up_main(void)
 
 				if (i == 0)
 					up_serve_http(fd);
+				else if (i == 2)
+					up_serve_sink_source(fd);
 				else
 					while ((r = read(fd, buf, sizeof buf)) > 0)
 						if (write(fd, buf, (size_t)r) != r)

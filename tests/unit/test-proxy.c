@@ -84,6 +84,79 @@ START_TEST(test_tunnel_bulk)
 }
 END_TEST
 
+/* Both directions of a tunnel in turn, each far past the splice threshold,
+ * with a client that half-closes, then reads slowly through a small
+ * receive buffer (the relay's writes stop short, its reads pause, bytes
+ * wait in its buffers): the host gets exactly what was sent (count and
+ * hash), the client exactly the host's bytes in order, then the end. With
+ * the default buffer limit and a small one. */
+START_TEST(test_tunnel_halfclose_slow_reader)
+{
+	static const size_t up_n = (3 << 20) + 7, down_n = (8 << 20) + 3;
+	static char buf[65536];
+	size_t lims[2] = { 0, 16384 }, i, j, got;
+	int round;
+
+	NEED_NETNS();
+	for (round = 0; round < 2; round++) {
+		struct proxy_limits lim = { .buffer_bytes = lims[round] };
+		struct sockaddr_in sin = { .sin_family = AF_INET,
+		    .sin_port = htons((uint16_t)proxy_port) };
+		struct timeval tv = { 10, 0 };
+		uint32_t h = 2166136261u;
+		char head[64], line[64], want[64];
+		int fd, small = 4096, n;
+		ssize_t r;
+
+		start(PLAN_NET_REGISTRIES, &lim);
+		sin.sin_port = htons((uint16_t)proxy_port);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		/* before connect, so the window stays small */
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+		ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+		n = snprintf(buf, sizeof buf, "CONNECT upstream.test:7001 HTTP/1.1\r\n\r\n%zu\n",
+		    down_n);
+		send_all(fd, buf, (size_t)n);
+		ck_assert_int_eq(read(fd, head, 39), 39);
+		ck_assert_int_eq(memcmp(head, "HTTP/1.1 200 ", 13), 0);
+		/* up: the host reads until our EOF before it answers */
+		for (i = 0; i < up_n; i += j) {
+			size_t k = up_n - i < sizeof buf ? up_n - i : sizeof buf;
+
+			for (j = 0; j < k; j++)
+				buf[j] = (char)pattern_byte(i + j + 11);
+			h = fnv1a(h, buf, k);
+			send_all(fd, buf, k);
+		}
+		ck_assert_int_eq(shutdown(fd, SHUT_WR), 0);
+		for (i = 0; i + 1 < sizeof line; i++) {
+			ck_assert_int_eq(read(fd, line + i, 1), 1);
+			if (line[i] == '\n')
+				break;
+		}
+		line[i + 1] = '\0';
+		snprintf(want, sizeof want, "%zu %08x\n", up_n, (unsigned)h);
+		ck_assert_str_eq(line, want);
+		/* down: small reads, a pause now and then */
+		for (got = 0; got < down_n; got += (size_t)r) {
+			r = read(fd, buf, 1500);
+			ck_assert_int_gt(r, 0);
+			for (j = 0; j < (size_t)r; j++)
+				if ((unsigned char)buf[j] != pattern_byte(got + j))
+					ck_abort_msg("byte %zu differs", got + j);
+			if ((got / 1500) % 200 == 0)
+				usleep(2000);
+		}
+		ck_assert_int_eq(got, down_n);
+		ck_assert(closed(fd));
+		close(fd);
+		stop();
+	}
+}
+END_TEST
+
 /* Absolute-form HTTP on one kept-alive connection: rewrite, bodies, a
  * second host, then a refused host: every request is checked again. */
 START_TEST(test_http_keepalive)
@@ -580,6 +653,7 @@ proxy_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_connect_allowed);
 	tcase_add_test(tc, test_tunnel_bulk);
+	tcase_add_test(tc, test_tunnel_halfclose_slow_reader);
 	tcase_add_test(tc, test_http_keepalive);
 	tcase_add_test(tc, test_keepalive_then_bad_head);
 	tcase_add_test(tc, test_socks);
