@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -38,6 +39,7 @@ static int  netns_ok;            /* the namespace and upstream are up */
 static char netns_why[256] = "not set up";
 static char netns_name[64], veth_a[16];
 static char up_ip[32];           /* 10.231.K.2 */
+static char silent_ip[32];       /* 10.231.K.77: on the veth's network, nobody */
 static pid_t upstream_pid = -1;
 
 /* Run a shell command quietly; 0 on success. */
@@ -186,6 +188,33 @@ up_listen(int port)
 	return fd;
 }
 
+/* Port 7002: a queue of one, each connection taken half a second after it
+ * is waiting, then echoed; a SYN that comes while one waits is dropped,
+ * so its connect goes on until the SYN is sent again. */
+static void
+up_serve_slow_accept(int lfd)
+{
+	struct pollfd p = { lfd, POLLIN, 0 };
+	char buf[4096];
+	ssize_t r;
+	int fd;
+
+	for (;;) {
+		if (poll(&p, 1, -1) < 0)
+			continue;
+		usleep(500000);
+		if ((fd = accept(lfd, NULL, NULL)) < 0)
+			continue;
+		if (fork() == 0) {
+			while ((r = read(fd, buf, sizeof buf)) > 0)
+				if (write(fd, buf, (size_t)r) != r)
+					break;
+			_exit(0);
+		}
+		close(fd);
+	}
+}
+
 /* The upstream server process (runs inside the namespace). */
 static void
 up_main(void)
@@ -204,6 +233,17 @@ up_main(void)
 	if (hfd < 0 || efd < 0 || sfd < 0)
 		_exit(1);
 	signal(SIGCHLD, SIG_IGN);
+	if (fork() == 0) {
+		int qfd;
+
+		/* ends with the upstream (netns_down kills that one) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		qfd = up_listen(7002);
+
+		if (qfd < 0 || listen(qfd, 0) < 0)
+			_exit(1);
+		up_serve_slow_accept(qfd);
+	}
 	pf[0].fd = hfd;
 	pf[1].fd = efd;
 	pf[2].fd = sfd;
@@ -270,6 +310,7 @@ netns_up(void)
 	snprintf(netns_name, sizeof netns_name, "sboxt-%d", (int)pid);
 	snprintf(veth_a, sizeof veth_a, "sbt%da", (int)(pid % 10000000));
 	snprintf(up_ip, sizeof up_ip, "10.231.%d.2", k);
+	snprintf(silent_ip, sizeof silent_ip, "10.231.%d.77", k);
 	if (sh("ip netns add %s", netns_name) < 0 ||
 	    sh("ip link add %s type veth peer name sbt%db", veth_a, (int)(pid % 10000000)) < 0 ||
 	    sh("ip link set sbt%db netns %s", (int)(pid % 10000000), netns_name) < 0 ||
@@ -326,10 +367,11 @@ static volatile int dns_queries, dns_denied_queries;
 
 static char *hosts[] = { "upstream.test", "other.test", "*.allowed.test", "private.test",
 	"loop.test", "meta.test", "mapped.test", "cgnat.test", "mixed.test",
-	"linklocal.test", "dns-up.test", "dns-private.test", "nat64.test", NULL };
+	"linklocal.test", "dns-up.test", "dns-private.test", "nat64.test",
+	"silent.test", NULL };
 static char *private_hosts[] = { "upstream.test", "other.test", "dns-up.test",
-	"linklocal.test", "loop.test", NULL };
-static char *a_up[2], *a_private[] = { "10.0.0.1", NULL }, *a_loop[] = { "127.0.0.1", NULL },
+	"linklocal.test", "loop.test", "silent.test", NULL };
+static char *a_silent[3], *a_up[2], *a_private[] = { "10.0.0.1", NULL }, *a_loop[] = { "127.0.0.1", NULL },
 	*a_meta[] = { "169.254.169.254", NULL }, *a_mapped[] = { "::ffff:127.0.0.1", NULL },
 	*a_cgnat[] = { "100.64.1.1", NULL }, *a_mixed[] = { "93.184.216.34", "10.1.2.3", NULL },
 	*a_ll[] = { "169.254.10.1", NULL }, *a_nat64[] = { "64:ff9b::a9fe:a9fe", NULL };
@@ -337,7 +379,7 @@ static struct plan_resolve resolve[] = {
 	{ "upstream.test", a_up }, { "other.test", a_up }, { "private.test", a_private },
 	{ "loop.test", a_loop }, { "meta.test", a_meta }, { "mapped.test", a_mapped },
 	{ "cgnat.test", a_cgnat }, { "mixed.test", a_mixed }, { "linklocal.test", a_ll },
-	{ "nat64.test", a_nat64 },
+	{ "nat64.test", a_nat64 }, { "silent.test", a_silent },
 };
 static struct plan_net net;
 
@@ -483,6 +525,10 @@ start(enum plan_network mode, const struct proxy_limits *lim)
 	int lfd;
 
 	a_up[0] = up_ip[0] ? up_ip : "10.231.0.2";
+	/* silent.test: first an address where a connect stays under way,
+	 * then the upstream */
+	a_silent[0] = silent_ip[0] ? silent_ip : "10.231.0.77";
+	a_silent[1] = a_up[0];
 	net.mode = mode;
 	net.hosts = hosts;
 	net.private_hosts = private_hosts;

@@ -157,6 +157,57 @@ START_TEST(test_tunnel_halfclose_slow_reader)
 }
 END_TEST
 
+/* An upstream connect still under way when connect() returns. To an
+ * address on the veth's network that nobody holds: the connect timeout
+ * answers 504; with the default timeout, its failure (no neighbour
+ * answers) moves on to the next address, which takes the tunnel and the
+ * early bytes. To a host whose queue is full (port 7002, a connection of
+ * ours waiting in it): the SYN sent again gets through, and the tunnel
+ * works. */
+START_TEST(test_connect_pending)
+{
+	struct proxy_limits lim = { .connect_timeout_ms = 500 };
+	struct timeval tv = { 30, 0 };
+	char buf[4096];
+	int fd;
+
+	NEED_NETNS();
+	start(PLAN_NET_REGISTRIES, &lim);
+	ask("CONNECT silent.test:7000 HTTP/1.1\r\n\r\n", buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "HTTP/1.1 504 ") == buf, "%s", buf);
+	stop();
+	start(PLAN_NET_REGISTRIES, NULL);
+	fd = dial(proxy_port);
+	/* the neighbour lookup gives up after a few seconds: no deadline
+	 * that a slow machine could miss */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	send_str(fd, "CONNECT silent.test:7000 HTTP/1.1\r\n\r\nafter");
+	ck_assert_int_eq(read(fd, buf, 39), 39);
+	ck_assert_int_eq(memcmp(buf, "HTTP/1.1 200 ", 13), 0);
+	ck_assert_int_eq(read(fd, buf, 5), 5);
+	ck_assert_int_eq(memcmp(buf, "after", 5), 0);
+	close(fd);
+	/* the queue: ours first, then the proxy's SYN finds it full */
+	{
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(7002) };
+		int q = socket(AF_INET, SOCK_STREAM, 0);
+
+		inet_pton(AF_INET, up_ip, &sin.sin_addr);
+		ck_assert_int_eq(connect(q, (struct sockaddr *)&sin, sizeof sin), 0);
+		fd = dial(proxy_port);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		send_str(fd, "CONNECT upstream.test:7002 HTTP/1.1\r\n\r\nlate");
+		ck_assert_int_eq(read(fd, buf, 39), 39);
+		ck_assert_int_eq(memcmp(buf, "HTTP/1.1 200 ", 13), 0);
+		ck_assert_int_eq(read(fd, buf, 4), 4);
+		ck_assert_int_eq(memcmp(buf, "late", 4), 0);
+		close(fd);
+		close(q);
+	}
+	stop();
+}
+END_TEST
+
 /* Absolute-form HTTP on one kept-alive connection: rewrite, bodies, a
  * second host, then a refused host: every request is checked again. */
 START_TEST(test_http_keepalive)
@@ -654,6 +705,7 @@ proxy_suite(void)
 	tcase_add_test(tc, test_connect_allowed);
 	tcase_add_test(tc, test_tunnel_bulk);
 	tcase_add_test(tc, test_tunnel_halfclose_slow_reader);
+	tcase_add_test(tc, test_connect_pending);
 	tcase_add_test(tc, test_http_keepalive);
 	tcase_add_test(tc, test_keepalive_then_bad_head);
 	tcase_add_test(tc, test_socks);
