@@ -314,8 +314,8 @@ proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 	/* the listener is on the sandbox's loopback, so is every connection
 	 * accepted from it: no network to be careful with, and a paced
 	 * congestion control (BBR, a common default) costs the relay a timer
-	 * per burst and a quarter of its throughput there; Reno, which every
-	 * kernel has and any user may choose, sends as fast as the reader
+	 * per burst and up to a quarter of its throughput there; Reno, which
+	 * every kernel has and any user may choose, sends as fast as the reader
 	 * takes. The host side keeps the system's choice. */
 	setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, PROXY_LOOPBACK_CC,
 	    sizeof PROXY_LOOPBACK_CC - 1);
