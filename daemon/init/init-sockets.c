@@ -163,9 +163,34 @@ init_sockets_helper(const struct init_sv_call *call)
 	return pid;
 }
 
+/* A blocking socket's connect tried without blocking: 0 or an errno when
+ * it is over (a loopback handshake, the proxy's port, is over before
+ * connect returns: a second connect then says so), -1 when it still has
+ * to wait. The flag is the caller's open file's, set for these two calls
+ * and put back: another thread's call on a socket that is connecting
+ * fails with or without it. */
+static int
+init_sockets_try_connect(int sock, int fl, const struct sockaddr *sa,
+    socklen_t len)
+{
+	int e;
+
+	if (fcntl(sock, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	e = connect(sock, sa, len) < 0 ? errno : 0;
+	if (e == EINPROGRESS)
+		e = connect(sock, sa, len) < 0 ? errno : 0;
+	if (fcntl(sock, F_SETFL, fl) < 0)
+		return e == 0 ? 0 : EIO;  /* cannot happen on our own copy */
+	/* still connecting, or a Unix listener's full queue: the blocking
+	 * connect below waits for it */
+	return e == EALREADY || e == EINPROGRESS || e == EAGAIN ? -1 : e;
+}
+
 /* Connect sock to addr for the caller: at once when the socket does not
- * block, else in a helper process that answers the call itself (at most
- * INIT_SOCK_HELPERS at once; then EAGAIN). */
+ * block or the connect is over at once, else in a helper process that
+ * waits and answers the call itself (at most INIT_SOCK_HELPERS at once;
+ * then EAGAIN). */
 static int
 init_sockets_connect(struct init_walk_caller *t, int sock,
     const struct sockaddr *sa, socklen_t len)
@@ -176,11 +201,18 @@ init_sockets_connect(struct init_walk_caller *t, int sock,
 
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect(sock, sa, len) < 0 ? errno : 0;
+	if (fl >= 0 && (e = init_sockets_try_connect(sock, fl, sa, len)) >= 0)
+		return e;
 	if ((pid = init_sockets_helper(t->call)) < 0)
 		return EAGAIN;
 	if (pid > 0)
 		return SV_ANSWERED;
+	/* a TCP connect begun above is waited for (EALREADY only when the
+	 * caller's own send timeout ends the wait, when a connect of its own
+	 * would have said EINPROGRESS) */
 	e = connect(sock, sa, len) < 0 ? errno : 0;
+	if (e == EALREADY)
+		e = EINPROGRESS;
 	memset(&r, 0, sizeof r);
 	r.id = t->call->notif_id;
 	r.error = -e;
