@@ -434,11 +434,6 @@ container_start(const struct plan *p, const struct container_opts *o,
 	c->limits = p->limits;
 	c->on_refused = o->on_refused;
 	c->on_exclude = o->on_exclude;
-	/* a plan without a guard (tests) still gets one: no roots */
-	if ((c->guard = container_guard_spec(p->guard)) == NULL) {
-		error_nomem(err);
-		goto fail;
-	}
 	c->t_start = container_now_ms();
 	c->cwd = strdup(p->cwd && p->cwd[0] == '/' ? p->cwd : "/");
 	if (c->cwd == NULL) {
@@ -521,10 +516,13 @@ container_start(const struct plan *p, const struct container_opts *o,
 	event_add(c->ev_err, NULL);
 	event_add(c->ev_timer, &(struct timeval){ c->timeout_ms / 1000,
 	    (c->timeout_ms % 1000) * 1000 });
-	/* the file guard's spec goes now, while bwrap starts: sbox-init reads
-	 * it once it has said ready, and no command runs before guarded (a
-	 * failure here ends bwrap: the start fails) */
-	if (c->guard != NULL)
+	/* the file guard's spec is made and goes now, while bwrap starts:
+	 * sbox-init reads it once it has said ready, and no command runs
+	 * before guarded (a failure here ends bwrap: the start fails); a plan
+	 * without a guard (tests) still gets one: no roots */
+	if ((c->guard = container_guard_spec(p->guard)) == NULL)
+		container_abort(c, E_SANDBOX_SETUP, "out of memory");
+	else
 		container_guard_send(c);
 	free(bwrap);
 	return c;

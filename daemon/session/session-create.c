@@ -122,7 +122,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 			goto fail;
 		}
 	}
-	session_write_note(s);
+	/* (its note, written at create, holds what it still needs) */
 	s->state = SESSION_READY;
 	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)
 		log_error("session %s: %s", s->id, err.message);
