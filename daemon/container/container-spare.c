@@ -117,6 +117,7 @@ static void
 spare_child(int sock, const struct container_cg *cg)
 {
 	struct container_binds b = { 0 };
+	struct container_cg own;
 	struct spare_head h;
 	const char *which = NULL;
 	char *data, *p, *end, **argv;
@@ -129,15 +130,26 @@ spare_child(int sock, const struct container_cg *cg)
 		signal(i, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (container_cgroup_join(cg, &which) < 0)
-		e = errno ? errno : EIO;
-	/* nothing of sboxd's but stdio (replaced before exec) and the socket */
-	if (dup2(sock, 3) < 0)
+	/* nothing of sboxd's but stdio (replaced before exec), the socket
+	 * (fd 3) and, until joined, the cgroups' procs files (4, 5), at once:
+	 * the join may wait for milliseconds */
+	own = *cg;
+	if ((sock = fcntl(sock, F_DUPFD_CLOEXEC, 16)) < 0 || dup2(sock, 3) < 0)
 		_exit(127);
-	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
-		for (i = 4; i < 65536; i++)
+	for (i = 0; i < own.n; i++)
+		if ((own.procs_fd[i] = fcntl(own.procs_fd[i], F_DUPFD_CLOEXEC,
+		    16)) < 0 || dup2(own.procs_fd[i], 4 + i) < 0)
+			_exit(127);
+	for (i = 0; i < own.n; i++)
+		own.procs_fd[i] = 4 + i;
+	if (syscall(SYS_close_range, 4u + (unsigned)own.n, ~0u, 0u) < 0)
+		for (i = 4 + own.n; i < 65536; i++)
 			close(i);
 	sock = 3;
+	if (container_cgroup_join(&own, &which) < 0)
+		e = errno ? errno : EIO;
+	for (i = 0; i < own.n; i++)
+		close(own.procs_fd[i]);
 	if (send(sock, &e, sizeof e, MSG_NOSIGNAL) != (ssize_t)sizeof e || e)
 		_exit(125);
 	if ((data = malloc(SPARE_DATA_MAX)) == NULL)

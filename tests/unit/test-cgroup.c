@@ -1,6 +1,7 @@
 /* test-cgroup.c: sboxd's cgroup paths, delegation and leftovers, against a
  * fake cgroup tree in a temp folder (cgroup_set_paths). */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -430,9 +431,11 @@ START_TEST(test_spare_launcher)
 	struct container_spare sp;
 	char d1[PATH_MAX], d2[PATH_MAX], d3[PATH_MAX], buf[64];
 	pid_t p1, p2, p3;
+	int listener;
 
 	spare_tree(base);
 	l.pids = 50;
+	ck_assert_int_ge(listener = open("/dev/null", O_RDONLY), 0);
 	p1 = spare_made(base, &l, d1, sizeof d1);
 	/* one at a time: asking again for the same limits keeps it */
 	container_spare_later(base, &l);
@@ -443,6 +446,25 @@ START_TEST(test_spare_launcher)
 	ck_assert_int_eq(sp.cg.n, 1);
 	ck_assert_str_eq(sp.cg.dirs[0], d1);
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	/* it holds nothing of its parent's but stdio and its socket (this
+	 * process's fds, say a fake "listener", are not its) */
+	{
+		char fdd[64];
+		struct dirent *de;
+		DIR *dd;
+		int n = 0;
+
+		snprintf(fdd, sizeof fdd, "/proc/%d/fd", (int)p1);
+		ck_assert_ptr_nonnull(dd = opendir(fdd));
+		while ((de = readdir(dd)) != NULL)
+			if (de->d_name[0] != '.') {
+				ck_assert_msg(atoi(de->d_name) <= 3, "fd %s",
+				    de->d_name);
+				n++;
+			}
+		closedir(dd);
+		ck_assert_int_le(n, 4);
+	}
 	/* it joined (the fake procs file got its "0") before it said so */
 	{
 		char rel[PATH_MAX];
@@ -481,6 +503,7 @@ START_TEST(test_spare_launcher)
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
 	child_shutdown();
+	close(listener);
 	event_base_free(base);
 }
 END_TEST
