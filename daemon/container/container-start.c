@@ -233,7 +233,7 @@ container_start_exec(const char *bwrap, char *const *argv, const int src_in[6],
 	for (i = 0; i < nheld; i++)
 		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, above)) < 0)
 			_exit(127);
-	if (container_bind_child(b) < 0) {
+	if (container_bind_child(b, bwrap) < 0) {
 		dprintf(src[2], "sboxd: cannot prepare the sandbox's mounts "
 		    "and uid: %s\n", strerror(errno));
 		_exit(126);
