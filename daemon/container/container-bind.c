@@ -489,12 +489,29 @@ container_bind_prune(const char *keep)
 	fclose(mi);
 }
 
-/* In bwrap's forked child (root only): attach the held trees under a
- * private /tmp of a new mount namespace (pruned of the mounts bwrap does
- * not need; keep is bwrap's path), then become the sandbox's uid.
- * Returns -1 (errno set) on failure; the caller _exits. */
+/* In the process that becomes bwrap (root only): a private mount namespace
+ * of its own, pruned of the mounts bwrap does not need (keep is bwrap's
+ * path), with an empty tmpfs on /tmp for the held trees. -1 with errno. */
 int
-container_bind_child(const struct container_binds *b, const char *keep)
+container_bind_stage(const char *keep)
+{
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	container_bind_prune(keep);
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0755,size=64k") < 0)
+		return -1;
+	return 0;
+}
+
+/* In bwrap's forked child (root only): attach the held trees under /tmp
+ * of the namespace container_bind_stage makes (now, unless staged says it
+ * was made ahead), then become the sandbox's uid. Returns -1 (errno set)
+ * on failure; the caller _exits. */
+int
+container_bind_child(const struct container_binds *b, const char *keep,
+    int staged)
 {
 	char name[32];
 	size_t i;
@@ -502,12 +519,7 @@ container_bind_child(const struct container_binds *b, const char *keep)
 
 	if (!b->staged)
 		return 0;
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return -1;
-	container_bind_prune(keep);
-	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0755,size=64k") < 0)
+	if (!staged && container_bind_stage(keep) < 0)
 		return -1;
 	for (i = 0; i < b->n; i++) {
 		snprintf(name, sizeof name, "/tmp/%zu", i);

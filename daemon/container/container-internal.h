@@ -44,18 +44,23 @@ struct container_spare {
 	int                 sock;
 	struct container_cg cg;
 	struct plan_limits  limits;
+	int                 staged;  /* root: its mount namespace made ahead
+	                                (container_bind_stage) for bwrap */
+	char               *bwrap;
 };
 
 /* Make a spare for limits soon, from the loop (none when containers get no
  * cgroup; one at a time: one for other limits is replaced). */
 void container_spare_later(struct event_base *base,
-    const struct plan_limits *l);
+    const struct plan_limits *l, const char *bwrap);
 /* Hand over the waiting spare when it was made for l (same pids and memory
- * limits) and has joined its cgroups: 0 and *out (no longer watched: the
- * caller owns its pid and cgroups); else -1 (a spare for other limits, or
- * one that could not join, is ended and its cgroups removed). */
-int container_spare_take(const struct plan_limits *l,
-    struct container_spare *out);
+ * limits), for this bwrap and staged binds or not (as root, it made
+ * bwrap's mount namespace ahead), and has joined its cgroups: 0 and *out
+ * (no longer watched: the caller owns its pid and cgroups); else -1 (a
+ * spare for other limits, or one that could not join, is ended and its
+ * cgroups removed). */
+int container_spare_take(const struct plan_limits *l, int staged,
+    const char *bwrap, struct container_spare *out);
 /* Send a taken spare bwrap's path, argv, src (fds 0-5, as
  * container_start_exec) and the held binds: it execs bwrap. 0, or -1 with
  * err (the caller then drops it). */
@@ -75,7 +80,7 @@ pid_t container_spare_waiting(const struct container_cg **cg);
  * and the held binds at CFD_BINDS + i, exec bwrap (container-start.c).
  * Never returns. */
 void container_start_exec(const char *bwrap, char *const *argv,
-    const int src[6], const struct container_binds *b);
+    const int src[6], const struct container_binds *b, int staged);
 
 #define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
 #define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */

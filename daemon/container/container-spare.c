@@ -10,7 +10,9 @@
  * (container-start.c) and sends it what the fork at create would have had:
  * bwrap's path and arguments, its stdio, control, arguments and seccomp
  * descriptors and the held binds (SCM_RIGHTS); the spare then does exactly
- * what that fork does (container_start_exec) and its pid is bwrap's.
+ * what that fork does (container_start_exec) and its pid is bwrap's. As
+ * root it also makes bwrap's mount namespace ahead (container_bind_stage:
+ * private, pruned, an empty /tmp for the held trees).
  *
  * Fail closed: a spare that could not join its cgroups says so and is
  * never used (ended, its cgroups removed; the create then forks as without
@@ -24,10 +26,12 @@
 #include "daemon/log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -52,6 +56,7 @@ struct spare_head {
 
 static struct container_spare spare_now;     /* pid 0: none waiting */
 static struct plan_limits spare_want;
+static char spare_want_bwrap[PATH_MAX];
 static int spare_scheduled, spare_stopped;
 
 /* Send len bytes of data and nfds descriptors as one message. */
@@ -114,7 +119,8 @@ spare_recv(int sock, void *buf, size_t size, int *fds, int want)
 /* The spare itself (a fork of sboxd): join the cgroups, say whether it
  * could, wait for the go, become bwrap. Never returns. */
 static void
-spare_child(int sock, const struct container_cg *cg)
+spare_child(int sock, const struct container_cg *cg, const char *bwrap,
+    int staged)
 {
 	struct container_binds b = { 0 };
 	struct container_cg own;
@@ -150,6 +156,8 @@ spare_child(int sock, const struct container_cg *cg)
 		e = errno ? errno : EIO;
 	for (i = 0; i < own.n; i++)
 		close(own.procs_fd[i]);
+	if (e == 0 && staged && container_bind_stage(bwrap) < 0)
+		e = errno ? errno : EIO;
 	if (send(sock, &e, sizeof e, MSG_NOSIGNAL) != (ssize_t)sizeof e || e)
 		_exit(125);
 	if ((data = malloc(SPARE_DATA_MAX)) == NULL)
@@ -159,6 +167,7 @@ spare_child(int sock, const struct container_cg *cg)
 		_exit(0);	/* sboxd gone, or dropped us */
 	memcpy(&h, data, sizeof h);
 	if (h.magic != SPARE_MAGIC || h.n > SPARE_BINDS_MAX || h.argc < 2 ||
+	    (h.staged != 0) != (staged != 0) ||
 	    h.argc > 64 || sizeof h + h.n * sizeof(int) >= (size_t)n ||
 	    data[n - 1] != '\0')
 		_exit(127);
@@ -189,7 +198,7 @@ spare_child(int sock, const struct container_cg *cg)
 			_exit(127);
 	}
 	close(sock);
-	container_start_exec(argv[0], argv + 1, src, &b);
+	container_start_exec(argv[0], argv + 1, src, &b, staged);
 }
 
 /* The waiting spare died: reap done (child.c), remove its cgroups. */
@@ -203,6 +212,7 @@ spare_on_exit(pid_t pid, int status, void *arg)
 	log_debug("the spare launcher %d ended while it waited", (int)pid);
 	close(spare_now.sock);
 	container_cgroup_cleanup(&spare_now.cg);
+	free(spare_now.bwrap);
 	memset(&spare_now, 0, sizeof spare_now);
 }
 
@@ -217,6 +227,7 @@ container_spare_drop(struct container_spare *s)
 	if (s->sock >= 0)
 		close(s->sock);
 	container_cgroup_cleanup(&s->cg);
+	free(s->bwrap);
 	memset(s, 0, sizeof *s);
 	s->sock = -1;
 }
@@ -237,13 +248,21 @@ spare_fits(const struct plan_limits *a, const struct plan_limits *b)
 	return a->pids == b->pids && a->memory_bytes == b->memory_bytes;
 }
 
+/* Was the waiting spare made for l, this bwrap and staged binds or not? */
+static int
+spare_fits_now(const struct plan_limits *l, int staged, const char *bwrap)
+{
+	return spare_fits(&spare_now.limits, l) && spare_now.staged == staged &&
+	    spare_now.bwrap != NULL && strcmp(spare_now.bwrap, bwrap) == 0;
+}
+
 /* Make a spare for spare_want now (from the loop). */
 static void
 spare_make(evutil_socket_t fd, short what, void *arg)
 {
 	struct container_spare s = { 0 };
 	sbox_error err = { 0 };
-	int sv[2];
+	int sv[2], staged;
 	pid_t pid;
 
 	(void)fd;
@@ -252,8 +271,9 @@ spare_make(evutil_socket_t fd, short what, void *arg)
 	spare_scheduled = 0;
 	if (spare_stopped)
 		return;
+	staged = geteuid() == 0;	/* a root sboxd stages the binds */
 	if (spare_now.pid > 0) {
-		if (spare_fits(&spare_now.limits, &spare_want))
+		if (spare_fits_now(&spare_want, staged, spare_want_bwrap))
 			return;
 		spare_drop_waiting();
 	}
@@ -267,9 +287,15 @@ spare_make(evutil_socket_t fd, short what, void *arg)
 		container_cgroup_cleanup(&s.cg);
 		return;
 	}
+	if ((s.bwrap = strdup(spare_want_bwrap)) == NULL) {
+		close(sv[0]);
+		close(sv[1]);
+		container_cgroup_cleanup(&s.cg);
+		return;
+	}
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
-		spare_child(sv[1], &s.cg);
+		spare_child(sv[1], &s.cg, s.bwrap, staged);
 	}
 	close(sv[1]);
 	if (pid < 0 || child_watch(pid, spare_on_exit, NULL, &err) < 0) {
@@ -279,9 +305,11 @@ spare_make(evutil_socket_t fd, short what, void *arg)
 		}
 		close(sv[0]);
 		container_cgroup_cleanup(&s.cg);
+		free(s.bwrap);
 		return;
 	}
 	s.pid = pid;
+	s.staged = staged;
 	s.sock = sv[0];
 	s.limits = spare_want;
 	spare_now = s;
@@ -290,9 +318,11 @@ spare_make(evutil_socket_t fd, short what, void *arg)
 
 /* Make a spare for l soon, from the loop. */
 void
-container_spare_later(struct event_base *base, const struct plan_limits *l)
+container_spare_later(struct event_base *base, const struct plan_limits *l,
+    const char *bwrap)
 {
 	spare_want = *l;
+	snprintf(spare_want_bwrap, sizeof spare_want_bwrap, "%s", bwrap);
 	if (spare_stopped || spare_scheduled)
 		return;
 	if (event_base_once(base, -1, EV_TIMEOUT, spare_make, NULL,
@@ -302,7 +332,8 @@ container_spare_later(struct event_base *base, const struct plan_limits *l)
 
 /* Hand over the waiting spare when it fits l and has joined. */
 int
-container_spare_take(const struct plan_limits *l, struct container_spare *out)
+container_spare_take(const struct plan_limits *l, int staged,
+    const char *bwrap, struct container_spare *out)
 {
 	struct pollfd pfd;
 	int e = EIO;
@@ -312,7 +343,7 @@ container_spare_take(const struct plan_limits *l, struct container_spare *out)
 	out->sock = -1;
 	if (spare_now.pid <= 0)
 		return -1;
-	if (!spare_fits(&spare_now.limits, l)) {
+	if (!spare_fits_now(l, staged, bwrap)) {
 		spare_drop_waiting();
 		return -1;
 	}

@@ -213,11 +213,12 @@ container_start_memfd(const char *name, const char *data, size_t len,
 /* In the process that becomes bwrap (a fork of sboxd, or the spare made
  * ahead): stage the binds (as root), put src at fds 0-5 and the held binds
  * at CFD_BINDS + i, close everything else, default signals, exec bwrap
- * with an empty environment. Never returns; src[2] is bwrap's stderr, where
- * a failure is told (container_explain shows it). */
+ * with an empty environment (staged: its mount namespace was made ahead,
+ * container_bind_stage). Never returns; src[2] is bwrap's stderr, where a
+ * failure is told (container_explain shows it). */
 void
 container_start_exec(const char *bwrap, char *const *argv, const int src_in[6],
-    const struct container_binds *b)
+    const struct container_binds *b, int staged)
 {
 	char *envp[] = { NULL };
 	int nheld = b->staged ? 0 : (int)b->n, src[6], *held = NULL, i;
@@ -233,7 +234,7 @@ container_start_exec(const char *bwrap, char *const *argv, const int src_in[6],
 	for (i = 0; i < nheld; i++)
 		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, above)) < 0)
 			_exit(127);
-	if (container_bind_child(b, bwrap) < 0) {
+	if (container_bind_child(b, bwrap, staged) < 0) {
 		dprintf(src[2], "sboxd: cannot prepare the sandbox's mounts "
 		    "and uid: %s\n", strerror(errno));
 		_exit(126);
@@ -295,7 +296,7 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 			    "cgroup %s: %s\n", which, strerror(errno));
 			_exit(126);
 		}
-		container_start_exec(bwrap, argv, src, b);
+		container_start_exec(bwrap, argv, src, b, 0);
 	}
 	if (pid < 0)
 		error_set_errno(err, E_INTERNAL, errno, "cannot start bwrap");
@@ -453,7 +454,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	fds[2] = args;
 	fds[3] = sec;
 	/* a spare made ahead for these limits, already in its cgroups */
-	if (container_spare_take(&p->limits, &spare) == 0) {
+	if (container_spare_take(&p->limits, binds.staged, bwrap, &spare) == 0) {
 		c->cg = spare.cg;
 		c->pid = container_start_spawn_bwrap(c, bwrap, cmd, fds, &binds,
 		    &spare, err);
@@ -474,7 +475,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	}
 	/* the next create's spare, made while this bwrap starts */
 	if (c->pid > 0 && c->cg.n > 0)
-		container_spare_later(c->base, &p->limits);
+		container_spare_later(c->base, &p->limits, bwrap);
 	container_bind_free(&binds);
 	container_start_free_strv(cmd);
 	cmd = NULL;

@@ -368,6 +368,10 @@ START_TEST(test_owner_gone)
 }
 END_TEST
 
+/* What a spare is made for: bwrap's path, and staged binds as root. */
+#define BWRAP  "/usr/bin/bwrap"
+#define STAGED (geteuid() == 0)
+
 /* A delegated fake tree (as in test_container_in_delegated_cgroup), the
  * cgroups mode taken, and the SIGCHLD handler on base. */
 static void
@@ -392,7 +396,7 @@ spare_made(struct event_base *base, const struct plan_limits *l, char *dirp,
 	const struct container_cg *cg = NULL;
 	pid_t pid;
 
-	container_spare_later(base, l);
+	container_spare_later(base, l, BWRAP);
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	pid = container_spare_waiting(&cg);
 	ck_assert_int_gt(pid, 0);
@@ -438,10 +442,10 @@ START_TEST(test_spare_launcher)
 	ck_assert_int_ge(listener = open("/dev/null", O_RDONLY), 0);
 	p1 = spare_made(base, &l, d1, sizeof d1);
 	/* one at a time: asking again for the same limits keeps it */
-	container_spare_later(base, &l);
+	container_spare_later(base, &l, BWRAP);
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	ck_assert_int_eq(container_spare_waiting(NULL), p1);
-	ck_assert_int_eq(container_spare_take(&l, &sp), 0);
+	ck_assert_int_eq(container_spare_take(&l, STAGED, BWRAP, &sp), 0);
 	ck_assert_int_eq(sp.pid, p1);
 	ck_assert_int_eq(sp.cg.n, 1);
 	ck_assert_str_eq(sp.cg.dirs[0], d1);
@@ -465,6 +469,28 @@ START_TEST(test_spare_launcher)
 		closedir(dd);
 		ck_assert_int_le(n, 4);
 	}
+	/* as root it made bwrap's mount namespace ahead: its own, with an
+	 * empty /tmp for the held trees, without the host's /sys */
+	if (STAGED) {
+		char a[64], b[64], la[128] = "", lb[128] = "", line[1024];
+		int tmp = 0, sys = 0;
+		FILE *mi;
+
+		snprintf(a, sizeof a, "/proc/%d/ns/mnt", (int)p1);
+		snprintf(b, sizeof b, "/proc/self/ns/mnt");
+		ck_assert_int_gt(readlink(a, la, sizeof la - 1), 0);
+		ck_assert_int_gt(readlink(b, lb, sizeof lb - 1), 0);
+		ck_assert_str_ne(la, lb);
+		snprintf(a, sizeof a, "/proc/%d/mountinfo", (int)p1);
+		ck_assert_ptr_nonnull(mi = fopen(a, "r"));
+		while (fgets(line, sizeof line, mi) != NULL) {
+			tmp |= strstr(line, " /tmp ") != NULL;
+			sys |= strstr(line, " /sys ") != NULL;
+		}
+		fclose(mi);
+		ck_assert(tmp);
+		ck_assert(!sys);
+	}
 	/* it joined (the fake procs file got its "0") before it said so */
 	{
 		char rel[PATH_MAX];
@@ -486,8 +512,20 @@ START_TEST(test_spare_launcher)
 	other = l;
 	other.pids = 51;
 	empty(d2);
-	ck_assert_int_eq(container_spare_take(&other, &sp), -1);
+	ck_assert_int_eq(container_spare_take(&other, STAGED, BWRAP, &sp), -1);
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	ck_assert(gone(p2));
+	ck_assert_int_ne(access(d2, F_OK), 0);
+
+	/* another bwrap (or staged binds where it has none): not taken either */
+	p2 = spare_made(base, &l, d2, sizeof d2);
+	empty(d2);
+	ck_assert_int_eq(container_spare_take(&l, STAGED, "/opt/bwrap", &sp), -1);
+	ck_assert(gone(p2));
+	ck_assert_int_ne(access(d2, F_OK), 0);
+	p2 = spare_made(base, &l, d2, sizeof d2);
+	empty(d2);
+	ck_assert_int_eq(container_spare_take(&l, !STAGED, BWRAP, &sp), -1);
 	ck_assert(gone(p2));
 	ck_assert_int_ne(access(d2, F_OK), 0);
 
@@ -499,7 +537,7 @@ START_TEST(test_spare_launcher)
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
 	ck_assert(gone(p3));
 	ck_assert_int_ne(access(d3, F_OK), 0);
-	container_spare_later(base, &l);
+	container_spare_later(base, &l, BWRAP);
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
 	child_shutdown();
@@ -528,7 +566,7 @@ START_TEST(test_spare_that_cannot_join_is_not_used)
 	/* (the spare was forked with it; Check's own files need it back) */
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &all), 0);
 	empty(d);
-	ck_assert_int_eq(container_spare_take(&l, &sp), -1);
+	ck_assert_int_eq(container_spare_take(&l, STAGED, BWRAP, &sp), -1);
 	ck_assert_int_eq(sp.pid, 0);
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
 	ck_assert(gone(p));
