@@ -433,11 +433,85 @@ fail:
 	return -1;
 }
 
-/* In bwrap's forked child (root only): attach the held trees under a
- * private /tmp of a new mount namespace, then become the sandbox's uid.
- * Returns -1 (errno set) on failure; the caller _exits. */
+/* Undo mountinfo's octal escapes (\040 and the like) in place. */
+static void
+container_bind_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s != '\0'; s++, o++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + s[3] - '0');
+			s += 3;
+		} else
+			*o = *s;
+	}
+	*o = '\0';
+}
+
+/* In the staged namespace, before its /tmp: detach every mount bwrap has
+ * no use for (all it binds is held under /tmp): all but /, /proc, /dev
+ * and the mounts that hold bwrap (keep) and the dynamic loader's files.
+ * bwrap reads its mount table for each bind it makes, so each mount left
+ * here costs every start (a host's /sys, /run, cgroup, snap and container
+ * mounts). Best effort: one that stays costs time, not safety (none of
+ * them reaches the sandbox: bwrap binds only the held trees). */
+static void
+container_bind_prune(const char *keep)
+{
+	const char *need[] = { keep, "/usr/lib", "/usr/lib64", "/lib", "/lib64",
+	    "/etc", NULL };
+	char line[PATH_MAX + 512], *f, *mp;
+	FILE *mi;
+	int i, k, skip;
+
+	if (keep == NULL || keep[0] != '/' ||
+	    (mi = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof line, mi) != NULL) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
+		for (f = line, i = 0; i < 4 && f != NULL; i++)
+			if ((f = strchr(f, ' ')) != NULL)
+				f++;
+		if (f == NULL || (mp = strtok(f, " ")) == NULL)
+			continue;
+		container_bind_unescape(mp);
+		if (mp[0] != '/' || strcmp(mp, "/") == 0 ||
+		    path_is_under(mp, "/proc") || path_is_under(mp, "/dev"))
+			continue;
+		for (k = 0, skip = 0; !skip && need[k] != NULL; k++)
+			skip = need[k][0] == '/' && (path_is_under(need[k], mp) ||
+			    path_is_under(mp, need[k]));
+		if (!skip)
+			umount2(mp, MNT_DETACH);	/* (gone with a parent: fine) */
+	}
+	fclose(mi);
+}
+
+/* In the process that becomes bwrap (root only): a private mount namespace
+ * of its own, pruned of the mounts bwrap does not need (keep is bwrap's
+ * path), with an empty tmpfs on /tmp for the held trees. -1 with errno. */
 int
-container_bind_child(const struct container_binds *b)
+container_bind_stage(const char *keep)
+{
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	container_bind_prune(keep);
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0755,size=64k") < 0)
+		return -1;
+	return 0;
+}
+
+/* In bwrap's forked child (root only): attach the held trees under /tmp
+ * of the namespace container_bind_stage makes (now, unless staged says it
+ * was made ahead), then become the sandbox's uid. Returns -1 (errno set)
+ * on failure; the caller _exits. */
+int
+container_bind_child(const struct container_binds *b, const char *keep,
+    int staged)
 {
 	char name[32];
 	size_t i;
@@ -445,10 +519,7 @@ container_bind_child(const struct container_binds *b)
 
 	if (!b->staged)
 		return 0;
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0755,size=64k") < 0)
+	if (!staged && container_bind_stage(keep) < 0)
 		return -1;
 	for (i = 0; i < b->n; i++) {
 		snprintf(name, sizeof name, "/tmp/%zu", i);

@@ -49,9 +49,15 @@ int container_bind_open(const char *path, int follow, char *const *writable,
 int container_bind_hold(char ***argv, size_t *argc,
     const struct container_ids *ids, struct container_binds *b,
     sbox_error *err);
-/* In the forked child before exec, as root: stage the trees and become
+/* In the process that becomes bwrap, as root: a private mount namespace
+ * pruned of what bwrap (at path keep) does not need, an empty /tmp for the
+ * trees. -1 with errno. */
+int container_bind_stage(const char *keep);
+/* In the forked child before exec, as root: stage the trees (in the
+ * namespace container_bind_stage makes; made now unless staged) and become
  * run_uid. -1 with errno. */
-int container_bind_child(const struct container_binds *b);
+int container_bind_child(const struct container_binds *b, const char *keep,
+    int staged);
 /* The host uid and gid a root sboxd runs its sandboxes as. */
 void container_bind_sandbox_ids(uid_t *uid, gid_t *gid);
 struct plan;

@@ -11,7 +11,9 @@
  *   memory.limit_in_bytes when a memory limit is set).
  * - otherwise no cgroup: pids is RLIMIT_NPROC, memory RLIMIT_AS per
  *   process; container_cgroup_mode() says so (sandbox check, session.info).
- * bwrap's child joins the cgroups before exec. */
+ * bwrap's child joins the cgroups before exec (the process that becomes
+ * bwrap: a fork at create, or the spare made ahead, container-spare.c),
+ * and does not exec when it cannot. */
 #include "daemon/container/container-internal.h"
 
 #include <errno.h>
@@ -102,6 +104,7 @@ container_cgroup_init(struct event_base *base, int root)
 	int n = 0, got;
 
 	cgroup_timer(base);
+	container_spare_start();
 	/* first, while we are still where we started (a delegated sboxd
 	 * moves itself into a leaf below) */
 	for (i = 0; i < sizeof v1 / sizeof v1[0]; i++)
@@ -139,10 +142,11 @@ container_cgroup_init(struct event_base *base, int root)
 	}
 }
 
-/* Stop retrying removals (shutdown). */
+/* End the spare launcher, stop retrying removals (shutdown). */
 void
 container_cgroup_stop(void)
 {
+	container_spare_stop();
 	cgroup_timer(NULL);
 }
 
@@ -252,15 +256,24 @@ fail:
 	return -1;
 }
 
-/* In the forked child before exec: join the cgroups. */
-void
-container_cgroup_join(const struct container_cg *cg)
+/* In the forked child before exec: join the cgroups; 0, or -1 with errno
+ * and *which the cgroup that could not be joined. */
+int
+container_cgroup_join(const struct container_cg *cg, const char **which)
 {
-	ssize_t n __attribute__((unused));
 	int i;
 
-	for (i = 0; i < cg->n; i++)
-		n = write(cg->procs_fd[i], "0\n", 2);
+	for (i = 0; i < cg->n; i++) {
+		errno = 0;
+		if (write(cg->procs_fd[i], "0\n", 2) != 2) {
+			if (errno == 0)
+				errno = EIO;
+			if (which != NULL)
+				*which = cg->dirs[i];
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* The container's limits as JSON: {"cgroup": where, or why none}. */

@@ -46,18 +46,19 @@ container_guard_send(struct container *c)
 		container_abort(c, E_SANDBOX_SETUP, "out of memory");
 		return -1;
 	}
-	if (json_dumpb(m, NULL, 0, JSON_COMPACT) > CTL_MSG_MAX) {
-		json_decref(m);
-		container_abort(c, E_SANDBOX_SETUP, "the file guard's protected "
-		    "names are too many to send to the sandbox");
-		return -1;
-	}
+	/* (encoded once: ctl_encode refuses one over CTL_MSG_MAX) */
 	rc = container_ctl_send(c, m, NULL, 0, &err);
 	json_decref(m);
 	if (rc < 0) {
-		container_abort(c, E_SANDBOX_SETUP, err.message);
+		container_abort(c, E_SANDBOX_SETUP, strcmp(err.name,
+		    E_TOO_LARGE) == 0 ? "the file guard's protected names are "
+		    "too many to send to the sandbox" : err.message);
 		return -1;
 	}
+	/* sent: the spec is not needed again (a container keeps only that
+	 * it has one) */
+	json_decref(c->guard);
+	c->guard = json_true();
 	c->guarding = 1;
 	return 0;
 }

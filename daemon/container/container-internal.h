@@ -22,8 +22,9 @@ struct container_cg {
  * a pids limit cannot be enforced). Nothing to do otherwise. */
 int container_cgroup_setup(const struct plan_limits *l,
     struct container_cg *cg, sbox_error *err);
-/* In the forked child before exec: join the cgroups. */
-void container_cgroup_join(const struct container_cg *cg);
+/* In the forked child before exec: join the cgroups; 0, or -1 with errno
+ * and *which the cgroup that could not be joined. */
+int container_cgroup_join(const struct container_cg *cg, const char **which);
 /* Close and remove them (once bwrap has been reaped; a busy one is
  * retried from the loop). */
 void container_cgroup_cleanup(struct container_cg *cg);
@@ -31,6 +32,55 @@ void container_cgroup_cleanup(struct container_cg *cg);
 void container_cgroup_init(struct event_base *base, int root);
 /* The container's limits as JSON: {"cgroup": its folders, or why none}. */
 json_t *container_cgroup_describe(const struct container_cg *cg);
+
+struct container_binds;
+
+/* A spare launcher (container-spare.c): a fork of sboxd made ahead, already
+ * in fresh cgroups made for limits (joining one waits for the kernel, for
+ * milliseconds), waiting on sock for what to exec: a create whose limits
+ * are the same takes it and only sends bwrap's descriptors and arguments. */
+struct container_spare {
+	pid_t               pid;
+	int                 sock;
+	struct container_cg cg;
+	struct plan_limits  limits;
+	int                 staged;  /* root: its mount namespace made ahead
+	                                (container_bind_stage) for bwrap */
+	char               *bwrap;
+};
+
+/* Make a spare for limits soon, from the loop (none when containers get no
+ * cgroup; one at a time: one for other limits is replaced). */
+void container_spare_later(struct event_base *base,
+    const struct plan_limits *l, const char *bwrap);
+/* Hand over the waiting spare when it was made for l (same pids and memory
+ * limits), for this bwrap and staged binds or not (as root, it made
+ * bwrap's mount namespace ahead), and has joined its cgroups: 0 and *out
+ * (no longer watched: the caller owns its pid and cgroups); else -1 (a
+ * spare for other limits, or one that could not join, is ended and its
+ * cgroups removed). */
+int container_spare_take(const struct plan_limits *l, int staged,
+    const char *bwrap, struct container_spare *out);
+/* Send a taken spare bwrap's path, argv, src (fds 0-5, as
+ * container_start_exec) and the held binds: it execs bwrap. 0, or -1 with
+ * err (the caller then drops it). */
+int container_spare_go(struct container_spare *s, const char *bwrap,
+    char *const *argv, const int src[6], const struct container_binds *b,
+    sbox_error *err);
+/* End a taken spare: kill, reap, remove its cgroups. */
+void container_spare_drop(struct container_spare *s);
+/* End the waiting spare (shutdown) and make no more until
+ * container_cgroup_init runs again. */
+void container_spare_stop(void);
+/* Allow spares again (container_cgroup_init). */
+void container_spare_start(void);
+/* The waiting spare's pid (0: none) and cgroups (for tests). */
+pid_t container_spare_waiting(const struct container_cg **cg);
+/* In the process that becomes bwrap: stage the binds, put src at fds 0-5
+ * and the held binds at CFD_BINDS + i, exec bwrap (container-start.c).
+ * Never returns. */
+void container_start_exec(const char *bwrap, char *const *argv,
+    const int src[6], const struct container_binds *b, int staged);
 
 #define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
 #define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */

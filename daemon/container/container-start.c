@@ -9,6 +9,7 @@
 #include "daemon/container/container-internal.h"
 #include "daemon/container/container-bind.h"
 #include "daemon/container/child.h"
+#include "daemon/log.h"
 #include "protocol/ctl.h"
 #include "policy/render-bwrap.h"
 #include "policy/render-seccomp.h"
@@ -209,81 +210,97 @@ container_start_memfd(const char *name, const char *data, size_t len,
 	return fd;
 }
 
-/* Spawn bwrap with an empty environment: fds 0,1 = /dev/null, 2 = errw,
- * 3 = ctl, 4 = args, 5 = seccomp; nothing else; default signals; in the
- * container's cgroups (as root). */
+/* In the process that becomes bwrap (a fork of sboxd, or the spare made
+ * ahead): stage the binds (as root), put src at fds 0-5 and the held binds
+ * at CFD_BINDS + i, close everything else, default signals, exec bwrap
+ * with an empty environment (staged: its mount namespace was made ahead,
+ * container_bind_stage). Never returns; src[2] is bwrap's stderr, where a
+ * failure is told (container_explain shows it). */
+void
+container_start_exec(const char *bwrap, char *const *argv, const int src_in[6],
+    const struct container_binds *b, int staged)
+{
+	char *envp[] = { NULL };
+	int nheld = b->staged ? 0 : (int)b->n, src[6], *held = NULL, i;
+	int above = CFD_BINDS + (int)b->n + 10;
+	sigset_t none;
+
+	/* every source above the targets, so that dup2 clobbers none */
+	for (i = 0; i < 6; i++)
+		if ((src[i] = fcntl(src_in[i], F_DUPFD_CLOEXEC, above)) < 0)
+			_exit(127);
+	if (nheld > 0 && (held = calloc((size_t)nheld, sizeof *held)) == NULL)
+		_exit(127);
+	for (i = 0; i < nheld; i++)
+		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, above)) < 0)
+			_exit(127);
+	if (container_bind_child(b, bwrap, staged) < 0) {
+		dprintf(src[2], "sboxd: cannot prepare the sandbox's mounts "
+		    "and uid: %s\n", strerror(errno));
+		_exit(126);
+	}
+	for (i = 0; i < 6; i++)
+		if (dup2(src[i], i) < 0)
+			_exit(127);
+	for (i = 0; i < nheld; i++)
+		if (dup2(held[i], CFD_BINDS + i) < 0)
+			_exit(127);
+	if (syscall(SYS_close_range, (unsigned)(CFD_BINDS + nheld), ~0u, 0u) < 0)
+		for (i = CFD_BINDS + nheld; i < 65536; i++)
+			close(i);
+	for (i = 1; i < NSIG; i++)
+		signal(i, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(bwrap, argv, envp);
+	/* fd 2 is bwrap's stderr pipe: container_explain shows this */
+	dprintf(2, "cannot run bwrap %s: %s\n", bwrap, strerror(errno));
+	_exit(127);
+}
+
+/* Start bwrap: fds 0,1 = /dev/null, 2 = errw, 3 = ctl, 4 = args,
+ * 5 = seccomp, the held binds; nothing else; in the container's cgroups
+ * (c->cg): through the spare when one is given (its process, already in
+ * them, execs bwrap), else a fork that joins them first and fails when it
+ * cannot. The pid, or -1 with err. */
 static pid_t
 container_start_spawn_bwrap(struct container *c, const char *bwrap,
-    char *const *cmd, int errw, int ctl, int args, int seccomp,
-    const struct container_binds *b, sbox_error *err)
+    char *const *cmd, const int fds[4], const struct container_binds *b,
+    struct container_spare *spare, sbox_error *err)
 {
 	char *argv[16] = { "bwrap", "--args", "4", "--" };
-	char *envp[] = { NULL };
-	int src[6], want[6], i, devnull, ok = 1, *held = NULL;
-	int nheld = b->staged ? 0 : (int)b->n;
-	sigset_t none;
+	int src[6], i;
+	const char *which = NULL;
 	pid_t pid;
 
 	for (i = 0; cmd[i] != NULL && i + 5 < 16; i++)
 		argv[4 + i] = cmd[i];
 	argv[4 + i] = NULL;
-	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+	if ((src[0] = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
 		error_set_errno(err, E_INTERNAL, errno, "/dev/null");
 		return -1;
 	}
-	/* Move every source above the targets so dup2 cannot clobber one. */
-	want[0] = want[1] = devnull;
-	want[2] = errw;
-	want[3] = ctl;
-	want[4] = args;
-	want[5] = seccomp;
-	for (i = 0; i < 6; i++)
-		if ((src[i] = fcntl(want[i], F_DUPFD_CLOEXEC, 10)) < 0)
-			ok = 0;
-	close(devnull);
-	/* held binds (user mode) go to CFD_BINDS + i: move them above too */
-	if (nheld > 0 && (held = calloc((size_t)nheld, sizeof *held)) == NULL)
-		ok = 0;
-	for (i = 0; held != NULL && i < nheld; i++)
-		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, CFD_BINDS +
-		    nheld + 10)) < 0)
-			ok = 0;
-	pid = ok ? fork() : -1;
+	src[1] = src[0];
+	for (i = 0; i < 4; i++)
+		src[2 + i] = fds[i];
+	if (spare != NULL) {
+		pid = container_spare_go(spare, bwrap, argv, src, b, err) < 0 ?
+		    -1 : spare->pid;
+		close(src[0]);
+		return pid;
+	}
+	pid = fork();
 	if (pid == 0) {
-		container_cgroup_join(&c->cg);
-		if (container_bind_child(b) < 0) {
-			dprintf(errw, "sboxd: cannot prepare the sandbox's mounts "
-			    "and uid: %s\n", strerror(errno));
+		if (container_cgroup_join(&c->cg, &which) < 0) {
+			dprintf(src[2], "sboxd: cannot put the sandbox in its "
+			    "cgroup %s: %s\n", which, strerror(errno));
 			_exit(126);
 		}
-		for (i = 0; i < 6; i++)
-			if (dup2(src[i], i) < 0)
-				_exit(127);
-		for (i = 0; i < nheld; i++)
-			if (dup2(held[i], CFD_BINDS + i) < 0)
-				_exit(127);
-		if (syscall(SYS_close_range, (unsigned)(CFD_BINDS + nheld), ~0u,
-		    0u) < 0)
-			for (i = CFD_BINDS + nheld; i < 65536; i++)
-				close(i);
-		for (i = 1; i < NSIG; i++)
-			signal(i, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(bwrap, argv, envp);
-		/* fd 2 is bwrap's stderr pipe: container_explain shows this */
-		dprintf(2, "cannot run bwrap %s: %s\n", bwrap, strerror(errno));
-		_exit(127);
+		container_start_exec(bwrap, argv, src, b, 0);
 	}
 	if (pid < 0)
 		error_set_errno(err, E_INTERNAL, errno, "cannot start bwrap");
-	for (i = 0; i < 6; i++)
-		if (src[i] >= 0)
-			close(src[i]);
-	for (i = 0; held != NULL && i < nheld; i++)
-		if (held[i] >= 0)
-			close(held[i]);
-	free(held);
+	close(src[0]);
 	return pid;
 }
 
@@ -382,7 +399,8 @@ container_start(const struct plan *p, const struct container_opts *o,
     sbox_error *err)
 {
 	struct container *c;
-	int sp[2] = { -1, -1 }, ep[2] = { -1, -1 }, args = -1, sec = -1;
+	int sp[2] = { -1, -1 }, ep[2] = { -1, -1 }, args = -1, sec = -1, fds[4];
+	struct container_spare spare;
 	char *bwrap = NULL, **cmd = NULL;
 	struct container_binds binds = { 0 };
 
@@ -417,11 +435,6 @@ container_start(const struct plan *p, const struct container_opts *o,
 	c->limits = p->limits;
 	c->on_refused = o->on_refused;
 	c->on_exclude = o->on_exclude;
-	/* a plan without a guard (tests) still gets one: no roots */
-	if ((c->guard = container_guard_spec(p->guard)) == NULL) {
-		error_nomem(err);
-		goto fail;
-	}
 	c->t_start = container_now_ms();
 	c->cwd = strdup(p->cwd && p->cwd[0] == '/' ? p->cwd : "/");
 	if (c->cwd == NULL) {
@@ -435,10 +448,34 @@ container_start(const struct plan *p, const struct container_opts *o,
 		error_set_errno(err, E_INTERNAL, errno, "socketpair/pipe");
 		goto fail;
 	}
-	if (container_cgroup_setup(&p->limits, &c->cg, err) < 0)
-		goto fail;
-	c->pid = container_start_spawn_bwrap(c, bwrap, cmd, ep[1], sp[1], args, sec,
-	    &binds, err);
+	c->pid = -1;
+	fds[0] = ep[1];
+	fds[1] = sp[1];
+	fds[2] = args;
+	fds[3] = sec;
+	/* a spare made ahead for these limits, already in its cgroups */
+	if (container_spare_take(&p->limits, binds.staged, bwrap, &spare) == 0) {
+		c->cg = spare.cg;
+		c->pid = container_start_spawn_bwrap(c, bwrap, cmd, fds, &binds,
+		    &spare, err);
+		if (c->pid < 0) {	/* it is gone: start as without one */
+			log_warn("the spare launcher failed (%s); starting bwrap "
+			    "without it", err->message);
+			error_clear(err);
+			spare.cg = c->cg;
+			container_spare_drop(&spare);
+			memset(&c->cg, 0, sizeof c->cg);
+		}
+	}
+	if (c->pid < 0) {
+		if (container_cgroup_setup(&p->limits, &c->cg, err) < 0)
+			goto fail;
+		c->pid = container_start_spawn_bwrap(c, bwrap, cmd, fds, &binds,
+		    NULL, err);
+	}
+	/* the next create's spare, made while this bwrap starts */
+	if (c->pid > 0 && c->cg.n > 0)
+		container_spare_later(c->base, &p->limits, bwrap);
 	container_bind_free(&binds);
 	container_start_free_strv(cmd);
 	cmd = NULL;
@@ -480,10 +517,13 @@ container_start(const struct plan *p, const struct container_opts *o,
 	event_add(c->ev_err, NULL);
 	event_add(c->ev_timer, &(struct timeval){ c->timeout_ms / 1000,
 	    (c->timeout_ms % 1000) * 1000 });
-	/* the file guard's spec goes now, while bwrap starts: sbox-init reads
-	 * it once it has said ready, and no command runs before guarded (a
-	 * failure here ends bwrap: the start fails) */
-	if (c->guard != NULL)
+	/* the file guard's spec is made and goes now, while bwrap starts:
+	 * sbox-init reads it once it has said ready, and no command runs
+	 * before guarded (a failure here ends bwrap: the start fails); a plan
+	 * without a guard (tests) still gets one: no roots */
+	if ((c->guard = container_guard_spec(p->guard)) == NULL)
+		container_abort(c, E_SANDBOX_SETUP, "out of memory");
+	else
 		container_guard_send(c);
 	free(bwrap);
 	return c;

@@ -41,4 +41,15 @@ int gitcfg_find_up(struct gitcfg_scan *st, const char *root);
 int gitcfg_find_inner(struct gitcfg_scan *st, const char *gitdir,
     const char *sub, int depth);
 
+struct timespec;
+/* A kept listing for this scan, its repositories found (gitcfg-cache.c):
+ * 1 with copies of its paths and watch list in st, or 0 when there is none
+ * whose files (and git) are all as they were. */
+int gitcfg_cache_get(struct gitcfg_scan *st, char *const *roots);
+/* Keep a finished scan that started at start (CLOCK_REALTIME): the paths
+ * and watch list as read, before gitcfg_finish, and out's identities. */
+void gitcfg_cache_put(const struct gitcfg_scan *st, char *const *roots,
+    char **paths, char **watch, const struct gitcfg *out,
+    const struct timespec *start);
+
 #endif

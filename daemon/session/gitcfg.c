@@ -552,11 +552,14 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
     sbox_error *err)
 {
 	struct gitcfg_scan st;
+	struct timespec start;
+	char **raw_paths = NULL, **raw_watch = NULL;
 	size_t i;
-	int rc = 0, fd, ok = 1;
+	int rc = 0, fd, ok = 1, cached = 0;
 
 	memset(out, 0, sizeof *out);
 	memset(&st, 0, sizeof st);
+	clock_gettime(CLOCK_REALTIME, &start);
 	st.home = home;
 	st.err = err;
 	st.git = gitcfg_find_git(roots);
@@ -581,25 +584,36 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 		    "the sandbox's writable folders but the host has no git: "
 		    "sbox reads each repository's config with the host's git "
 		    "to keep what it names read-only (install git)");
+	/* the listings of an earlier scan whose files are all unchanged */
+	if (rc == 0 && st.git != NULL && gitcfg_cache_get(&st, roots))
+		cached = 1;
 	/* a root without a repository at its top reads the global listing:
 	 * it starts now, beside the repositories' */
-	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
+	for (i = 0; rc == 0 && !cached && st.git != NULL && roots != NULL &&
 	    roots[i] != NULL; i++) {
 		if (!gitcfg_root_has_repo(&st, roots[i])) {
 			gitcfg_global_start(&st);
 			break;
 		}
 	}
-	for (i = 0; rc == 0 && st.git != NULL && i < st.n_repos; i++)
+	for (i = 0; rc == 0 && !cached && st.git != NULL && i < st.n_repos; i++)
 		rc = gitcfg_repo(&st, &st.repos[i]);
-	for (i = 0; rc == 0 && st.git != NULL && roots != NULL &&
+	for (i = 0; rc == 0 && !cached && st.git != NULL && roots != NULL &&
 	    roots[i] != NULL; i++) {
 		/* (a repository at the root read all of it already) */
 		if (!gitcfg_root_has_repo(&st, roots[i]))
 			rc = gitcfg_global(&st, roots[i]);
 	}
+	if (rc == 0 && !cached) {
+		raw_paths = strv_copy(st.paths, &ok);
+		raw_watch = strv_copy(st.watch, &ok);
+	}
 	if (rc == 0)
 		rc = gitcfg_finish(&st, out);
+	if (rc == 0 && !cached && ok)
+		gitcfg_cache_put(&st, roots, raw_paths, raw_watch, out, &start);
+	strv_free(raw_paths);
+	strv_free(raw_watch);
 	gitcfg_global_end(&st);
 	for (i = 0; i < st.n_repos; i++) {
 		free(st.repos[i].gitdir);

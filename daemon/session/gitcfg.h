@@ -54,5 +54,9 @@ int gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 int gitcfg_changed(const struct gitcfg *g);
 /* Release what g owns. */
 void gitcfg_free(struct gitcfg *g);
+/* Forget the listings kept from earlier scans (gitcfg-cache.c: a scan
+ * whose repositories, files and git are all as an earlier one's runs no
+ * git). */
+void gitcfg_cache_clear(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include "daemon/session/session-internal.h"
 #include "daemon/session/session.h"
 #include <errno.h>
+#include <event2/event.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -81,6 +82,26 @@ session_local_port_cb(struct container *ct, const int *fds, int nfds,
 	}
 }
 
+/* Record a session's "ready" (from the loop, after its answer went out:
+ * the answer waits for no SQLite write); not once it has closed. */
+static void
+session_ready_stored(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s;
+	sbox_error err;
+	char *id = arg;
+
+	(void)fd;
+	(void)what;
+	error_clear(&err);
+	s = session_find(id, NULL);
+	if (s != NULL && s->state == SESSION_READY &&
+	    store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) ==
+	    -1)
+		log_error("session %s: %s", s->id, err.message);
+	free(id);
+}
+
 /* The container is ready (or failed): start the proxy, answer the callers. */
 static void
 session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
@@ -90,6 +111,7 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	const char *fam[2];
 	sbox_error err;
 	int fds[2], n;
+	char *id;
 	size_t i;
 
 	error_clear(&err);
@@ -122,10 +144,17 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 			goto fail;
 		}
 	}
-	session_write_note(s);
+	/* (its note, written at create, holds what it still needs) */
 	s->state = SESSION_READY;
-	if (store_session_set_state(sboxd.store, s->id, "ready", NULL, &err) == -1)
-		log_error("session %s: %s", s->id, err.message);
+	id = strdup(s->id);
+	if (id == NULL || sboxd.base == NULL || event_base_once(sboxd.base, -1,
+	    EV_TIMEOUT, session_ready_stored, id, &(struct timeval){ 0, 0 }) <
+	    0) {
+		free(id);
+		if (store_session_set_state(sboxd.store, s->id, "ready", NULL,
+		    &err) == -1)
+			log_error("session %s: %s", s->id, err.message);
+	}
 	log_info("session %s ready in %lld ms (profile %s)", s->id,
 	    container_start_ms(ct), s->profile->name);
 	events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",

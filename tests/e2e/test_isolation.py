@@ -127,6 +127,138 @@ def test_sweep_leaves_foreign_cgroups(ctx):
                     time.sleep(0.1)
 
 
+
+def _children(pid):
+    """The pids of pid's children."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _sbox_cgroups(pid, of):
+    """The sbox-<of>-* cgroup folders pid is in (from /proc/PID/cgroup)."""
+    found = []
+    for line in _read("/proc/%d/cgroup" % pid).splitlines():
+        path = line.split(":", 2)[2] if line.count(":") >= 2 else ""
+        if os.path.basename(path).startswith("sbox-%d-" % of):
+            found.append(os.path.basename(path))
+    return found
+
+
+def _spare(d, busy):
+    """sboxd's spare launcher: a child of sboxd that is not its proxy nor a
+    bwrap of busy, in a cgroup of sboxd's own; (pid, its cgroups) or None."""
+    for k in _children(d.proc.pid):
+        if k in busy or _read("/proc/%d/comm" % k).strip() == "bwrap":
+            continue
+        if _read("/proc/%d/cmdline" % k).startswith("sboxd: proxy"):
+            continue
+        cg = _sbox_cgroups(k, d.proc.pid)
+        if cg:
+            return k, cg
+    return None
+
+
+def test_spare_launcher_becomes_the_next_bwrap_in_its_cgroup(ctx):
+    """As root, once a session has started, sboxd keeps one process ready
+    for the next in a fresh cgroup of its own (joining one makes the
+    kernel wait): the next session's bwrap is that process, in that
+    cgroup, with the session's pids limit; a spare left unused ends with
+    sboxd, and its cgroup goes."""
+    if not is_root():
+        raise Skip("sboxd makes cgroups here only as root (no delegated "
+                   "cgroup v2 for the user)")
+    d = _daemon(ctx, "isospare")
+    c = d.client()
+    proj = make_project(os.path.join(d.root, "proj"))
+    s1 = create(c, proj)
+    i1 = c.call("session.info", {"session": s1})
+    if not i1["limits"].get("mode"):
+        raise Skip("no cgroup for containers here: %r" % i1["limits"])
+    busy = {i1["container_pid"]}
+    found = []
+    wait_for(lambda: found.append(_spare(d, busy)) or found[-1], 10,
+             step=0.05, what="a spare launcher in a cgroup of sboxd's")
+    spare, cgs = found[-1]
+    s2 = create(c, proj)
+    i2 = c.call("session.info", {"session": s2})
+    assert i2["container_pid"] == spare, (i2, spare)
+    assert _read("/proc/%d/comm" % spare).strip() == "bwrap"
+    # the session's cgroup is the one the spare joined, and it holds the
+    # session's processes under its pids limit
+    for cg in cgs:
+        assert cg in i2["limits"]["cgroup"], (cg, i2["limits"])
+    assert _sbox_cgroups(spare, d.proc.pid) == cgs
+    pids_dir = [p for p in i2["limits"]["cgroup"].split()
+                if "/pids/" in p or os.path.exists(os.path.join(p, "pids.max"))]
+    assert pids_dir, i2["limits"]
+    assert _read(os.path.join(pids_dir[0], "pids.max")).strip() not in ("",
+                                                                       "max")
+    # and so is what runs in the sandbox (sbox-init, below bwrap)
+    kids = _children(spare)
+    assert kids, "bwrap has no child"
+    for k in kids:
+        assert _sbox_cgroups(k, d.proc.pid) == cgs, k
+    r = run(c, s2, "echo ok")
+    assert r.code == 0 and r.out.strip() == "ok", r
+    # the next one waits already; sboxd ends it at shutdown, cgroup too
+    busy.add(spare)
+    found = []
+    wait_for(lambda: found.append(_spare(d, busy)) or found[-1], 10,
+             step=0.05, what="the next spare launcher")
+    nxt, ncgs = found[-1]
+    assert ncgs != cgs
+    c.close()
+    d.stop()
+    assert not os.path.exists("/proc/%d" % nxt) or \
+        _read("/proc/%d/status" % nxt).find("State:\tZ") >= 0, nxt
+    left = []
+    for top, dirs, _ in os.walk("/sys/fs/cgroup"):
+        left += [os.path.join(top, n) for n in dirs if n in ncgs]
+        if top.count("/") > 6:
+            dirs[:] = []
+    assert not left, left
+
+
+
+def test_root_bwrap_starts_in_a_pruned_mount_namespace(ctx):
+    """As root, bwrap starts in a mount namespace of its own that holds
+    the trees it binds under /tmp and what it needs to run (/, /proc,
+    /dev), not the host's other mounts (each one it sees costs every
+    start: bwrap reads its mount table for each bind); the sandbox works
+    as before and the host keeps its mounts."""
+    if not is_root():
+        raise Skip("the held trees are staged so only as root")
+    host = [l.split()[4] for l in open("/proc/self/mountinfo")]
+    pruned = [m for m in host if m == "/sys" or m.startswith("/sys/")]
+    if not pruned:
+        raise Skip("no /sys mount here to see pruned")
+    d = _daemon(ctx, "isoprune")
+    c = d.client()
+    proj = make_project(os.path.join(d.root, "proj"))
+    s = create(c, proj)
+    pid = c.call("session.info", {"session": s})["container_pid"]
+    seen = [l.split()[4] for l in open("/proc/%d/mountinfo" % pid)]
+    assert "/" in seen and "/proc" in seen and "/dev" in seen, seen
+    assert any(m.startswith("/tmp/") for m in seen), seen
+    for m in pruned:
+        assert m not in seen, (m, seen)
+    r = run(c, s, "echo ok >/dev/null && cat /proc/self/status | "
+                  "grep -c ^Pid && ls / >/dev/null && echo done")
+    assert r.code == 0 and r.out.split()[-1] == "done", r
+    assert [l.split()[4] for l in open("/proc/self/mountinfo")] == host
+
+
 FLOOD_MB = 8
 FLOOD = "head -c %d /dev/zero" % (FLOOD_MB << 20)
 

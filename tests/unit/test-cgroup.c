@@ -1,12 +1,15 @@
 /* test-cgroup.c: sboxd's cgroup paths, delegation and leftovers, against a
  * fake cgroup tree in a temp folder (cgroup_set_paths). */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
@@ -15,6 +18,7 @@
 #include <event2/event.h>
 
 #include "daemon/container/cgroup.h"
+#include "daemon/container/child.h"
 #include "daemon/container/container-internal.h"
 
 static char root[PATH_MAX];
@@ -364,6 +368,215 @@ START_TEST(test_owner_gone)
 }
 END_TEST
 
+/* What a spare is made for: bwrap's path, and staged binds as root. */
+#define BWRAP  "/usr/bin/bwrap"
+#define STAGED (geteuid() == 0)
+
+/* A delegated fake tree (as in test_container_in_delegated_cgroup), the
+ * cgroups mode taken, and the SIGCHLD handler on base. */
+static void
+spare_tree(struct event_base *base)
+{
+	sbox_error err = {0};
+
+	put("self", "0::/user.slice/u.service\n");
+	dir("user.slice/u.service");
+	put("user.slice/u.service/cgroup.subtree_control", "");
+	put("user.slice/u.service/cgroup.procs", "");
+	put("user.slice/u.service/cgroup.controllers", "cpu memory pids\n");
+	container_cgroup_init(base, 0);
+	ck_assert_int_eq(child_init(base, &err), 0);
+}
+
+/* Make a spare for l from the loop; its pid, *dir its cgroup. */
+static pid_t
+spare_made(struct event_base *base, const struct plan_limits *l, char *dirp,
+    size_t size)
+{
+	const struct container_cg *cg = NULL;
+	pid_t pid;
+
+	container_spare_later(base, l, BWRAP);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	pid = container_spare_waiting(&cg);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_ptr_nonnull(cg);
+	ck_assert_int_eq(cg->n, 1);
+	snprintf(dirp, size, "%s", cg->dirs[0]);
+	return pid;
+}
+
+/* Take the files out of a fake cgroup folder (cgroupfs removes an empty
+ * cgroup with its files; a fake one needs them gone for rmdir). */
+static void
+empty(const char *d)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof cmd, "rm -f '%s'/*", d);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Is pid gone (reaped: no such process)? */
+static int
+gone(pid_t pid)
+{
+	return kill(pid, 0) == -1 && errno == ESRCH;
+}
+
+/* A spare is a process in a cgroup made ahead for the limits: the create
+ * that takes it gets that process and that cgroup, which the process has
+ * joined (its procs file), with the limits written; one for other limits
+ * is ended and its cgroup removed; so is one left at shutdown. */
+START_TEST(test_spare_launcher)
+{
+	struct event_base *base = event_base_new();
+	struct plan_limits l = {0}, other;
+	struct container_spare sp;
+	char d1[PATH_MAX], d2[PATH_MAX], d3[PATH_MAX], buf[64];
+	pid_t p1, p2, p3;
+	int listener;
+
+	spare_tree(base);
+	l.pids = 50;
+	ck_assert_int_ge(listener = open("/dev/null", O_RDONLY), 0);
+	p1 = spare_made(base, &l, d1, sizeof d1);
+	/* one at a time: asking again for the same limits keeps it */
+	container_spare_later(base, &l, BWRAP);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	ck_assert_int_eq(container_spare_waiting(NULL), p1);
+	ck_assert_int_eq(container_spare_take(&l, STAGED, BWRAP, &sp), 0);
+	ck_assert_int_eq(sp.pid, p1);
+	ck_assert_int_eq(sp.cg.n, 1);
+	ck_assert_str_eq(sp.cg.dirs[0], d1);
+	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	/* it holds nothing of its parent's but stdio and its socket (this
+	 * process's fds, say a fake "listener", are not its) */
+	{
+		char fdd[64];
+		struct dirent *de;
+		DIR *dd;
+		int n = 0;
+
+		snprintf(fdd, sizeof fdd, "/proc/%d/fd", (int)p1);
+		ck_assert_ptr_nonnull(dd = opendir(fdd));
+		while ((de = readdir(dd)) != NULL)
+			if (de->d_name[0] != '.') {
+				ck_assert_msg(atoi(de->d_name) <= 3, "fd %s",
+				    de->d_name);
+				n++;
+			}
+		closedir(dd);
+		ck_assert_int_le(n, 4);
+	}
+	/* as root it made bwrap's mount namespace ahead: its own, with an
+	 * empty /tmp for the held trees, without the host's /sys */
+	if (STAGED) {
+		char a[64], b[64], la[128] = "", lb[128] = "", line[1024];
+		int tmp = 0, sys = 0;
+		FILE *mi;
+
+		snprintf(a, sizeof a, "/proc/%d/ns/mnt", (int)p1);
+		snprintf(b, sizeof b, "/proc/self/ns/mnt");
+		ck_assert_int_gt(readlink(a, la, sizeof la - 1), 0);
+		ck_assert_int_gt(readlink(b, lb, sizeof lb - 1), 0);
+		ck_assert_str_ne(la, lb);
+		snprintf(a, sizeof a, "/proc/%d/mountinfo", (int)p1);
+		ck_assert_ptr_nonnull(mi = fopen(a, "r"));
+		while (fgets(line, sizeof line, mi) != NULL) {
+			tmp |= strstr(line, " /tmp ") != NULL;
+			sys |= strstr(line, " /sys ") != NULL;
+		}
+		fclose(mi);
+		ck_assert(tmp);
+		ck_assert(!sys);
+	}
+	/* it joined (the fake procs file got its "0") before it said so */
+	{
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof rel, "%s/cgroup.procs", d1 + strlen(root) + 1);
+		get(rel, buf, sizeof buf);
+		ck_assert_str_eq(buf, "0\n");
+		snprintf(rel, sizeof rel, "%s/pids.max", d1 + strlen(root) + 1);
+		get(rel, buf, sizeof buf);
+		ck_assert_str_eq(buf, "50\n");
+	}
+	empty(d1);
+	container_spare_drop(&sp);
+	ck_assert(gone(p1));
+	ck_assert_int_ne(access(d1, F_OK), 0);
+
+	/* other limits: the waiting one is not taken, but ended */
+	p2 = spare_made(base, &l, d2, sizeof d2);
+	other = l;
+	other.pids = 51;
+	empty(d2);
+	ck_assert_int_eq(container_spare_take(&other, STAGED, BWRAP, &sp), -1);
+	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	ck_assert(gone(p2));
+	ck_assert_int_ne(access(d2, F_OK), 0);
+
+	/* another bwrap (or staged binds where it has none): not taken either */
+	p2 = spare_made(base, &l, d2, sizeof d2);
+	empty(d2);
+	ck_assert_int_eq(container_spare_take(&l, STAGED, "/opt/bwrap", &sp), -1);
+	ck_assert(gone(p2));
+	ck_assert_int_ne(access(d2, F_OK), 0);
+	p2 = spare_made(base, &l, d2, sizeof d2);
+	empty(d2);
+	ck_assert_int_eq(container_spare_take(&l, !STAGED, BWRAP, &sp), -1);
+	ck_assert(gone(p2));
+	ck_assert_int_ne(access(d2, F_OK), 0);
+
+	/* shutdown ends the waiting one and removes its cgroup; no more are
+	 * made after */
+	p3 = spare_made(base, &l, d3, sizeof d3);
+	empty(d3);
+	container_cgroup_stop();
+	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	ck_assert(gone(p3));
+	ck_assert_int_ne(access(d3, F_OK), 0);
+	container_spare_later(base, &l, BWRAP);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	child_shutdown();
+	close(listener);
+	event_base_free(base);
+}
+END_TEST
+
+/* A spare that cannot join its cgroup (here: its write to cgroup.procs is
+ * cut short by RLIMIT_FSIZE) is never handed over: a take fails, the spare
+ * is ended and its cgroup removed. */
+START_TEST(test_spare_that_cannot_join_is_not_used)
+{
+	struct event_base *base = event_base_new();
+	struct plan_limits l = {0};
+	struct container_spare sp;
+	struct rlimit one = { 1, RLIM_INFINITY }, all = { RLIM_INFINITY,
+	    RLIM_INFINITY };
+	char d[PATH_MAX];
+	pid_t p;
+
+	spare_tree(base);
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &one), 0);
+	p = spare_made(base, &l, d, sizeof d);
+	/* (the spare was forked with it; Check's own files need it back) */
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &all), 0);
+	empty(d);
+	ck_assert_int_eq(container_spare_take(&l, STAGED, BWRAP, &sp), -1);
+	ck_assert_int_eq(sp.pid, 0);
+	ck_assert_int_eq(container_spare_waiting(NULL), 0);
+	ck_assert(gone(p));
+	ck_assert_int_ne(access(d, F_OK), 0);
+	container_cgroup_stop();
+	child_shutdown();
+	event_base_free(base);
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 cgroup_suite(void)
@@ -377,6 +590,8 @@ cgroup_suite(void)
 	tcase_add_test(tc, test_sweep_leftovers);
 	tcase_add_test(tc, test_owner_gone);
 	tcase_add_test(tc, test_container_in_delegated_cgroup);
+	tcase_add_test(tc, test_spare_launcher);
+	tcase_add_test(tc, test_spare_that_cannot_join_is_not_used);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -128,6 +128,91 @@ START_TEST(test_scan_up_and_plain)
 }
 END_TEST
 
+/* How many times the counting git (tmp/bin/git) ran. */
+static int
+git_runs(void)
+{
+	FILE *f = fopen(at("runs"), "r");
+	int n = 0, c;
+
+	if (f == NULL)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* A scan of roots (checked), then freed; git's runs it took. */
+static int
+scan_runs(char **roots, const char *path, int must)
+{
+	struct gitcfg g;
+	sbox_error err = { 0 };
+	int before = git_runs();
+
+	ck_assert_msg(gitcfg_scan(roots, at("home"), &g, &err) == 0, "%s",
+	    err.message);
+	if (path != NULL)
+		ck_assert_msg(strv_contains(g.paths, at(path)) == must, "%s", path);
+	ck_assert(!gitcfg_changed(&g));
+	gitcfg_free(&g);
+	return git_runs() - before;
+}
+
+/* A scan like an earlier one whose files (and git) are all unchanged runs
+ * no git and finds the same; a changed config, a new repository or another
+ * git reads again. (Each waits until the files are older than the
+ * file system's clock can tell apart: a scan of a file changed about then
+ * is never kept.) */
+START_TEST(test_scan_kept_while_unchanged)
+{
+	char *roots[] = { strdup(at("p")), NULL };
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL, path[1024];
+
+	sh("mkdir bin && printf \"#!/bin/sh\\necho run >> %s/runs\\n"
+	    "exec /usr/bin/git \\\"\\$@\\\"\\n\" > bin/git && chmod +x bin/git", tmp);
+	snprintf(path, sizeof path, "%s:%s", at("bin"), old ? old : "/usr/bin");
+	setenv("PATH", path, 1);
+	gitcfg_cache_clear();
+	usleep(300000);
+	ck_assert_int_gt(scan_runs(roots, "p/tools/hooks", 1), 0);
+	ck_assert_int_eq(scan_runs(roots, "p/tools/hooks", 1), 0);
+	ck_assert_int_eq(scan_runs(roots, "p/lib-fsmon", 1), 0);
+	/* a config changed on the host */
+	sh("/usr/bin/git -C p config core.pager pagers/p%s", "");
+	ck_assert_int_gt(scan_runs(roots, "p/pagers/p", 1), 0);
+	usleep(300000);
+	scan_runs(roots, "p/pagers/p", 1);
+	ck_assert_int_eq(scan_runs(roots, "p/pagers/p", 1), 0);
+	/* an include it names appears */
+	sh("printf \"[core]\\n\\teditor = ed/x\\n\" > p/.gitconfig.local%s", "");
+	usleep(300000);
+	ck_assert_int_gt(scan_runs(roots, "p/ed/x", 1), 0);
+	ck_assert_int_eq(scan_runs(roots, "p/ed/x", 1), 0);
+	/* a new repository inside */
+	sh("/usr/bin/git init -q p/newer && /usr/bin/git -C p/newer config "
+	    "core.hooksPath nh%s", "");
+	usleep(300000);
+	ck_assert_int_gt(scan_runs(roots, "p/newer/nh", 1), 0);
+	ck_assert_int_eq(scan_runs(roots, "p/newer/nh", 1), 0);
+	/* another git binary */
+	sh("cp bin/git bin/git.new && mv bin/git.new bin/git%s", "");
+	usleep(300000);
+	ck_assert_int_gt(scan_runs(roots, "p/newer/nh", 1), 0);
+	/* the environment git runs in is part of the key */
+	ck_assert_int_eq(scan_runs(roots, NULL, 0), 0);
+	setenv("XDG_CONFIG_HOME", at("xdg"), 1);
+	ck_assert_int_gt(scan_runs(roots, NULL, 0), 0);
+	unsetenv("XDG_CONFIG_HOME");
+	gitcfg_cache_clear();
+	if (old != NULL)
+		setenv("PATH", old, 1);
+	free(old);
+	free(roots[0]);
+}
+END_TEST
+
 /* A `git` inside a guarded root on sboxd's PATH is never the one run. */
 START_TEST(test_scan_no_planted_git)
 {
@@ -164,6 +249,7 @@ gitcfg_suite(void)
 	tcase_add_test(tc, test_scan_finds);
 	tcase_add_test(tc, test_scan_up_and_plain);
 	tcase_add_test(tc, test_scan_no_planted_git);
+	tcase_add_test(tc, test_scan_kept_while_unchanged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,448 @@
+/* container-spare.c: the spare launcher, a process made ahead that becomes
+ * the next container's bwrap.
+ *
+ * Joining a cgroup (a write to cgroup.procs) waits for an RCU grace period
+ * in the kernel: 2 to 13 ms of every session's start when it is done at
+ * create time. So once a container with cgroups has been spawned, sboxd
+ * makes the next one's cgroups (container_cgroup_setup, with the same
+ * limits) and forks a spare that joins them at once and then waits on a
+ * socket. A create whose plan has the same pids and memory limits takes it
+ * (container-start.c) and sends it what the fork at create would have had:
+ * bwrap's path and arguments, its stdio, control, arguments and seccomp
+ * descriptors and the held binds (SCM_RIGHTS); the spare then does exactly
+ * what that fork does (container_start_exec) and its pid is bwrap's. As
+ * root it also makes bwrap's mount namespace ahead (container_bind_stage:
+ * private, pruned, an empty /tmp for the held trees).
+ *
+ * Fail closed: a spare that could not join its cgroups says so and is
+ * never used (ended, its cgroups removed; the create then forks as without
+ * one, whose child does not exec bwrap when it cannot join either). A spare
+ * holds none of sboxd's descriptors but its socket; it ends on its socket's
+ * end (sboxd gone), is ended when limits change and at shutdown, and one
+ * that dies while it waits is reaped and its cgroups removed. */
+#include "daemon/container/container-internal.h"
+#include "daemon/container/container-bind.h"
+#include "daemon/container/child.h"
+#include "daemon/log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SPARE_MAGIC     0x73627370u  /* "sbsp" */
+#define SPARE_CHUNK     200          /* held binds per message */
+#define SPARE_BINDS_MAX 4096
+#define SPARE_DATA_MAX  65536
+#define SPARE_JOIN_MS   2000         /* the longest a take waits for a join */
+
+/* The go message's head; then n ints (is_dir), then argc strings (bwrap's
+ * path, then its argv), each NUL-terminated. */
+struct spare_head {
+	uint32_t magic;
+	uint32_t n;          /* held binds, sent SPARE_CHUNK a message after */
+	int32_t  staged;
+	uint32_t run_uid, run_gid;
+	uint32_t argc;
+};
+
+static struct container_spare spare_now;     /* pid 0: none waiting */
+static struct plan_limits spare_want;
+static char spare_want_bwrap[PATH_MAX];
+static int spare_scheduled, spare_stopped;
+
+/* Send len bytes of data and nfds descriptors as one message. */
+static int
+spare_send(int sock, const void *data, size_t len, const int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * SPARE_CHUNK)];
+	struct iovec iov = { (void *)data, len };
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (nfds > 0) {
+		memset(cbuf, 0, sizeof cbuf);
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
+	}
+	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* Receive one message into buf (at most size) with exactly want fds into
+ * fds (close-on-exec); its length, or -1. */
+static ssize_t
+spare_recv(int sock, void *buf, size_t size, int *fds, int want)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * SPARE_CHUNK)];
+	struct iovec iov = { buf, size };
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+	ssize_t n;
+	int got = 0;
+
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof cbuf;
+	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0)
+		if (errno != EINTR)
+			return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			got = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			if (got == want)
+				memcpy(fds, CMSG_DATA(cm), sizeof(int) * (size_t)got);
+		}
+	if (n == 0 || got != want || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		return -1;
+	return n;
+}
+
+/* The spare itself (a fork of sboxd): join the cgroups, say whether it
+ * could, wait for the go, become bwrap. Never returns. */
+static void
+spare_child(int sock, const struct container_cg *cg, const char *bwrap,
+    int staged)
+{
+	struct container_binds b = { 0 };
+	struct container_cg own;
+	struct spare_head h;
+	const char *which = NULL;
+	char *data, *p, *end, **argv;
+	int src[6], e = 0, i;
+	ssize_t n;
+	sigset_t none;
+	size_t k;
+
+	for (i = 1; i < NSIG; i++)
+		signal(i, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* nothing of sboxd's but stdio (replaced before exec), the socket
+	 * (fd 3) and, until joined, the cgroups' procs files (4, 5), at once:
+	 * the join may wait for milliseconds */
+	own = *cg;
+	if ((sock = fcntl(sock, F_DUPFD_CLOEXEC, 16)) < 0 || dup2(sock, 3) < 0)
+		_exit(127);
+	for (i = 0; i < own.n; i++)
+		if ((own.procs_fd[i] = fcntl(own.procs_fd[i], F_DUPFD_CLOEXEC,
+		    16)) < 0 || dup2(own.procs_fd[i], 4 + i) < 0)
+			_exit(127);
+	for (i = 0; i < own.n; i++)
+		own.procs_fd[i] = 4 + i;
+	if (syscall(SYS_close_range, 4u + (unsigned)own.n, ~0u, 0u) < 0)
+		for (i = 4 + own.n; i < 65536; i++)
+			close(i);
+	sock = 3;
+	if (container_cgroup_join(&own, &which) < 0)
+		e = errno ? errno : EIO;
+	for (i = 0; i < own.n; i++)
+		close(own.procs_fd[i]);
+	if (e == 0 && staged && container_bind_stage(bwrap) < 0)
+		e = errno ? errno : EIO;
+	if (send(sock, &e, sizeof e, MSG_NOSIGNAL) != (ssize_t)sizeof e || e)
+		_exit(125);
+	if ((data = malloc(SPARE_DATA_MAX)) == NULL)
+		_exit(127);
+	if ((n = spare_recv(sock, data, SPARE_DATA_MAX, src, 6)) <
+	    (ssize_t)sizeof h)
+		_exit(0);	/* sboxd gone, or dropped us */
+	memcpy(&h, data, sizeof h);
+	if (h.magic != SPARE_MAGIC || h.n > SPARE_BINDS_MAX || h.argc < 2 ||
+	    (h.staged != 0) != (staged != 0) ||
+	    h.argc > 64 || sizeof h + h.n * sizeof(int) >= (size_t)n ||
+	    data[n - 1] != '\0')
+		_exit(127);
+	b.n = h.n;
+	b.staged = h.staged;
+	b.run_uid = (uid_t)h.run_uid;
+	b.run_gid = (gid_t)h.run_gid;
+	b.base_fd = -1;
+	if ((b.fds = calloc(h.n + 1, sizeof *b.fds)) == NULL ||
+	    (b.is_dir = calloc(h.n + 1, sizeof *b.is_dir)) == NULL ||
+	    (argv = calloc(h.argc + 1, sizeof *argv)) == NULL)
+		_exit(127);
+	memcpy(b.is_dir, data + sizeof h, h.n * sizeof(int));
+	p = data + sizeof h + h.n * sizeof(int);
+	end = data + n;
+	for (k = 0; k < h.argc; k++) {
+		if (p >= end)
+			_exit(127);
+		argv[k] = p;
+		p += strlen(p) + 1;
+	}
+	for (k = 0; k < h.n; k += SPARE_CHUNK) {
+		int want = h.n - k < SPARE_CHUNK ? (int)(h.n - k) : SPARE_CHUNK;
+		uint32_t at;
+
+		if (spare_recv(sock, &at, sizeof at, b.fds + k, want) !=
+		    (ssize_t)sizeof at || at != k)
+			_exit(127);
+	}
+	close(sock);
+	container_start_exec(argv[0], argv + 1, src, &b, staged);
+}
+
+/* The waiting spare died: reap done (child.c), remove its cgroups. */
+static void
+spare_on_exit(pid_t pid, int status, void *arg)
+{
+	(void)arg;
+	(void)status;
+	if (spare_now.pid != pid)
+		return;
+	log_debug("the spare launcher %d ended while it waited", (int)pid);
+	close(spare_now.sock);
+	container_cgroup_cleanup(&spare_now.cg);
+	free(spare_now.bwrap);
+	memset(&spare_now, 0, sizeof spare_now);
+}
+
+/* End a spare: kill, reap, remove its cgroups. */
+void
+container_spare_drop(struct container_spare *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		child_reap_now(s->pid, 0);
+	}
+	if (s->sock >= 0)
+		close(s->sock);
+	container_cgroup_cleanup(&s->cg);
+	free(s->bwrap);
+	memset(s, 0, sizeof *s);
+	s->sock = -1;
+}
+
+/* End the waiting spare, if any. */
+static void
+spare_drop_waiting(void)
+{
+	if (spare_now.pid > 0)
+		container_spare_drop(&spare_now);
+	memset(&spare_now, 0, sizeof spare_now);
+}
+
+/* Same cgroups for both limits? (container_cgroup_setup uses these two.) */
+static int
+spare_fits(const struct plan_limits *a, const struct plan_limits *b)
+{
+	return a->pids == b->pids && a->memory_bytes == b->memory_bytes;
+}
+
+/* Was the waiting spare made for l, this bwrap and staged binds or not? */
+static int
+spare_fits_now(const struct plan_limits *l, int staged, const char *bwrap)
+{
+	return spare_fits(&spare_now.limits, l) && spare_now.staged == staged &&
+	    spare_now.bwrap != NULL && strcmp(spare_now.bwrap, bwrap) == 0;
+}
+
+/* Make a spare for spare_want now (from the loop). */
+static void
+spare_make(evutil_socket_t fd, short what, void *arg)
+{
+	struct container_spare s = { 0 };
+	sbox_error err = { 0 };
+	int sv[2], staged;
+	pid_t pid;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	spare_scheduled = 0;
+	if (spare_stopped)
+		return;
+	staged = geteuid() == 0;	/* a root sboxd stages the binds */
+	if (spare_now.pid > 0) {
+		if (spare_fits_now(&spare_want, staged, spare_want_bwrap))
+			return;
+		spare_drop_waiting();
+	}
+	if (container_cgroup_setup(&spare_want, &s.cg, &err) < 0) {
+		log_debug("no spare launcher: %s", err.message);
+		return;
+	}
+	if (s.cg.n == 0)
+		return;		/* no cgroup to join: nothing to win */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		container_cgroup_cleanup(&s.cg);
+		return;
+	}
+	if ((s.bwrap = strdup(spare_want_bwrap)) == NULL) {
+		close(sv[0]);
+		close(sv[1]);
+		container_cgroup_cleanup(&s.cg);
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		spare_child(sv[1], &s.cg, s.bwrap, staged);
+	}
+	close(sv[1]);
+	if (pid < 0 || child_watch(pid, spare_on_exit, NULL, &err) < 0) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			child_reap_now(pid, 0);
+		}
+		close(sv[0]);
+		container_cgroup_cleanup(&s.cg);
+		free(s.bwrap);
+		return;
+	}
+	s.pid = pid;
+	s.staged = staged;
+	s.sock = sv[0];
+	s.limits = spare_want;
+	spare_now = s;
+	log_debug("spare launcher %d in %s", (int)pid, s.cg.dirs[0]);
+}
+
+/* Make a spare for l soon, from the loop. */
+void
+container_spare_later(struct event_base *base, const struct plan_limits *l,
+    const char *bwrap)
+{
+	spare_want = *l;
+	snprintf(spare_want_bwrap, sizeof spare_want_bwrap, "%s", bwrap);
+	if (spare_stopped || spare_scheduled)
+		return;
+	if (event_base_once(base, -1, EV_TIMEOUT, spare_make, NULL,
+	    &(struct timeval){ 0, 0 }) == 0)
+		spare_scheduled = 1;
+}
+
+/* Hand over the waiting spare when it fits l and has joined. */
+int
+container_spare_take(const struct plan_limits *l, int staged,
+    const char *bwrap, struct container_spare *out)
+{
+	struct pollfd pfd;
+	int e = EIO;
+	ssize_t n;
+
+	memset(out, 0, sizeof *out);
+	out->sock = -1;
+	if (spare_now.pid <= 0)
+		return -1;
+	if (!spare_fits_now(l, staged, bwrap)) {
+		spare_drop_waiting();
+		return -1;
+	}
+	/* its word on the join (long said, unless the creates come fast) */
+	pfd.fd = spare_now.sock;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, SPARE_JOIN_MS) != 1 ||
+	    (n = recv(spare_now.sock, &e, sizeof e, MSG_DONTWAIT)) !=
+	    (ssize_t)sizeof e || e != 0) {
+		log_warn("the spare launcher could not join its cgroup %s: %s",
+		    spare_now.cg.n > 0 ? spare_now.cg.dirs[0] : "",
+		    strerror(e ? e : EIO));
+		spare_drop_waiting();
+		return -1;
+	}
+	child_unwatch(spare_now.pid);
+	log_debug("bwrap is the spare launcher %d", (int)spare_now.pid);
+	*out = spare_now;
+	memset(&spare_now, 0, sizeof spare_now);
+	return 0;
+}
+
+/* Send a taken spare what to exec. */
+int
+container_spare_go(struct container_spare *s, const char *bwrap,
+    char *const *argv, const int src[6], const struct container_binds *b,
+    sbox_error *err)
+{
+	struct spare_head h = { SPARE_MAGIC, 0, 0, 0, 0, 0 };
+	char *data;
+	size_t len, i, l;
+	uint32_t at;
+
+	if (b->n > SPARE_BINDS_MAX)
+		return error_set(err, E_LIMIT, "more than %d binds",
+		    SPARE_BINDS_MAX);
+	h.n = (uint32_t)b->n;
+	h.staged = b->staged;
+	h.run_uid = (uint32_t)b->run_uid;
+	h.run_gid = (uint32_t)b->run_gid;
+	if ((data = malloc(SPARE_DATA_MAX)) == NULL)
+		return error_nomem(err);
+	memcpy(data, &h, sizeof h);
+	len = sizeof h;
+	if (b->n > 0)
+		memcpy(data + len, b->is_dir, b->n * sizeof(int));
+	len += b->n * sizeof(int);
+	for (i = 0; i == 0 || argv[i - 1] != NULL; i++) {
+		const char *str = i == 0 ? bwrap : argv[i - 1];
+
+		l = strlen(str) + 1;
+		if (len + l > SPARE_DATA_MAX || i >= 64) {
+			free(data);
+			return error_set(err, E_INTERNAL, "bwrap's arguments "
+			    "are too long for the spare launcher");
+		}
+		memcpy(data + len, str, l);
+		len += l;
+		h.argc++;
+	}
+	memcpy(data, &h, sizeof h);
+	if (spare_send(s->sock, data, len, src, 6) < 0) {
+		free(data);
+		return error_set_errno(err, E_SANDBOX_SETUP, errno, "the spare "
+		    "launcher");
+	}
+	free(data);
+	for (i = 0; i < b->n; i += SPARE_CHUNK) {
+		at = (uint32_t)i;
+		if (spare_send(s->sock, &at, sizeof at, b->fds + i,
+		    b->n - i < SPARE_CHUNK ? (int)(b->n - i) : SPARE_CHUNK) < 0)
+			return error_set_errno(err, E_SANDBOX_SETUP, errno,
+			    "the spare launcher");
+	}
+	close(s->sock);
+	s->sock = -1;
+	return 0;
+}
+
+/* End the waiting spare and make no more. */
+void
+container_spare_stop(void)
+{
+	spare_stopped = 1;
+	spare_drop_waiting();
+}
+
+/* Allow spares again (container_cgroup_init). */
+void
+container_spare_start(void)
+{
+	spare_stopped = 0;
+}
+
+/* The waiting spare's pid and cgroups (tests). */
+pid_t
+container_spare_waiting(const struct container_cg **cg)
+{
+	if (cg != NULL)
+		*cg = spare_now.pid > 0 ? &spare_now.cg : NULL;
+	return spare_now.pid;
+}
