@@ -197,9 +197,9 @@ connected:
 	/* rpc.hello goes out now and its reply is checked with the first
 	 * call's (sboxd answers a connection's requests in order): one round
 	 * trip fewer for every command */
-	if ((cl->hello = client_send(cl, "rpc.hello", json_pack("{s:i, s:s}",
-	    "protocol", PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION), NULL,
-	    0, err)) == -1) {
+	if ((cl->hello = client_send(cl, "rpc.hello", json_pack("{s:i, s:s, "
+	    "s:b}", "protocol", PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION,
+	    "methods", 0), NULL, 0, err)) == -1) {
 		client_close(cl);
 		return NULL;
 	}
