@@ -636,6 +636,18 @@ conn_close_all(void)
 	}
 }
 
+/* Send what was kept while the client's lines are handled, now (the
+ * replies before a command runs); the lines after keep being kept. */
+static void
+conn_flush(struct conn *c)
+{
+	if (c->dead || !c->corked)
+		return;
+	c->corked = 0;
+	conn_uncork(c);
+	c->corked = 1;
+}
+
 /* What the layers under rpc/ (daemon/client.c) do with a connection. */
 static const struct client_ops conn_client_ops = {
 	.find = conn_find,
@@ -646,6 +658,7 @@ static const struct client_ops conn_client_ops = {
 	.on_close = conn_on_close,
 	.open = conn_new,
 	.close_session = conn_close_session,
+	.flush = conn_flush,
 };
 
 /* At start: be the connections' code for the layers under rpc/. */
