@@ -51,6 +51,9 @@ json_t *client_call(struct client *cl, const char *method, json_t *params,
  * (*rc gets the exit code). params is consumed. */
 json_t *client_call_once(const struct client_opts *o, const char *method,
     json_t *params, int *rc);
+/* Keep the next request (without fds) to go out with the one after it,
+ * in one write; anything that reads or polls the socket sends it first. */
+void client_hold_next(struct client *cl);
 /* Send a request without waiting; returns its id, or -1. */
 long long client_send(struct client *cl, const char *method, json_t *params,
     const int *fds, int nfds, sbox_error *err);
@@ -65,7 +68,7 @@ void client_on_notify(struct client *cl, client_notify_cb cb, void *arg);
  * returns 0 when stopped by the callback, -1 with err otherwise. */
 int client_wait(struct client *cl, sbox_error *err);
 /* The socket's fd (for poll loops). */
-int client_fd(const struct client *cl);
+int client_fd(struct client *cl);
 /* Read whatever is available without blocking and dispatch it; -1 on EOF. */
 int client_pump(struct client *cl, sbox_error *err);
 

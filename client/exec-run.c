@@ -14,15 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The session record (session.info), or NULL (quietly). */
+/* The session record (session.info, brief: a live session's fields from
+ * sboxd's memory, which hold all a command run reads), or NULL (quietly). */
 static json_t *
 exec_run_info(struct client *cl, json_t *id)
 {
 	sbox_error err;
 
 	error_clear(&err);
-	return client_call(cl, "session.info", json_pack("{s:O}", "session", id),
-	    NULL, 0, &err);
+	return client_call(cl, "session.info", json_pack("{s:O, s:b}", "session",
+	    id, "brief", 1), NULL, 0, &err);
 }
 
 /* Warn about --env variables the session's profile will drop (secret-looking
@@ -164,18 +165,22 @@ exec_run_params(const struct client_opts *o, struct client *cl,
 	    .detach = detach };
 	json_t *info = NULL, *warnings, *r, *again = NULL;
 	sbox_error err;
-	int status, tty;
+	int status, tty, piped;
 
 	error_clear(&err);
 	/* the stored record: its resolved profile says what is dropped and
 	 * what goes through approval. Without a terminal to decide on, it is
-	 * asked for with the command itself (one round trip fewer): sboxd
-	 * answers it first, and its notes are said before the command's
+	 * asked for with the command itself, in the same write (one round
+	 * trip fewer, one wakeup of sboxd): sboxd answers it first, before
+	 * the command runs, and its notes are said before the command's
 	 * output comes */
-	if (!detach && !o->json && (o->tty == 0 || (o->tty == 1 &&
-	    !exec_tty_possible())) && (e.id = client_send(cl, "session.info",
-	    json_pack("{s:O}", "session", json_object_get(params, "session")),
-	    NULL, 0, &err)) > 0) {
+	piped = !detach && !o->json && (o->tty == 0 || (o->tty == 1 &&
+	    !exec_tty_possible()));
+	if (piped)
+		client_hold_next(cl);
+	if (piped && (e.id = client_send(cl, "session.info", json_pack(
+	    "{s:O, s:b}", "session", json_object_get(params, "session"),
+	    "brief", 1), NULL, 0, &err)) > 0) {
 		if (ask_possible(o))
 			again = json_deep_copy(params);
 		/* (the request takes params: the notes read them after) */

@@ -35,7 +35,15 @@ struct client {
 	struct client_reply *replies;  /* replies that came for other ids */
 	long long            hello;    /* rpc.hello's id until its reply is
 	                                  checked (0: checked) */
+	char                *held;     /* requests kept to go out with the
+	                                  next one (client_hold_next) */
+	size_t               held_len;
+	int                  hold_next;
 };
+
+#define CLIENT_HELD_MAX 4096
+
+static int client_flush_held(struct client *cl, sbox_error *err);
 
 /* Connect to a Unix socket; -1 with errno. */
 static int
@@ -194,12 +202,13 @@ connected:
 	cl->fd = fd;
 	cl->next_id = 1;
 	framer_init(&cl->fr, CLIENT_MAX_LINE);
-	/* rpc.hello goes out now and its reply is checked with the first
-	 * call's (sboxd answers a connection's requests in order): one round
-	 * trip fewer for every command */
-	if ((cl->hello = client_send(cl, "rpc.hello", json_pack("{s:i, s:s}",
-	    "protocol", PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION), NULL,
-	    0, err)) == -1) {
+	/* rpc.hello goes out with the first call, and its reply is checked
+	 * with that call's (sboxd answers a connection's requests in order):
+	 * one round trip fewer for every command */
+	cl->hold_next = 1;
+	if ((cl->hello = client_send(cl, "rpc.hello", json_pack("{s:i, s:s, "
+	    "s:b}", "protocol", PROTOCOL_VERSION, "client", "sbox " SBOX_VERSION,
+	    "methods", 0), NULL, 0, err)) == -1) {
 		client_close(cl);
 		return NULL;
 	}
@@ -219,15 +228,26 @@ client_close(struct client *cl)
 		json_decref(r->msg);
 		free(r);
 	}
+	if (cl->held_len > 0) {	/* a request kept and never followed */
+		sbox_error e;
+		error_clear(&e);
+		client_flush_held(cl, &e);
+	}
+	free(cl->held);
 	framer_free(&cl->fr);
 	close(cl->fd);
 	free(cl);
 }
 
-/* The socket's fd. */
+/* The socket's fd (to poll it: what is kept goes out first; a lost
+ * connection shows in the read that follows). */
 int
-client_fd(const struct client *cl)
+client_fd(struct client *cl)
 {
+	sbox_error e;
+
+	error_clear(&e);
+	client_flush_held(cl, &e);
 	return cl->fd;
 }
 
@@ -239,10 +259,10 @@ client_on_notify(struct client *cl, client_notify_cb cb, void *arg)
 	cl->cb_arg = arg;
 }
 
-/* Write one message (and fds) in a single sendmsg, then the rest. */
+/* Write len bytes of s (fds with the first sendmsg), all of them. */
 static int
-client_write(struct client *cl, json_t *msg, const int *fds, int nfds,
-    sbox_error *err)
+client_write_bytes(struct client *cl, const char *s, size_t len,
+    const int *fds, int nfds, sbox_error *err)
 {
 	union {
 		struct cmsghdr align;
@@ -251,17 +271,12 @@ client_write(struct client *cl, json_t *msg, const int *fds, int nfds,
 	struct msghdr mh;
 	struct iovec iov;
 	struct cmsghdr *cm;
-	size_t len, off = 0;
+	size_t off = 0;
 	ssize_t n;
-	char *s;
 
-	if (nfds > 8)
-		return error_set(err, E_INVALID_PARAMS, "too many fds");
-	if ((s = envelope_dump(msg, &len)) == NULL)
-		return error_set(err, E_INTERNAL, "cannot encode a request");
 	while (off < len) {
 		memset(&mh, 0, sizeof mh);
-		iov.iov_base = s + off;
+		iov.iov_base = (char *)s + off;
 		iov.iov_len = len - off;
 		mh.msg_iov = &iov;
 		mh.msg_iovlen = 1;
@@ -278,15 +293,80 @@ client_write(struct client *cl, json_t *msg, const int *fds, int nfds,
 		n = sendmsg(cl->fd, &mh, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			free(s);
+		if (n <= 0)
 			return error_set_errno(err, E_UNAVAILABLE, errno,
 			    "lost the connection to sboxd");
-		}
 		off += (size_t)n;
 	}
-	free(s);
 	return 0;
+}
+
+/* Send the requests kept by client_hold_next, if any. */
+static int
+client_flush_held(struct client *cl, sbox_error *err)
+{
+	int rc;
+
+	if (cl->held_len == 0)
+		return 0;
+	rc = client_write_bytes(cl, cl->held, cl->held_len, NULL, 0, err);
+	cl->held_len = 0;
+	return rc;
+}
+
+/* Keep the next request (without fds) to go out with the one after it, in
+ * one write: sboxd then reads them together (rpc.hello with the first call;
+ * session.info with command.exec and its fds, which come with the last
+ * line of the write). Anything that reads, polls the socket or closes it
+ * sends what is kept first. */
+void
+client_hold_next(struct client *cl)
+{
+	cl->hold_next = 1;
+}
+
+/* Write one message (and fds), after the kept ones, in as few sendmsg as
+ * the socket takes (the fds with the first). */
+static int
+client_write(struct client *cl, json_t *msg, const int *fds, int nfds,
+    sbox_error *err)
+{
+	size_t len;
+	char *s, *all;
+	int rc, hold = cl->hold_next;
+
+	cl->hold_next = 0;
+	if (nfds > 8)
+		return error_set(err, E_INVALID_PARAMS, "too many fds");
+	if ((s = envelope_dump(msg, &len)) == NULL)
+		return error_set(err, E_INTERNAL, "cannot encode a request");
+	if (hold && nfds == 0 && cl->held_len + len <= CLIENT_HELD_MAX) {
+		if (cl->held == NULL && (cl->held = malloc(CLIENT_HELD_MAX)) ==
+		    NULL) {
+			free(s);
+			return error_nomem(err);
+		}
+		memcpy(cl->held + cl->held_len, s, len);
+		cl->held_len += len;
+		free(s);
+		return 0;
+	}
+	if (cl->held_len > 0) {
+		/* the kept ones first, in the same write */
+		if ((all = malloc(cl->held_len + len)) == NULL) {
+			free(s);
+			return error_nomem(err);
+		}
+		memcpy(all, cl->held, cl->held_len);
+		memcpy(all + cl->held_len, s, len);
+		free(s);
+		s = all;
+		len += cl->held_len;
+		cl->held_len = 0;
+	}
+	rc = client_write_bytes(cl, s, len, fds, nfds, err);
+	free(s);
+	return rc;
 }
 
 /* Send a request without waiting; returns its id. */
@@ -354,6 +434,8 @@ client_read(struct client *cl, int nonblock, sbox_error *err)
 	ssize_t n;
 	int rc;
 
+	if (client_flush_held(cl, err) == -1)
+		return -1;
 	n = recv(cl->fd, buf, sizeof buf, nonblock ? MSG_DONTWAIT : 0);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;

@@ -67,3 +67,11 @@ client_close_session(const char *session)
 {
 	client_ops->close_session(session);
 }
+
+/* Send now what was kept for the client while its lines are handled. */
+void
+client_flush(struct conn *c)
+{
+	if (c != NULL && client_ops->flush != NULL)
+		client_ops->flush(c);
+}

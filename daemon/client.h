@@ -26,6 +26,7 @@ struct client_ops {
 	struct conn  *(*open)(int fd, uid_t uid, gid_t gid, pid_t pid,
 	                  const char *sandbox_session);
 	void          (*close_session)(const char *session);
+	void          (*flush)(struct conn *c);
 };
 
 /* Name the functions that hold the connections (rpc/conn.c, at start). */
@@ -51,5 +52,9 @@ struct conn *client_open(int fd, uid_t uid, gid_t gid, pid_t pid,
     const char *sandbox_session);
 /* Close every connection of clients inside one session (it is closing). */
 void client_close_session(const char *session);
+/* Send now what was made for the client while its lines are handled (the
+ * replies to its earlier requests: before a command of its runs); c may
+ * be NULL. */
+void client_flush(struct conn *c);
 
 #endif

@@ -75,19 +75,18 @@ ctl_sendmsg(int fd, const char *text, size_t len, const int *fds, int nfds)
 	return 0;
 }
 
-/* Send one message (msg is not stolen) with nfds descriptors (may be 0). */
+/* Send encoded text with nfds descriptors: 0, or -1 (E_IO; errno kept). */
 int
-ctl_send(int fd, json_t *msg, const int *fds, int nfds, sbox_error *err)
+ctl_send_text(int fd, const char *text, size_t len, const int *fds,
+    int nfds, sbox_error *err)
 {
-	size_t len;
-	char *text;
 	int e;
 
-	if ((text = ctl_encode(msg, nfds, &len, err)) == NULL)
-		return -1;
+	if (len > CTL_MSG_MAX || nfds < 0 || nfds > CTL_FDS_MAX)
+		return error_set(err, E_INTERNAL, "ctl: a message of %zu bytes "
+		    "with %d descriptors", len, nfds);
 	if (ctl_sendmsg(fd, text, len, fds, nfds) < 0) {
 		e = errno;
-		free(text);
 		if (e == EMSGSIZE)
 			error_set(err, E_IO, "ctl: short send");
 		else
@@ -95,8 +94,22 @@ ctl_send(int fd, json_t *msg, const int *fds, int nfds, sbox_error *err)
 		errno = e;
 		return -1;
 	}
-	free(text);
 	return 0;
+}
+
+/* Send one message (msg is not stolen) with nfds descriptors (may be 0). */
+int
+ctl_send(int fd, json_t *msg, const int *fds, int nfds, sbox_error *err)
+{
+	size_t len;
+	char *text;
+	int rc;
+
+	if ((text = ctl_encode(msg, nfds, &len, err)) == NULL)
+		return -1;
+	rc = ctl_send_text(fd, text, len, fds, nfds, err);
+	free(text);
+	return rc;
 }
 
 /* One message waiting in a queue: its text and our copies of its fds. */
@@ -270,12 +283,25 @@ ctl_take_fds(struct msghdr *mh, int *fds, int maxfds, int *kept)
 	return total;
 }
 
+/* The buffer ctl_recv reads into, and the length of the message it
+ * returned last (0: none). */
+static char ctl_recv_buf[CTL_MSG_MAX + 1];
+static size_t ctl_recv_len;
+
+/* The text of the message the last ctl_recv returned, or NULL. */
+const char *
+ctl_recv_text(size_t *len)
+{
+	*len = ctl_recv_len;
+	return ctl_recv_len > 0 ? ctl_recv_buf : NULL;
+}
+
 /* Receive one message with its descriptors. */
 int
 ctl_recv(int fd, json_t **msg, int *fds, int *nfds, int maxfds,
     sbox_error *err)
 {
-	static char buf[CTL_MSG_MAX + 1];
+	char *buf = ctl_recv_buf;
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS_MAX)];
 		struct cmsghdr align;
@@ -289,11 +315,12 @@ ctl_recv(int fd, json_t **msg, int *fds, int *nfds, int maxfds,
 
 	*msg = NULL;
 	*nfds = 0;
+	ctl_recv_len = 0;
 	if (maxfds < 0)
 		maxfds = 0;
 	memset(&mh, 0, sizeof mh);
 	iov.iov_base = buf;
-	iov.iov_len = sizeof buf - 1;
+	iov.iov_len = sizeof ctl_recv_buf - 1;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	mh.msg_control = u.buf;
@@ -329,6 +356,7 @@ ctl_recv(int fd, json_t **msg, int *fds, int *nfds, int maxfds,
 	}
 	*msg = j;
 	*nfds = kept;
+	ctl_recv_len = (size_t)n;
 	return CTL_MSG;
 }
 

@@ -118,6 +118,13 @@ void ctl_queue_free(struct ctl_queue *q);
  * descriptor beyond maxfds is closed and makes it an error. */
 int ctl_recv(int fd, json_t **msg, int *fds, int *nfds, int maxfds,
     sbox_error *err);
+/* The text of the message the last ctl_recv of this process returned
+ * (valid until the next ctl_recv), or NULL: to pass it on as it came. */
+const char *ctl_recv_text(size_t *len);
+/* Send text (a message as ctl_recv_text gave it) with nfds descriptors:
+ * 0, or -1 (E_IO; errno is kept). */
+int ctl_send_text(int fd, const char *text, size_t len, const int *fds,
+    int nfds, sbox_error *err);
 /* Build {"type": type} plus the fields of a json_pack format (may be NULL). */
 json_t *ctl_msg(const char *type, const char *fmt, ...);
 /* The "type" of a message, or "" when it has none. */

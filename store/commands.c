@@ -13,11 +13,15 @@ static const char *const store_command_final[] = {
 
 static const char SQL_SESSION_STATE[] =
     "SELECT state FROM sessions WHERE id = ?1";
+/* Only into a live session: no row when it is not (the caller then asks
+ * why), checked in the statement that inserts, not by one before it. */
 static const char SQL_INSERT[] =
     "INSERT INTO commands (session, seq, argv, cwd, env_names, detach,"
-    " outside, approval_id, started_at, state, id) VALUES (?1,"
+    " outside, approval_id, started_at, state, id) SELECT ?1,"
     " (SELECT coalesce(max(seq), 0) + 1 FROM commands WHERE session = ?1),"
-    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9)";
+    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9"
+    " WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1"
+    " AND state IN ('starting','ready'))";
 static const char SQL_LINK_APPROVAL[] =
     "UPDATE approvals SET command_id = ?1 WHERE id = ?2 AND session = ?3";
 static const char SQL_FINISH[] =
@@ -91,8 +95,9 @@ store_command_start(struct store *st, const struct store_command *c,
 		    "argv must be a non-empty array");
 		return -1;
 	}
-	if (store_command_check_session(st, c->session, 1, err) == -1)
-		return -1;
+	if (c->session == NULL)
+		return error_set_field(err, E_INVALID_PARAMS, "session",
+		    "session missing");
 	if (store_stmt_tx_begin(st, c->outside, err) == -1)
 		return -1;
 	if ((stmt = store_stmt_get(st, SQL_INSERT, err)) == NULL)
@@ -119,6 +124,11 @@ store_command_start(struct store *st, const struct store_command *c,
 		goto fail;
 	}
 	store_stmt_done(stmt);
+	if (sqlite3_changes(st->db) != 1) {	/* no live session: which error */
+		if (store_command_check_session(st, c->session, 1, err) == 0)
+			error_set(err, E_INTERNAL, "store: command not recorded");
+		goto fail;
+	}
 	id = sqlite3_last_insert_rowid(st->db);
 	if (c->approval_id != 0) {
 		if ((stmt = store_stmt_get(st, SQL_LINK_APPROVAL, err)) == NULL)

@@ -436,6 +436,11 @@ command_start(const struct command_params *p, struct rpc_call *call,
 	p->s->ncommands++;
 	if (p->channel && (channel = command_channel(c, &env, err)) == -1)
 		goto fail_started;
+	/* the answers to the client's requests before this one (session.info
+	 * read with it: the notes said before the command's output) leave
+	 * before the command can run */
+	if (call != NULL)
+		client_flush(rpc_call_conn(call));
 	if (command_spawn(c, env, fds, channel, p->target, err) == -1) {
 fail_started:
 		if (channel >= 0)

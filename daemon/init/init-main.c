@@ -115,10 +115,13 @@ init_ready(int port)
 static void
 init_dispatch(json_t *msg, int *fds, int nfds)
 {
-	const char *t = ctl_type(msg);
+	const char *t = ctl_type(msg), *text;
+	size_t len;
 
 	if (strcmp(t, "spawn") == 0) {
-		init_spawn(msg, fds, nfds);
+		/* msg came from the last ctl_recv (init_ctl_readable) */
+		text = ctl_recv_text(&len);
+		init_spawn(msg, text, len, fds, nfds);
 		return; /* init_spawn owns the fds */
 	}
 	ctl_close_fds(fds, nfds);

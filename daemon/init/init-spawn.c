@@ -140,10 +140,12 @@ init_spawn_exec(char **argv, char **env)
 
 /* In the child: stdio and channel in place, every other descriptor closed
  * but the status pipe and the guard's socket (guardfd -1: none), cwd,
- * signals, limits. Returns the status pipe's descriptor. */
+ * signals (unless sig_default: a spare set them when it was made, and
+ * nothing of the sandbox can change them since; 64 calls each through the
+ * guard's filter), limits. Returns the status pipe's descriptor. */
 static int
 init_spawn_child_setup(struct init_spawnreq *r, const int *fds, int pipefd,
-    int *guardp, int slave)
+    int *guardp, int slave, int sig_default)
 {
 	struct rlimit rl;
 	sigset_t all;
@@ -208,10 +210,12 @@ init_spawn_child_setup(struct init_spawnreq *r, const int *fds, int pipefd,
 	}
 	if (chdir(r->cwd) < 0)
 		init_spawn_fail(pipefd, 1, errno);
-	for (i = 1; i < NSIG; i++)
-		signal(i, SIG_DFL);
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
+	if (!sig_default) {
+		for (i = 1; i < NSIG; i++)
+			signal(i, SIG_DFL);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+	}
 	for (i = 0; i < r->nlimits; i++) {
 		rl.rlim_cur = rl.rlim_max = r->lim_val[i];
 		if (setrlimit(r->lim_res[i], &rl) < 0)
@@ -229,7 +233,7 @@ init_spawn_child(struct init_spawnreq *r, const int *fds, int pipefd,
 	int e;
 
 	setsid();
-	pipefd = init_spawn_child_setup(r, fds, pipefd, &guardfd, slave);
+	pipefd = init_spawn_child_setup(r, fds, pipefd, &guardfd, slave, 0);
 	/* Fail closed: without its file guard the command does not run. */
 	if ((e = init_supervise_child(guardfd)) != 0)
 		init_spawn_fail(pipefd, 4, e);
@@ -297,7 +301,7 @@ init_spawn_spare_child(int pipefd, int guardfd, int reqfd)
 	if (init_spawnreq_parse(msg, nfds, &r) != NULL || r.tty)
 		init_spawn_fail(pipefd, 0, EINVAL);
 	guardfd = -1;
-	pipefd = init_spawn_child_setup(&r, fds, pipefd, &guardfd, -1);
+	pipefd = init_spawn_child_setup(&r, fds, pipefd, &guardfd, -1, 1);
 	init_spawn_fail(pipefd, 3, init_spawn_exec(r.argv, r.env));
 }
 
@@ -364,8 +368,8 @@ init_spawn_spare(void)
  * command, the message and descriptors sent; its pid, or -1 (the spare is
  * gone then, and nothing of the command ran). */
 static pid_t
-init_spawn_use_spare(const struct init_spawnreq *r, json_t *msg, int *fds,
-    int nfds, int *pipefd)
+init_spawn_use_spare(const struct init_spawnreq *r, json_t *msg,
+    const char *text, size_t len, int *fds, int nfds, int *pipefd)
 {
 	sbox_error err = { 0 };
 	pid_t pid = init_spare.pid;
@@ -386,8 +390,11 @@ init_spawn_use_spare(const struct init_spawnreq *r, json_t *msg, int *fds,
 		init_spawn_spare_drop(1);
 		return -1;
 	}
+	/* the message as sboxd sent it (the spare parses and checks it
+	 * again): not encoded a second time */
 	if (init_supervise_adopt(init_spare.guard, pid, r->idv) < 0 ||
-	    ctl_send(init_spare.req, msg, fds, nfds, &err) < 0) {
+	    (text != NULL ? ctl_send_text(init_spare.req, text, len, fds, nfds,
+	    &err) : ctl_send(init_spare.req, msg, fds, nfds, &err)) < 0) {
 		init_spawn_spare_drop(1);
 		return -1;
 	}
@@ -399,7 +406,7 @@ init_spawn_use_spare(const struct init_spawnreq *r, json_t *msg, int *fds,
 
 /* Handle spawn: validate, fork, remember the child (owns fds). */
 void
-init_spawn(json_t *msg, int *fds, int nfds)
+init_spawn(json_t *msg, const char *text, size_t len, int *fds, int nfds)
 {
 	struct init_spawnreq r;
 	struct init_child *c;
@@ -429,7 +436,7 @@ init_spawn(json_t *msg, int *fds, int nfds)
 		init_msg_send_error(r.id, errno, "spawn: %s", strerror(errno));
 		goto out;
 	}
-	if ((pid = init_spawn_use_spare(&r, msg, fds, nfds, &p[0])) > 0)
+	if ((pid = init_spawn_use_spare(&r, msg, text, len, fds, nfds, &p[0])) > 0)
 		goto adopted;
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		free(c);

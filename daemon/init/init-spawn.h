@@ -7,7 +7,10 @@
 #include <sys/types.h>
 
 /* init-spawn.c: commands. */
-void init_spawn(json_t *msg, int *fds, int nfds);
+/* Handle spawn (text: the message as it came, passed on to a spare as it
+ * is; NULL: encoded again). */
+void init_spawn(json_t *msg, const char *text, size_t len, int *fds,
+    int nfds);
 void init_spawn_kill(json_t *msg);
 /* Reap every exited child, report commands' exits. */
 void init_spawn_reap(void);

@@ -55,6 +55,10 @@ struct conn {
 	int                closing;  /* close once the output is written */
 	int                dead;     /* closed; freed when no longer in use */
 	int                busy;     /* inside a read callback */
+	char              *cork;     /* replies made while reading, sent */
+	size_t             cork_len; /* together when the lines are done */
+	size_t             cork_cap;
+	int                corked;
 	long long          active_ms;/* last byte read or call ended (monotonic) */
 };
 
@@ -63,6 +67,7 @@ static unsigned long conn_next_id = 1;
 static conn_line_fn conn_line;   /* who handles a line (dispatch.c) */
 
 static void conn_free(struct conn *c);
+static void conn_uncork(struct conn *c);
 
 /* Name the function that handles each received line (dispatch.c, at
  * start). */
@@ -133,7 +138,7 @@ conn_pending_output(const struct conn *c)
 {
 	if (c->dead || c->bev == NULL)
 		return 0;
-	return evbuffer_get_length(bufferevent_get_output(c->bev));
+	return c->cork_len + evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
 /* Register a function called once when the connection closes (a second
@@ -265,6 +270,59 @@ conn_call_find(struct conn *c, const json_t *id)
 	return NULL;
 }
 
+/* Keep a reply made while the client's lines are handled (hello and
+ * session.info come in one read: their replies go out in one send, and
+ * the client wakes once); -1 when it cannot be kept. */
+static int
+conn_cork_add(struct conn *c, const char *s, size_t n)
+{
+	char *p;
+	size_t cap;
+
+	if (c->cork_len + n > c->cork_cap) {
+		cap = c->cork_cap ? c->cork_cap : 4096;
+		while (cap < c->cork_len + n)
+			cap *= 2;
+		if ((p = realloc(c->cork, cap)) == NULL)
+			return -1;
+		c->cork = p;
+		c->cork_cap = cap;
+	}
+	memcpy(c->cork + c->cork_len, s, n);
+	c->cork_len += n;
+	return 0;
+}
+
+/* Write a message: at once on the socket when nothing waits before it
+ * (a reply then costs one send, not a wakeup for EPOLLOUT, two
+ * epoll_ctl and a writev a loop later), the rest queued in the
+ * bufferevent, which writes it when the socket drains and reports a
+ * failed socket. A connection closing after its output keeps the queue:
+ * its write callback closes it once the queue drains. */
+static void
+conn_write_now(struct conn *c, const char *s, size_t n)
+{
+	ssize_t w = 0;
+
+	if (c->corked) {
+		if (conn_cork_add(c, s, n) == 0)
+			return;
+		/* no room to keep it: what was kept goes first */
+		c->corked = 0;
+		conn_uncork(c);
+		c->corked = 1;
+	}
+	if (!c->closing && conn_pending_output(c) == 0) {
+		do
+			w = send(c->fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (w < 0 && errno == EINTR);
+		if (w < 0)
+			w = 0;	/* queued: the bufferevent sees the error */
+	}
+	if ((size_t)w < n)
+		bufferevent_write(c->bev, s + w, n - (size_t)w);
+}
+
 /* Queue one JSON message to the client. */
 int
 conn_send(struct conn *c, const json_t *msg)
@@ -283,7 +341,7 @@ conn_send(struct conn *c, const json_t *msg)
 		conn_close(c);
 		return -1;
 	}
-	bufferevent_write(c->bev, s, n);
+	conn_write_now(c, s, n);
 	free(s);
 	return 0;
 }
@@ -388,6 +446,23 @@ conn_take_cmsg(struct conn *c, struct msghdr *msg, unsigned long long offset)
 	}
 }
 
+/* Send what was kept while the lines were handled. */
+static void
+conn_uncork(struct conn *c)
+{
+	size_t n = c->cork_len;
+
+	if (c->dead || n == 0)
+		return;
+	c->cork_len = 0;	/* not pending: conn_write_now sends it at once */
+	conn_write_now(c, c->cork, n);
+	if (c->cork_cap > 65536) {	/* a large answer: not kept around */
+		free(c->cork);
+		c->cork = NULL;
+		c->cork_cap = 0;
+	}
+}
+
 /* Read what the client sent (with any passed fds) and dispatch it. */
 static void
 conn_read_cb(evutil_socket_t fd, short what, void *arg)
@@ -423,8 +498,12 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (framer_feed(&c->fr, buf, (size_t)n, &err) == -1) {
 		log_error("client %lu: %s", c->id, err.message);
 		conn_close(c);
-	} else
+	} else {
+		c->corked = 1;
 		conn_process(c);
+		c->corked = 0;
+		conn_uncork(c);
+	}
 	c->busy--;
 	if (c->dead && c->busy == 0)
 		conn_free(c);
@@ -496,6 +575,7 @@ conn_free(struct conn *c)
 	framer_free(&c->fr);
 	free(c->calls);
 	free(c->sandbox_session);
+	free(c->cork);
 	free(c);
 }
 
@@ -556,6 +636,18 @@ conn_close_all(void)
 	}
 }
 
+/* Send what was kept while the client's lines are handled, now (the
+ * replies before a command runs); the lines after keep being kept. */
+static void
+conn_flush(struct conn *c)
+{
+	if (c->dead || !c->corked)
+		return;
+	c->corked = 0;
+	conn_uncork(c);
+	c->corked = 1;
+}
+
 /* What the layers under rpc/ (daemon/client.c) do with a connection. */
 static const struct client_ops conn_client_ops = {
 	.find = conn_find,
@@ -566,6 +658,7 @@ static const struct client_ops conn_client_ops = {
 	.on_close = conn_on_close,
 	.open = conn_new,
 	.close_session = conn_close_session,
+	.flush = conn_flush,
 };
 
 /* At start: be the connections' code for the layers under rpc/. */

@@ -20,7 +20,7 @@ rpc_rpc_hello(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
 {
 	json_int_t proto = json_integer_value(json_object_get(params, "protocol"));
-	json_t *methods;
+	json_t *methods = NULL;
 
 	(void)call;
 	if (proto != PROTOCOL_VERSION)
@@ -28,9 +28,13 @@ rpc_rpc_hello(struct rpc_call *call, json_t *params, json_t **result,
 		    "client speaks protocol %lld, sboxd speaks %d; use an sbox "
 		    "client of the same version", (long long)proto,
 		    PROTOCOL_VERSION);
-	methods = json_array();
-	dispatch_each(rpc_rpc_list_one, methods);
-	*result = json_pack("{s:i, s:s, s:s, s:o, s:{s:I, s:i, s:i, s:i, s:I, s:i, s:i, "
+	/* the list (4.6 kB) only for a client that reads it: the CLI says
+	 * hello on every command and asks without it */
+	if (!json_is_false(json_object_get(params, "methods"))) {
+		methods = json_array();
+		dispatch_each(rpc_rpc_list_one, methods);
+	}
+	*result = json_pack("{s:i, s:s, s:s, s:o*, s:{s:I, s:i, s:i, s:i, s:I, s:i, s:i, "
 	    "s:i}}",
 	    "protocol", PROTOCOL_VERSION, "server", "sboxd",
 	    "version", SBOX_VERSION, "methods", methods, "limits",
@@ -72,6 +76,7 @@ rpc_rpc_cancel(struct rpc_call *call, json_t *params, json_t **result,
 static const struct params_field rpc_rpc_hello_params[] = {
 	{ "protocol", PARAMS_INT, 1, 0 },
 	{ "client", PARAMS_STRING, 0, 256 },
+	{ "methods", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_rpc_cancel_params[] = {

@@ -10,6 +10,7 @@
 #include "daemon/shape.h"
 #include "policy/config.h"
 #include "policy/hostpat.h"
+#include "policy/profile.h"
 #include "store/store.h"
 
 /* The session a client inside a sandbox is in, or NULL for a host client. */
@@ -128,6 +129,18 @@ rpc_session_info(struct rpc_call *call, json_t *params, json_t **result,
 	if (rpc_session_viewer(call) != NULL && session_access_lookup(call, id,
 	    err) == NULL)
 		return -1;
+	/* brief: a live session from memory, without the store's record (a
+	 * read and a parse of its row; the CLI asks before each command) */
+	if (json_is_true(json_object_get(params, "brief")) &&
+	    (s = session_find(id, NULL)) != NULL) {
+		if ((rec = session_to_json(s)) == NULL)
+			return error_nomem(err);
+		json_object_set_new(rec, "resolved_profile",
+		    profile_to_json_public(s->profile));
+		json_object_set_new(rec, "live", json_true());
+		*result = rec;
+		return 0;
+	}
 	if ((rec = store_session_get(sboxd.store, id, err)) == NULL)
 		return -1;
 	shape_session(rec);
@@ -235,6 +248,11 @@ static const struct params_field rpc_session_id_params[] = {
 	{ "session", PARAMS_STRING, 1, 64 },
 	{ NULL, 0, 0, 0 },
 };
+static const struct params_field rpc_session_info_params[] = {
+	{ "session", PARAMS_STRING, 1, 64 },
+	{ "brief", PARAMS_BOOL, 0, 0 },
+	{ NULL, 0, 0, 0 },
+};
 static const struct params_field rpc_session_list_params[] = {
 	{ "all", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
@@ -251,7 +269,7 @@ const struct rpc_method rpc_session_methods[] = {
 	  "resolve a profile and start the session's sandbox" },
 	{ "session.list", rpc_session_list_params, rpc_session_list, RPC_SANDBOX_OK,
 	  "live sessions (all: every recorded session)" },
-	{ "session.info", rpc_session_id_params, rpc_session_info, RPC_SANDBOX_OK,
+	{ "session.info", rpc_session_info_params, rpc_session_info, RPC_SANDBOX_OK,
 	  "one session: its profile, provenance and state" },
 	{ "session.close", rpc_session_id_params, rpc_session_close, RPC_SANDBOX_OK,
 	  "end every process of a session and remove its sandbox" },

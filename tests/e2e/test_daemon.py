@@ -57,6 +57,58 @@ def test_hello(ctx):
     assert c.call("rpc.hello", {"protocol": 1})["protocol"] == 1
 
 
+def test_hello_without_methods(ctx):
+    """methods: false (what the CLI sends before each command) leaves out
+    the method list and nothing else; the list is there by default."""
+    c = ctx.daemon().client(hello=False)
+    full = c.call("rpc.hello", {"protocol": 1})
+    short = c.call("rpc.hello", {"protocol": 1, "methods": False})
+    assert "methods" not in short, short
+    assert len(full["methods"]) > 10, full
+    del full["methods"]
+    assert short == full, (short, full)
+    assert "methods" in c.call("rpc.hello", {"protocol": 1, "methods": True})
+    e = c.error("rpc.hello", {"protocol": 1, "methods": "no"})
+    assert e.name == "sbox.InvalidParams" and e.field == "methods", e
+    e = c.error("rpc.hello", {"protocol": 2, "methods": False})
+    assert e.name == "sbox.ProtocolVersion", e
+
+
+def test_session_info_brief(ctx):
+    """session.info brief: a live session from memory, with what a command
+    run reads from the full record, equal to it; a closed one answers the
+    stored record (live false) as without brief."""
+    d = ctx.daemon()
+    c = d.client()
+    try:
+        sid = c.call("session.create", {"project": ctx.tmp,
+                                        "sandbox": "none"})["session"]
+    except RpcError as e:
+        raise Skip("cannot make an unsandboxed session: %s" % e)
+    full = c.call("session.info", {"session": sid})
+    brief = c.call("session.info", {"session": sid, "brief": True})
+    for k in ("session", "profile", "provenance", "sandboxed", "live",
+              "state", "project", "running"):
+        assert brief[k] == full[k], (k, brief, full)
+    for k in ("env", "exclude", "run_outside", "sandboxed"):
+        assert brief["resolved_profile"][k] == full["resolved_profile"][k], k
+    assert brief["live"] is True and brief["sandboxed"] is False, brief
+    assert "commands" not in brief and "commands" in full, brief
+    # a session's commands are counted (1..n, none deleted)
+    for _ in range(3):
+        r = c.call("command.exec", {"session": sid, "argv": ["true"],
+                                    "stdio": "pipes"})
+        assert r["exit_code"] == 0, r
+    assert c.call("session.info", {"session": sid})["commands"] == 3
+    c.call("session.close", {"session": sid})
+    closed = c.call("session.info", {"session": sid, "brief": True})
+    assert closed["live"] is False and closed["commands"] == 3, closed
+    assert closed == c.call("session.info", {"session": sid}), closed
+    e = c.error("session.info", {"session": "0000000000000000",
+                                 "brief": True})
+    assert e.name == "sbox.SessionNotFound", e
+
+
 def test_ping_and_status(ctx):
     d = ctx.daemon()
     c = d.client()

@@ -104,6 +104,51 @@ START_TEST(test_queue_bound)
 }
 END_TEST
 
+/* A message passed on as it came (sbox-init to a spare): the same bytes
+ * and descriptors arrive; a failed or empty receive leaves no text. */
+START_TEST(test_pass_on_text)
+{
+	sbox_error err = { 0 };
+	int a[2], b[2], fd, fds[CTL_FDS_MAX], nfds;
+	const char *text;
+	size_t len;
+	json_t *m, *got;
+
+	pair(a);
+	pair(b);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	m = ctl_msg("spawn", "{s:i, s:[s,s]}", "n", 7, "argv", "a\"b", "\u00e9");
+	ck_assert_int_eq(ctl_send(a[0], m, &fd, 1, &err), 0);
+	ck_assert_int_eq(ctl_recv(a[1], &got, fds, &nfds, CTL_FDS_MAX, &err),
+	    CTL_MSG);
+	ck_assert_int_eq(nfds, 1);
+	ck_assert_ptr_nonnull(text = ctl_recv_text(&len));
+	ck_assert_int_eq(ctl_send_text(b[0], text, len, fds, nfds, &err), 0);
+	ctl_close_fds(fds, nfds);
+	json_decref(got);
+	ck_assert_int_eq(ctl_recv(b[1], &got, fds, &nfds, CTL_FDS_MAX, &err),
+	    CTL_MSG);
+	ck_assert_int_eq(nfds, 1);
+	ck_assert(json_equal(got, m));
+	ctl_close_fds(fds, nfds);
+	json_decref(got);
+	/* nothing waiting: no text of an earlier message */
+	fcntl(b[1], F_SETFL, O_NONBLOCK);
+	ck_assert_int_eq(ctl_recv(b[1], &got, fds, &nfds, CTL_FDS_MAX, &err),
+	    CTL_AGAIN);
+	ck_assert_ptr_null(ctl_recv_text(&len));
+	ck_assert_int_eq(ctl_send_text(b[0], "{}", CTL_MSG_MAX + 1, NULL, 0,
+	    &err), -1);
+	json_decref(m);
+	close(fd);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 ctl_suite(void)
@@ -113,6 +158,7 @@ ctl_suite(void)
 
 	tcase_add_test(tc, test_queue_order_and_fds);
 	tcase_add_test(tc, test_queue_bound);
+	tcase_add_test(tc, test_pass_on_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
