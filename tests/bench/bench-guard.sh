@@ -7,7 +7,7 @@
 # overhead. Never fails on a time; only when something cannot run.
 set -u
 BIN=${BIN:-$(pwd)/bin}
-RUNS=${BENCH_RUNS:-3}
+RUNS=${BENCH_RUNS:-5}
 FILES=${BENCH_GUARD_FILES:-300}
 work=$(mktemp -d /tmp/sbox-bench-guard.XXXXXX)
 chmod 755 "$work"
