@@ -1,6 +1,7 @@
 /* rpc.c: the CLI's JSON-RPC connection to sboxd (blocking, with fd passing
  * and autostart of the daemon). */
 #include "client/client.h"
+#include "protocol/fdpass.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -270,7 +271,6 @@ client_write_bytes(struct client *cl, const char *s, size_t len,
 	} cbuf;
 	struct msghdr mh;
 	struct iovec iov;
-	struct cmsghdr *cm;
 	size_t off = 0;
 	ssize_t n;
 
@@ -280,16 +280,10 @@ client_write_bytes(struct client *cl, const char *s, size_t len,
 		iov.iov_len = len - off;
 		mh.msg_iov = &iov;
 		mh.msg_iovlen = 1;
-		if (off == 0 && nfds > 0) {
-			memset(&cbuf, 0, sizeof cbuf);
-			mh.msg_control = cbuf.buf;
-			mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-			memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
-		}
+		if (off == 0 && fdpass_put(&mh, cbuf.buf, sizeof cbuf.buf, fds,
+		    nfds) < 0)
+			return error_set(err, E_INVALID_PARAMS, "%d descriptors are "
+			    "more than one request passes", nfds);
 		n = sendmsg(cl->fd, &mh, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;

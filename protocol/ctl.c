@@ -1,5 +1,6 @@
 /* ctl.c: one JSON object plus descriptors per SOCK_SEQPACKET message. */
 #include "protocol/ctl.h"
+#include "protocol/fdpass.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,6 @@ ctl_sendmsg(int fd, const char *text, size_t len, const int *fds, int nfds)
 	} u;
 	struct msghdr mh;
 	struct iovec iov;
-	struct cmsghdr *c;
 	ssize_t n;
 
 	memset(&mh, 0, sizeof mh);
@@ -53,16 +53,8 @@ ctl_sendmsg(int fd, const char *text, size_t len, const int *fds, int nfds)
 	iov.iov_len = len;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	if (nfds > 0) {
-		memset(&u, 0, sizeof u);
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	}
+	if (fdpass_put(&mh, u.buf, sizeof u.buf, fds, nfds) < 0)
+		return -1;
 	do
 		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);

@@ -21,6 +21,7 @@
  * end (sboxd gone), is ended when limits change and at shutdown, and one
  * that dies while it waits is reaped and its cgroups removed. */
 #include "daemon/container/container-internal.h"
+#include "protocol/fdpass.h"
 #include "daemon/container/container-bind.h"
 #include "daemon/container/child.h"
 #include "daemon/log.h"
@@ -63,23 +64,17 @@ static int spare_scheduled, spare_stopped;
 static int
 spare_send(int sock, const void *data, size_t len, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * SPARE_CHUNK)];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * SPARE_CHUNK)];
+		struct cmsghdr align;
+	} cbuf;
 	struct iovec iov = { (void *)data, len };
 	struct msghdr mh = { 0 };
-	struct cmsghdr *cm;
 
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	if (nfds > 0) {
-		memset(cbuf, 0, sizeof cbuf);
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
-	}
+	if (fdpass_put(&mh, cbuf.buf, sizeof cbuf.buf, fds, nfds) < 0)
+		return -1;
 	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
 		if (errno != EINTR)
 			return -1;

@@ -1,6 +1,7 @@
 /* proxy-msg.c: bounded JSON datagrams with descriptors between sboxd and
  * its proxy process (see proxy-msg.h). */
 #include "daemon/proxy/proxy-msg.h"
+#include "protocol/fdpass.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +14,10 @@
 int
 proxy_msg_send(int fd, const json_t *obj, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * PROXY_MSG_FDS)];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * PROXY_MSG_FDS)];
+		struct cmsghdr align;
+	} cbuf;
 	struct msghdr mh;
 	struct iovec iov;
 	char *text;
@@ -40,17 +44,9 @@ proxy_msg_send(int fd, const json_t *obj, const int *fds, int nfds)
 	iov.iov_len = len;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(cbuf, 0, sizeof cbuf);
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
+	if (fdpass_put(&mh, cbuf.buf, sizeof cbuf.buf, fds, nfds) < 0) {
+		free(text);
+		return -1;
 	}
 	do
 		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
