@@ -635,7 +635,7 @@ main(int argc, char **argv)
 	session_close_all("daemon shutdown");
 	toolconf_stop();
 	proxy_proc_stop();
-	container_cgroup_stop();
+	container_start_shutdown();
 	diskguard_start(NULL);
 	listener_close();
 	event_free(main_flush_timer);

@@ -17,6 +17,7 @@
  *     bwrap's child attaches them under a private /tmp in a mount namespace
  *     of its own before it drops to that uid (container_bind_child). */
 #include "daemon/container/container-bind.h"
+#include "daemon/container/container-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -642,4 +643,52 @@ container_bind_free(struct container_binds *b)
 	free(b->fds);
 	free(b->is_dir);
 	memset(b, 0, sizeof *b);
+}
+
+/* In the process that becomes bwrap (a fork of sboxd, or the spare made
+ * ahead): stage the binds (as root), put src at fds 0-5 and the held binds
+ * at CFD_BINDS + i, close everything else, default signals, exec bwrap
+ * with an empty environment (staged: its mount namespace was made ahead,
+ * container_bind_stage). Never returns; src[2] is bwrap's stderr, where a
+ * failure is told (container_explain shows it). */
+void
+container_bind_exec(const char *bwrap, char *const *argv, const int src_in[6],
+    const struct container_binds *b, int staged)
+{
+	char *envp[] = { NULL };
+	int nheld = b->staged ? 0 : (int)b->n, src[6], *held = NULL, i;
+	int above = CFD_BINDS + (int)b->n + 10;
+	sigset_t none;
+
+	/* every source above the targets, so that dup2 clobbers none */
+	for (i = 0; i < 6; i++)
+		if ((src[i] = fcntl(src_in[i], F_DUPFD_CLOEXEC, above)) < 0)
+			_exit(127);
+	if (nheld > 0 && (held = calloc((size_t)nheld, sizeof *held)) == NULL)
+		_exit(127);
+	for (i = 0; i < nheld; i++)
+		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, above)) < 0)
+			_exit(127);
+	if (container_bind_child(b, bwrap, staged) < 0) {
+		dprintf(src[2], "sboxd: cannot prepare the sandbox's mounts "
+		    "and uid: %s\n", strerror(errno));
+		_exit(126);
+	}
+	for (i = 0; i < 6; i++)
+		if (dup2(src[i], i) < 0)
+			_exit(127);
+	for (i = 0; i < nheld; i++)
+		if (dup2(held[i], CFD_BINDS + i) < 0)
+			_exit(127);
+	if (syscall(SYS_close_range, (unsigned)(CFD_BINDS + nheld), ~0u, 0u) < 0)
+		for (i = CFD_BINDS + nheld; i < 65536; i++)
+			close(i);
+	for (i = 1; i < NSIG; i++)
+		signal(i, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(bwrap, argv, envp);
+	/* fd 2 is bwrap's stderr pipe: container_explain shows this */
+	dprintf(2, "cannot run bwrap %s: %s\n", bwrap, strerror(errno));
+	_exit(127);
 }

@@ -69,4 +69,10 @@ void container_bind_roots_free(struct container_ids *ids);
 /* Close every held descriptor. */
 void container_bind_free(struct container_binds *b);
 
+/* In the process that becomes bwrap (a fork of sboxd, or a spare made
+ * ahead): stage the binds, put src at fds 0-5 and the held binds at
+ * CFD_BINDS + i, exec bwrap. Never returns. */
+void container_bind_exec(const char *bwrap, char *const *argv,
+    const int src[6], const struct container_binds *b, int staged);
+
 #endif

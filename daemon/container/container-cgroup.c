@@ -34,6 +34,7 @@
 static int container_cgroup_root = -1;         /* sboxd runs as root (-1: ask) */
 static char container_cgroup_deleg[PATH_MAX];  /* delegated parent, or "" */
 static int container_cgroup_ctrls;              /* CGROUP_* enabled there */
+static int container_cgroup_on;                 /* started, not stopped */
 static char container_cgroup_why[PATH_MAX + 1200] = CONTAINER_CGROUP_NONE;
 
 /* Make one child cgroup below base with a limit; keeps its procs fd. */
@@ -104,7 +105,7 @@ container_cgroup_init(struct event_base *base, int root)
 	int n = 0, got;
 
 	cgroup_timer(base);
-	container_spare_start();
+	container_cgroup_on = 1;
 	/* first, while we are still where we started (a delegated sboxd
 	 * moves itself into a leaf below) */
 	for (i = 0; i < sizeof v1 / sizeof v1[0]; i++)
@@ -142,12 +143,19 @@ container_cgroup_init(struct event_base *base, int root)
 	}
 }
 
-/* End the spare launcher, stop retrying removals (shutdown). */
+/* Stop retrying removals and making spares' cgroups (shutdown). */
 void
 container_cgroup_stop(void)
 {
-	container_spare_stop();
+	container_cgroup_on = 0;
 	cgroup_timer(NULL);
+}
+
+/* Between container_cgroup_init and container_cgroup_stop? */
+int
+container_cgroup_started(void)
+{
+	return container_cgroup_on;
 }
 
 /* How the sandboxes' memory and processes are bounded here, in a line. */

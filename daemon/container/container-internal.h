@@ -30,6 +30,8 @@ int container_cgroup_join(const struct container_cg *cg, const char **which);
 void container_cgroup_cleanup(struct container_cg *cg);
 /* container_cgroup_start with root given (tests, with cgroup_set_paths). */
 void container_cgroup_init(struct event_base *base, int root);
+/* Between container_cgroup_init and container_cgroup_stop? */
+int container_cgroup_started(void);
 /* The container's limits as JSON: {"cgroup": its folders, or why none}. */
 json_t *container_cgroup_describe(const struct container_cg *cg);
 
@@ -62,26 +64,18 @@ void container_spare_later(struct event_base *base,
 int container_spare_take(const struct plan_limits *l, int staged,
     const char *bwrap, struct container_spare *out);
 /* Send a taken spare bwrap's path, argv, src (fds 0-5, as
- * container_start_exec) and the held binds: it execs bwrap. 0, or -1 with
+ * container_bind_exec) and the held binds: it execs bwrap. 0, or -1 with
  * err (the caller then drops it). */
 int container_spare_go(struct container_spare *s, const char *bwrap,
     char *const *argv, const int src[6], const struct container_binds *b,
     sbox_error *err);
 /* End a taken spare: kill, reap, remove its cgroups. */
 void container_spare_drop(struct container_spare *s);
-/* End the waiting spare (shutdown) and make no more until
- * container_cgroup_init runs again. */
+/* End the waiting spare (shutdown); no more are made until
+ * container_cgroup_init runs again (container_cgroup_started). */
 void container_spare_stop(void);
-/* Allow spares again (container_cgroup_init). */
-void container_spare_start(void);
 /* The waiting spare's pid (0: none) and cgroups (for tests). */
 pid_t container_spare_waiting(const struct container_cg **cg);
-/* In the process that becomes bwrap: stage the binds, put src at fds 0-5
- * and the held binds at CFD_BINDS + i, exec bwrap (container-start.c).
- * Never returns. */
-void container_start_exec(const char *bwrap, char *const *argv,
-    const int src[6], const struct container_binds *b, int staged);
-
 #define CONTAINER_ERR_MAX  8192   /* bwrap stderr kept */
 #define CONTAINER_REQS_MAX 65536  /* commands + requests in flight */
 

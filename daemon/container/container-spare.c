@@ -10,7 +10,7 @@
  * (container-start.c) and sends it what the fork at create would have had:
  * bwrap's path and arguments, its stdio, control, arguments and seccomp
  * descriptors and the held binds (SCM_RIGHTS); the spare then does exactly
- * what that fork does (container_start_exec) and its pid is bwrap's. As
+ * what that fork does (container_bind_exec) and its pid is bwrap's. As
  * root it also makes bwrap's mount namespace ahead (container_bind_stage:
  * private, pruned, an empty /tmp for the held trees).
  *
@@ -58,7 +58,7 @@ struct spare_head {
 static struct container_spare spare_now;     /* pid 0: none waiting */
 static struct plan_limits spare_want;
 static char spare_want_bwrap[PATH_MAX];
-static int spare_scheduled, spare_stopped;
+static int spare_scheduled;
 
 /* Send len bytes of data and nfds descriptors as one message. */
 static int
@@ -193,7 +193,7 @@ spare_child(int sock, const struct container_cg *cg, const char *bwrap,
 			_exit(127);
 	}
 	close(sock);
-	container_start_exec(argv[0], argv + 1, src, &b, staged);
+	container_bind_exec(argv[0], argv + 1, src, &b, staged);
 }
 
 /* The waiting spare died: reap done (child.c), remove its cgroups. */
@@ -264,7 +264,7 @@ spare_make(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	spare_scheduled = 0;
-	if (spare_stopped)
+	if (!container_cgroup_started())
 		return;
 	staged = geteuid() == 0;	/* a root sboxd stages the binds */
 	if (spare_now.pid > 0) {
@@ -318,7 +318,7 @@ container_spare_later(struct event_base *base, const struct plan_limits *l,
 {
 	spare_want = *l;
 	snprintf(spare_want_bwrap, sizeof spare_want_bwrap, "%s", bwrap);
-	if (spare_stopped || spare_scheduled)
+	if (!container_cgroup_started() || spare_scheduled)
 		return;
 	if (event_base_once(base, -1, EV_TIMEOUT, spare_make, NULL,
 	    &(struct timeval){ 0, 0 }) == 0)
@@ -422,15 +422,7 @@ container_spare_go(struct container_spare *s, const char *bwrap,
 void
 container_spare_stop(void)
 {
-	spare_stopped = 1;
 	spare_drop_waiting();
-}
-
-/* Allow spares again (container_cgroup_init). */
-void
-container_spare_start(void)
-{
-	spare_stopped = 0;
 }
 
 /* The waiting spare's pid and cgroups (tests). */

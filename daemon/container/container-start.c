@@ -210,54 +210,6 @@ container_start_memfd(const char *name, const char *data, size_t len,
 	return fd;
 }
 
-/* In the process that becomes bwrap (a fork of sboxd, or the spare made
- * ahead): stage the binds (as root), put src at fds 0-5 and the held binds
- * at CFD_BINDS + i, close everything else, default signals, exec bwrap
- * with an empty environment (staged: its mount namespace was made ahead,
- * container_bind_stage). Never returns; src[2] is bwrap's stderr, where a
- * failure is told (container_explain shows it). */
-void
-container_start_exec(const char *bwrap, char *const *argv, const int src_in[6],
-    const struct container_binds *b, int staged)
-{
-	char *envp[] = { NULL };
-	int nheld = b->staged ? 0 : (int)b->n, src[6], *held = NULL, i;
-	int above = CFD_BINDS + (int)b->n + 10;
-	sigset_t none;
-
-	/* every source above the targets, so that dup2 clobbers none */
-	for (i = 0; i < 6; i++)
-		if ((src[i] = fcntl(src_in[i], F_DUPFD_CLOEXEC, above)) < 0)
-			_exit(127);
-	if (nheld > 0 && (held = calloc((size_t)nheld, sizeof *held)) == NULL)
-		_exit(127);
-	for (i = 0; i < nheld; i++)
-		if ((held[i] = fcntl(b->fds[i], F_DUPFD_CLOEXEC, above)) < 0)
-			_exit(127);
-	if (container_bind_child(b, bwrap, staged) < 0) {
-		dprintf(src[2], "sboxd: cannot prepare the sandbox's mounts "
-		    "and uid: %s\n", strerror(errno));
-		_exit(126);
-	}
-	for (i = 0; i < 6; i++)
-		if (dup2(src[i], i) < 0)
-			_exit(127);
-	for (i = 0; i < nheld; i++)
-		if (dup2(held[i], CFD_BINDS + i) < 0)
-			_exit(127);
-	if (syscall(SYS_close_range, (unsigned)(CFD_BINDS + nheld), ~0u, 0u) < 0)
-		for (i = CFD_BINDS + nheld; i < 65536; i++)
-			close(i);
-	for (i = 1; i < NSIG; i++)
-		signal(i, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	execve(bwrap, argv, envp);
-	/* fd 2 is bwrap's stderr pipe: container_explain shows this */
-	dprintf(2, "cannot run bwrap %s: %s\n", bwrap, strerror(errno));
-	_exit(127);
-}
-
 /* Start bwrap: fds 0,1 = /dev/null, 2 = errw, 3 = ctl, 4 = args,
  * 5 = seccomp, the held binds; nothing else; in the container's cgroups
  * (c->cg): through the spare when one is given (its process, already in
@@ -296,7 +248,7 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 			    "cgroup %s: %s\n", which, strerror(errno));
 			_exit(126);
 		}
-		container_start_exec(bwrap, argv, src, b, 0);
+		container_bind_exec(bwrap, argv, src, b, 0);
 	}
 	if (pid < 0)
 		error_set_errno(err, E_INTERNAL, errno, "cannot start bwrap");
@@ -555,4 +507,13 @@ long long
 container_start_ms(const struct container *c)
 {
 	return c->t_ready ? c->t_ready - c->t_start : 0;
+}
+
+/* Stop making containers' spares and cgroups (sboxd's shutdown): the
+ * waiting spare ends with its cgroups, then removals stop being retried. */
+void
+container_start_shutdown(void)
+{
+	container_spare_stop();
+	container_cgroup_stop();
 }

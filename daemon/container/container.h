@@ -259,6 +259,9 @@ void container_explain(const char *bwrap_stderr, int status, sbox_error *err);
 void container_cgroup_start(struct event_base *base);
 /* Stop retrying cgroup removals (shutdown). */
 void container_cgroup_stop(void);
+/* sboxd's shutdown: the waiting spare launcher ends with its cgroups, then
+ * container_cgroup_stop (container-start.c). */
+void container_start_shutdown(void);
 /* How sandboxes' memory and processes are bounded here, in one line
  * ("v2 (delegated): ...", "root: ...", "none: memory is limited per
  * process (RLIMIT_AS) ..."). */

@@ -10,7 +10,7 @@
  * every scan walks for anew. An entry is kept for one key (the roots, home,
  * git's path, that environment and the repositories found) with the
  * identity of every watched file and of git's binary (device, inode, size,
- * mtime, ctime: what gitcfg_changed compares) and is used only while all of
+ * mtime, ctime: what gitcfg_watch_changed compares) and is used only while all of
  * them are the same. A scan that read a file changed at about the time it
  * ran (a timestamp not older than the scan's start, less a margin for the
  * file system's coarse clock) is not kept: git may have read it before a
@@ -31,7 +31,8 @@ struct gitcfg_cache_entry {
 	char         *key;
 	char        **paths;    /* the paths as read, before gitcfg_finish */
 	char        **watch;
-	struct gitcfg idents;   /* the watched files and git, as they were */
+	struct gitcfg_ident *idents; /* the watched files and git, as they were */
+	size_t        n_idents;
 	unsigned long used;
 };
 
@@ -57,7 +58,7 @@ gitcfg_cache_add(char **key, size_t *len, const char *s)
 
 /* The key of a scan whose repositories are found (NULL: no memory). */
 static char *
-gitcfg_cache_key(const struct gitcfg_scan *st, char *const *roots)
+gitcfg_cache_key(const struct gitcfg_state *st, char *const *roots)
 {
 	char *key = NULL;
 	size_t len = 0, i;
@@ -91,14 +92,14 @@ gitcfg_cache_drop(struct gitcfg_cache_entry *e)
 	free(e->key);
 	strv_free(e->paths);
 	strv_free(e->watch);
-	gitcfg_free(&e->idents);
+	gitcfg_watch_free(e->idents, e->n_idents);
 	memset(e, 0, sizeof *e);
 }
 
 /* A kept listing for this scan (its repositories found): copies of its
  * paths and watch list in st (1), or 0 when there is none still true. */
 int
-gitcfg_cache_get(struct gitcfg_scan *st, char *const *roots)
+gitcfg_cache_get(struct gitcfg_state *st, char *const *roots)
 {
 	char *key = gitcfg_cache_key(st, roots);
 	struct gitcfg_cache_entry *e = NULL;
@@ -113,7 +114,7 @@ gitcfg_cache_get(struct gitcfg_scan *st, char *const *roots)
 	free(key);
 	if (e == NULL)
 		return 0;
-	if (gitcfg_changed(&e->idents)) {
+	if (gitcfg_watch_changed(e->idents, e->n_idents)) {
 		gitcfg_cache_drop(e);
 		return 0;
 	}
@@ -141,53 +142,46 @@ gitcfg_cache_recent(const struct timespec *t, const struct timespec *start)
 }
 
 /* Keep a finished scan: its paths and watch list as read (before
- * gitcfg_finish), and the identities in out (made after it read them). */
+ * gitcfg_finish), and its n files' identities (made after it read them). */
 void
-gitcfg_cache_put(const struct gitcfg_scan *st, char *const *roots,
-    char **paths, char **watch, const struct gitcfg *out,
+gitcfg_cache_put(const struct gitcfg_state *st, char *const *roots,
+    char **paths, char **watch, const struct gitcfg_ident *ids, size_t n_ids,
     const struct timespec *start)
 {
 	struct gitcfg_cache_entry n, *slot = NULL;
-	struct stat s;
 	size_t i;
 	int ok = 1;
 
 	if (st->git == NULL)
 		return;
-	for (i = 0; i < out->n_watch; i++)
-		if (out->watch[i].exists && (gitcfg_cache_recent(
-		    &out->watch[i].mtime, start) || gitcfg_cache_recent(
-		    &out->watch[i].ctime, start)))
+	for (i = 0; i < n_ids; i++)
+		if (ids[i].exists && (gitcfg_cache_recent(&ids[i].mtime,
+		    start) || gitcfg_cache_recent(&ids[i].ctime, start)))
 			return;	/* changed about when git read it */
 	memset(&n, 0, sizeof n);
 	if ((n.key = gitcfg_cache_key(st, roots)) == NULL)
 		return;
 	n.paths = strv_copy(paths, &ok);
 	n.watch = strv_copy(watch, &ok);
-	n.idents.n_watch = out->n_watch + 1;
-	if (!ok || (n.idents.watch = calloc(n.idents.n_watch,
-	    sizeof *n.idents.watch)) == NULL) {
+	n.n_idents = n_ids + 1;
+	if (!ok || (n.idents = calloc(n.n_idents, sizeof *n.idents)) == NULL) {
 		gitcfg_cache_drop(&n);
 		return;
 	}
-	for (i = 0; i < out->n_watch; i++) {
-		n.idents.watch[i] = out->watch[i];
-		n.idents.watch[i].path = strdup(out->watch[i].path);
-		if (n.idents.watch[i].path == NULL)
+	for (i = 0; i < n_ids; i++) {
+		n.idents[i] = ids[i];
+		n.idents[i].path = strdup(ids[i].path);
+		if (n.idents[i].path == NULL)
 			ok = 0;
 	}
 	/* git itself (another git may read other system config) */
-	n.idents.watch[i].path = strdup(st->git);
-	if (n.idents.watch[i].path == NULL || stat(st->git, &s) < 0)
+	n.idents[i].path = strdup(st->git);
+	if (n.idents[i].path == NULL)
 		ok = 0;
-	else {
-		n.idents.watch[i].exists = 1;
-		n.idents.watch[i].dev = s.st_dev;
-		n.idents.watch[i].ino = s.st_ino;
-		n.idents.watch[i].size = s.st_size;
-		n.idents.watch[i].mtime = s.st_mtim;
-		n.idents.watch[i].ctime = s.st_ctim;
-	}
+	else
+		gitcfg_watch_fill(&n.idents[i]);
+	if (!n.idents[i].exists)
+		ok = 0;
 	if (!ok) {
 		gitcfg_cache_drop(&n);
 		return;

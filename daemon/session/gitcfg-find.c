@@ -17,7 +17,7 @@
 
 /* Remember a repository (once per git folder). */
 static int
-gitcfg_find_add(struct gitcfg_scan *st, const char *gitdir, const char *top)
+gitcfg_find_add(struct gitcfg_state *st, const char *gitdir, const char *top)
 {
 	size_t i;
 
@@ -78,7 +78,7 @@ gitcfg_find_gitfile(int dir, const char *name, const char *base)
 /* The repository a folder holds: a .git folder (or a link to one), a
  * gitfile; 1 when it is one, 0 not, -1 on error. */
 static int
-gitcfg_find_dot_git(struct gitcfg_scan *st, int dir, const char *path)
+gitcfg_find_dot_git(struct gitcfg_state *st, int dir, const char *path)
 {
 	struct stat s;
 	char *git, *real, *gd;
@@ -106,7 +106,7 @@ gitcfg_find_dot_git(struct gitcfg_scan *st, int dir, const char *path)
 /* Walk the folder held by dir (path) for repositories: its .git, a git
  * folder of any name (bare), and below, without following links. */
 int
-gitcfg_find_walk(struct gitcfg_scan *st, int dir, const char *path, int depth)
+gitcfg_find_walk(struct gitcfg_state *st, int dir, const char *path, int depth)
 {
 	struct dirent *de;
 	struct stat s;
@@ -158,7 +158,7 @@ gitcfg_find_walk(struct gitcfg_scan *st, int dir, const char *path, int depth)
 
 /* The repository root lies in, as git discovers it (upward from root). */
 int
-gitcfg_find_up(struct gitcfg_scan *st, const char *root)
+gitcfg_find_up(struct gitcfg_state *st, const char *root)
 {
 	char *p = strdup(root), *slash;
 	int fd, rc = 0;
@@ -184,7 +184,7 @@ gitcfg_find_up(struct gitcfg_scan *st, const char *root)
 /* The git folders inside a git folder: worktrees/NAME (with the top its
  * gitdir file names) and modules/NAME at any depth. */
 int
-gitcfg_find_inner(struct gitcfg_scan *st, const char *gitdir, const char *sub,
+gitcfg_find_inner(struct gitcfg_state *st, const char *gitdir, const char *sub,
     int depth)
 {
 	char *dir = path_join(gitdir, sub), *child, *top, *slash;

@@ -69,7 +69,7 @@ gitcfg_find_git(char *const *roots)
  * "/", stdin and stderr on /dev/null: its pid and the read end of its
  * output; 0, or -1 with err. `git config` runs no hook and no fsmonitor. */
 static int
-gitcfg_run_start(struct gitcfg_scan *st, char **argv, pid_t *pidp, int *fdp)
+gitcfg_run_start(struct gitcfg_state *st, char **argv, pid_t *pidp, int *fdp)
 {
 	char home[PATH_MAX + 8], path[4096], xdg[PATH_MAX + 24];
 	const char *xe = getenv("XDG_CONFIG_HOME"), *pe = getenv("PATH");
@@ -113,7 +113,7 @@ gitcfg_run_start(struct gitcfg_scan *st, char **argv, pid_t *pidp, int *fdp)
  * fd, closed here; `what` names it in errors), bounded in time and
  * output, and reap it: as gitcfg_run. */
 static int
-gitcfg_run_collect(struct gitcfg_scan *st, const char *what, pid_t pid,
+gitcfg_run_collect(struct gitcfg_state *st, const char *what, pid_t pid,
     int fd, char **out, size_t *len)
 {
 	size_t cap = 65536, n = 0;
@@ -185,7 +185,7 @@ clock:
 /* Run the host's git with argv, bounded in time and output: the listing
  * in *out (malloc'd, *len bytes); 0, or -1 with err. */
 static int
-gitcfg_run(struct gitcfg_scan *st, char **argv, char **out, size_t *len)
+gitcfg_run(struct gitcfg_state *st, char **argv, char **out, size_t *len)
 {
 	pid_t pid;
 	int fd;
@@ -201,7 +201,7 @@ static char *gitcfg_global_argv[] = { NULL, "config", "--list", "-z",
 
 /* Start the global listing now: it runs while the repositories' are read. */
 static void
-gitcfg_global_start(struct gitcfg_scan *st)
+gitcfg_global_start(struct gitcfg_state *st)
 {
 	if (st->global_pid > 0 || st->global_out != NULL)
 		return;
@@ -215,7 +215,7 @@ gitcfg_global_start(struct gitcfg_scan *st)
 /* The global listing (a copy in *out): read once, from the early start
  * when there was one. */
 static int
-gitcfg_global_listing(struct gitcfg_scan *st, char **out, size_t *len)
+gitcfg_global_listing(struct gitcfg_state *st, char **out, size_t *len)
 {
 	pid_t pid = st->global_pid;
 
@@ -236,7 +236,7 @@ gitcfg_global_listing(struct gitcfg_scan *st, char **out, size_t *len)
 
 /* A started global listing nobody read: stopped and reaped. */
 static void
-gitcfg_global_end(struct gitcfg_scan *st)
+gitcfg_global_end(struct gitcfg_state *st)
 {
 	int status;
 
@@ -254,7 +254,7 @@ gitcfg_global_end(struct gitcfg_scan *st)
 /* Read one listing (a repository's, or a file's) into the scan; the
  * includes it names but did not read are read in turn (once each). */
 static int
-gitcfg_read(struct gitcfg_scan *st, const struct gitconfig_where *w,
+gitcfg_read(struct gitcfg_state *st, const struct gitconfig_where *w,
     char **argv, char ***seen)
 {
 	char **files = NULL, **inc = NULL, *buf = NULL;
@@ -304,7 +304,7 @@ gitcfg_read(struct gitcfg_scan *st, const struct gitconfig_where *w,
  * fixture; another git may), each read as a file (the global and system
  * ones are read per root). 0, or -1 when one cannot be read either. */
 static int
-gitcfg_repo_files(struct gitcfg_scan *st, const struct gitconfig_where *w,
+gitcfg_repo_files(struct gitcfg_state *st, const struct gitconfig_where *w,
     char ***seen)
 {
 	static const char *const own[] = { "config", "config.worktree", NULL };
@@ -359,7 +359,7 @@ gitcfg_repo_files(struct gitcfg_scan *st, const struct gitconfig_where *w,
 
 /* Read a repository's effective config. */
 static int
-gitcfg_repo(struct gitcfg_scan *st, const struct gitcfg_repo *r)
+gitcfg_repo(struct gitcfg_state *st, const struct gitcfg_repo *r)
 {
 	char gd[PATH_MAX + 16], wt[PATH_MAX + 16], **seen = NULL;
 	char *argv[] = { NULL, gd, wt, "config", "--list", "-z",
@@ -396,7 +396,7 @@ gitcfg_repo(struct gitcfg_scan *st, const struct gitcfg_repo *r)
 /* The global and system config outside any repository, once per root
  * (its relative values as if a repository were made there later). */
 static int
-gitcfg_global(struct gitcfg_scan *st, const char *root)
+gitcfg_global(struct gitcfg_state *st, const char *root)
 {
 	char *gd = path_join(root, ".git"), **seen = NULL;
 	struct gitconfig_where w = { root, gd, st->home, "/" };
@@ -453,27 +453,10 @@ gitcfg_physical(const char *path)
 	}
 	return out;
 }
-
-/* Fill one identity. */
-static void
-gitcfg_ident_fill(struct gitcfg_ident *id)
-{
-	struct stat s;
-
-	id->exists = stat(id->path, &s) == 0;
-	if (!id->exists)
-		return;
-	id->dev = s.st_dev;
-	id->ino = s.st_ino;
-	id->size = s.st_size;
-	id->mtime = s.st_mtim;
-	id->ctime = s.st_ctim;
-}
-
 /* The result: every spelling of the paths with its kind, and the watched
  * files with their identities. */
 static int
-gitcfg_finish(struct gitcfg_scan *st, struct gitcfg *out)
+gitcfg_finish(struct gitcfg_state *st, struct gitcfg *out)
 {
 	const char *globals[] = { "/etc/gitconfig", NULL, NULL, NULL };
 	char *g1 = path_join(st->home, ".gitconfig"), *g2, *phys;
@@ -525,7 +508,7 @@ gitcfg_finish(struct gitcfg_scan *st, struct gitcfg *out)
 	for (i = 0; i < n; i++) {
 		out->watch[i].path = st->watch[i];
 		st->watch[i] = NULL;
-		gitcfg_ident_fill(&out->watch[i]);
+		gitcfg_watch_fill(&out->watch[i]);
 	}
 	out->n_watch = n;
 	out->repos = (int)st->n_repos;
@@ -535,7 +518,7 @@ gitcfg_finish(struct gitcfg_scan *st, struct gitcfg *out)
 /* Is a repository found at root's top? (It reads all of root's config
  * listing already.) */
 static int
-gitcfg_root_has_repo(const struct gitcfg_scan *st, const char *root)
+gitcfg_root_has_repo(const struct gitcfg_state *st, const char *root)
 {
 	size_t k;
 
@@ -551,7 +534,7 @@ int
 gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
     sbox_error *err)
 {
-	struct gitcfg_scan st;
+	struct gitcfg_state st;
 	struct timespec start;
 	char **raw_paths = NULL, **raw_watch = NULL;
 	size_t i;
@@ -611,7 +594,8 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 	if (rc == 0)
 		rc = gitcfg_finish(&st, out);
 	if (rc == 0 && !cached && ok)
-		gitcfg_cache_put(&st, roots, raw_paths, raw_watch, out, &start);
+		gitcfg_cache_put(&st, roots, raw_paths, raw_watch, out->watch,
+		    out->n_watch, &start);
 	strv_free(raw_paths);
 	strv_free(raw_watch);
 	gitcfg_global_end(&st);
@@ -631,36 +615,16 @@ gitcfg_scan(char *const *roots, const char *home, struct gitcfg *out,
 int
 gitcfg_changed(const struct gitcfg *g)
 {
-	struct gitcfg_ident now;
-	size_t i;
-
-	for (i = 0; i < g->n_watch; i++) {
-		memset(&now, 0, sizeof now);
-		now.path = g->watch[i].path;
-		gitcfg_ident_fill(&now);
-		if (now.exists != g->watch[i].exists || (now.exists &&
-		    (now.dev != g->watch[i].dev || now.ino != g->watch[i].ino ||
-		    now.size != g->watch[i].size ||
-		    now.mtime.tv_sec != g->watch[i].mtime.tv_sec ||
-		    now.mtime.tv_nsec != g->watch[i].mtime.tv_nsec ||
-		    now.ctime.tv_sec != g->watch[i].ctime.tv_sec ||
-		    now.ctime.tv_nsec != g->watch[i].ctime.tv_nsec)))
-			return 1;
-	}
-	return 0;
+	return gitcfg_watch_changed(g->watch, g->n_watch);
 }
 
 /* Release what g owns. */
 void
 gitcfg_free(struct gitcfg *g)
 {
-	size_t i;
-
 	strv_free(g->paths);
 	free(g->kinds);
-	for (i = 0; i < g->n_watch; i++)
-		free(g->watch[i].path);
-	free(g->watch);
+	gitcfg_watch_free(g->watch, g->n_watch);
 	strv_free(g->roots);
 	free(g->home);
 	memset(g, 0, sizeof *g);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "daemon/session/gitcfg-watch.h"
 #include "protocol/error.h"
 
 #define GITCFG_REPOS_MAX  128      /* repositories in one scan */
@@ -21,16 +22,6 @@
 #define GITCFG_FILES_MAX  64       /* included files read per repository */
 #define GITCFG_OUT_MAX    (4 * 1024 * 1024) /* bytes of one git listing */
 #define GITCFG_TIMEOUT_MS 5000     /* one git run */
-
-/* A watched file's identity (absent: all zero). */
-struct gitcfg_ident {
-	char            *path;
-	dev_t            dev;
-	ino_t            ino;
-	off_t            size;
-	struct timespec  mtime, ctime;
-	int              exists;
-};
 
 /* One scan's result. */
 struct gitcfg {

@@ -305,7 +305,7 @@ START_TEST(test_container_in_delegated_cgroup)
 	    cg.dirs[0]);
 	json_decref(j);
 	container_cgroup_cleanup(&cg);
-	container_cgroup_stop();
+	container_start_shutdown();
 
 	/* not delegated: no cgroup, and the mode says why */
 	unlink(self);
@@ -319,7 +319,7 @@ START_TEST(test_container_in_delegated_cgroup)
 	ck_assert_str_eq(json_string_value(json_object_get(j, "cgroup")),
 	    container_cgroup_mode());
 	json_decref(j);
-	container_cgroup_stop();
+	container_start_shutdown();
 	event_base_free(base);
 }
 END_TEST
@@ -533,7 +533,7 @@ START_TEST(test_spare_launcher)
 	 * made after */
 	p3 = spare_made(base, &l, d3, sizeof d3);
 	empty(d3);
-	container_cgroup_stop();
+	container_start_shutdown();
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
 	ck_assert(gone(p3));
 	ck_assert_int_ne(access(d3, F_OK), 0);
@@ -571,7 +571,7 @@ START_TEST(test_spare_that_cannot_join_is_not_used)
 	ck_assert_int_eq(container_spare_waiting(NULL), 0);
 	ck_assert(gone(p));
 	ck_assert_int_ne(access(d, F_OK), 0);
-	container_cgroup_stop();
+	container_start_shutdown();
 	child_shutdown();
 	event_base_free(base);
 }
