@@ -9,13 +9,21 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/event.h>
 
 #include "daemon/command/command-io.h"
 #include "daemon/client.h"
 #include "daemon/rpc-call.h"
+#include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 
 #define COMMAND_BLOCKED_MAX_UNREACHABLE 64
+/* A refusal on a relayed terminal is told once the command's own output
+ * has reached a line's end (the message it writes about the refused
+ * file usually follows the refusal): looked at every HOLD_MS, at most
+ * HOLD_TRIES times, then told as it stands (after a line break). */
+#define COMMAND_BLOCKED_HOLD_MS    20
+#define COMMAND_BLOCKED_HOLD_TRIES 10
 
 /* A command on a terminal relayed to the client's own: relay what its
  * terminal has written so far first (the refusal came on another
@@ -39,27 +47,100 @@ command_blocked_drain(struct command *c)
 		evbuffer_write(bufferevent_get_output(fw), bufferevent_getfd(fw));
 }
 
+/* Send the held command.blocked messages to the client that runs c, the
+ * first with line_start as c's terminal stands now. */
+void
+command_blocked_flush(struct command *c)
+{
+	struct conn *to;
+	json_t *m;
+	size_t i;
+
+	if (c->blocked_ev != NULL)
+		event_del(c->blocked_ev);
+	c->blocked_waits = 0;
+	if (c->blocked_held == NULL)
+		return;
+	command_blocked_drain(c);
+	to = c->owner != 0 ? client_find(c->owner) : NULL;
+	json_array_foreach(c->blocked_held, i, m) {
+		json_object_set_new(m, "line_start", json_boolean(i > 0 ||
+		    !c->out_line.midline));
+		if (to != NULL)
+			client_notify(to, "command.blocked", json_incref(m));
+	}
+	json_decref(c->blocked_held);
+	c->blocked_held = NULL;
+}
+
+/* The held refusals' timer: tell them once the terminal's line has ended,
+ * or after the last try. */
+static void
+command_blocked_hold_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct command *c = arg;
+	struct timeval tv = { 0, COMMAND_BLOCKED_HOLD_MS * 1000 };
+
+	(void)fd;
+	(void)what;
+	command_blocked_drain(c);
+	if (c->out_line.midline &&
+	    ++c->blocked_waits < COMMAND_BLOCKED_HOLD_TRIES) {
+		event_add(c->blocked_ev, &tv);
+		return;
+	}
+	command_blocked_flush(c);
+}
+
+/* Free what c holds for its refusals (the command is freed). */
+void
+command_blocked_free(struct command *c)
+{
+	if (c->blocked_ev != NULL)
+		event_free(c->blocked_ev);
+	c->blocked_ev = NULL;
+	json_decref(c->blocked_held);
+	c->blocked_held = NULL;
+}
+
 /* A new entry of c's blocked.KIND: command.blocked {command, blocked:
  * {KIND: [entry]}, line_start?} to the client that runs it. line_start
  * (a terminal relayed to the client's own): the line written there last
  * holds no text (daemon/command/ttyline.h), so a line written now starts at its
- * left edge. */
+ * left edge. On such a terminal the message is held for the command's
+ * own words about the refusal (command_blocked_hold_cb); told at once
+ * when it cannot be held. */
 void
 command_blocked_notify(struct command *c, const char *kind, json_t *entry)
 {
+	struct timeval tv = { 0, COMMAND_BLOCKED_HOLD_MS * 1000 };
 	struct conn *to;
 	json_t *m;
 
 	if (entry == NULL || c->owner == 0 || (to = client_find(c->owner)) == NULL)
 		return;
-	command_blocked_drain(c);
 	m = json_pack("{s:I, s:{s:[O]}}", "command", (json_int_t)c->id,
 	    "blocked", kind, entry);
-	if (m != NULL && c->tty && c->stdio == COMMAND_STDIO_FDS)
+	if (m == NULL)
+		return;
+	if (c->tty && c->stdio == COMMAND_STDIO_FDS &&
+	    c->state != COMMAND_DONE) {
+		if (c->blocked_held == NULL)
+			c->blocked_held = json_array();
+		if (c->blocked_ev == NULL)
+			c->blocked_ev = evtimer_new(sboxd.base,
+			    command_blocked_hold_cb, c);
+		if (c->blocked_held != NULL && c->blocked_ev != NULL &&
+		    json_array_append_new(c->blocked_held, m) == 0) {
+			if (!evtimer_pending(c->blocked_ev, NULL))
+				event_add(c->blocked_ev, &tv);
+			return;
+		}
+		command_blocked_drain(c);
 		json_object_set_new(m, "line_start", json_boolean(
 		    !c->out_line.midline));
-	if (m != NULL)
-		client_notify(to, "command.blocked", m);
+	}
+	client_notify(to, "command.blocked", m);
 }
 
 /* An allowed host the proxy could not reach: note it on the running

@@ -7,9 +7,15 @@
 #include "daemon/command/command-state.h"
 
 /* A new entry of a command's blocked.KIND ("files", "hosts",
- * "unreachable"): command.blocked to the client that runs it, at once. */
+ * "unreachable"): command.blocked to the client that runs it, at once (on a
+ * relayed terminal, once the command's line has ended). */
 void command_blocked_notify(struct command *c, const char *kind,
     json_t *entry);
+/* Tell the refusals held for c's terminal now (its end, before the
+ * answer). */
+void command_blocked_flush(struct command *c);
+/* Free what c holds for its refusals. */
+void command_blocked_free(struct command *c);
 /* An allowed host the proxy could not reach (DNS failure, connection
  * refused, timeout): note it once on the session's running commands, in
  * blocked.unreachable {host, port, cause}. */

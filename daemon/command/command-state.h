@@ -83,6 +83,10 @@ struct command {
 	struct command_stream out, err;
 	struct ttyline       out_line; /* fds tty: does the line being written
 	                                  on the client's terminal hold text */
+	json_t              *blocked_held; /* command.blocked messages held
+	                                  for a line's end (command-blocked.c) */
+	struct event        *blocked_ev;   /* when to look again */
+	int                  blocked_waits;
 	struct blocked       blocked;
 	json_t              *hosts;    /* hosts refused while it ran */
 	unsigned long        owner;    /* connection id of the client */

@@ -19,6 +19,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "daemon/command/command-blocked.h"
 #include "daemon/command/command-io.h"
 #include "daemon/client.h"
 #include "daemon/rpc-call.h"
@@ -96,6 +97,7 @@ command_free(struct command *c)
 	command_io_free(c);
 	if (c->timer)
 		event_free(c->timer);
+	command_blocked_free(c);
 	blocked_free(&c->blocked);
 	json_decref(c->hosts);
 	strv_free(c->argv);
@@ -145,6 +147,8 @@ command_finish(struct command *c)
 
 	if (c->state == COMMAND_DONE)
 		return;
+	/* the refusals held for the line's end go before the answer */
+	command_blocked_flush(c);
 	c->state = COMMAND_DONE;
 	c->end_ms = sboxd_now_ms();
 	if (c->timer)
