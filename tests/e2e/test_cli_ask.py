@@ -390,9 +390,14 @@ def test_no_question_inside_sandbox(ctx):
                     pass
             if c.sock in r:
                 # command.started comes first; the reply once it ended
+                # (after a held command.blocked, maybe in the same read:
+                # every whole line read is looked at)
                 m = c.recv()
-                if m is not None and m.get("id") == rid and "method" not in m:
-                    reply = m
+                while m is not None:
+                    if m.get("id") == rid and "method" not in m:
+                        reply = m
+                        break
+                    m = c.recv() if b"\n" in c.buf else None
             if b"Allow " in term:
                 break
         # what the terminal still holds
