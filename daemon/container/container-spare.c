@@ -415,6 +415,8 @@ container_spare_go(struct container_spare *s, const char *bwrap,
 	}
 	close(s->sock);
 	s->sock = -1;
+	free(s->bwrap);		/* it is bwrap now: its pid and cgroups stay */
+	s->bwrap = NULL;
 	return 0;
 }
 

@@ -11,12 +11,20 @@
 
 #include "protocol/ctl.h"
 
-/* A non-blocking sender and a blocking receiver. */
+/* A non-blocking sender and a blocking receiver. The sender's buffer is
+ * small: each message waiting in it holds a descriptor in flight, which
+ * the kernel counts per user against RLIMIT_NOFILE (a full default buffer
+ * holds thousands, and a sandbox of the same uid started meanwhile could
+ * not pass its guard's listener: ETOOMANYREFS). */
 static void
 pair(int sp[2])
 {
+	int small = 4096;
+
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    sp), 0);
+	ck_assert_int_eq(setsockopt(sp[0], SOL_SOCKET, SO_SNDBUF, &small,
+	    sizeof small), 0);
 	ck_assert_int_eq(fcntl(sp[0], F_SETFL, O_NONBLOCK), 0);
 }
 
