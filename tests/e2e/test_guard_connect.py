@@ -37,21 +37,27 @@ except OSError as e:
     print("REFUSED", errno.errorcode[e.errno], blocking(c))
 c.close()
 
-# TCP, a listener whose queue is full: the connect waits until it is
-# accepted, and then it is connected
-srv = socket.socket()
-srv.bind(("127.0.0.1", 0))
-srv.listen(0)
+# A TCP listener whose queue is full (the connections that fill it kept
+# in held).
+def full_listener(held):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(0)
+    for _ in range(4):
+        h = socket.socket()
+        h.setblocking(False)
+        try:
+            h.connect(srv.getsockname())
+        except BlockingIOError:
+            pass
+        held.append(h)
+    time.sleep(0.2)
+    return srv
+
+# TCP, a full queue: the connect waits until it is accepted, and then it
+# is connected
 held = []
-for _ in range(4):
-    h = socket.socket()
-    h.setblocking(False)
-    try:
-        h.connect(srv.getsockname())
-    except BlockingIOError:
-        pass
-    held.append(h)
-time.sleep(0.2)
+srv = full_listener(held)
 def drain():
     time.sleep(0.5)
     srv.setblocking(False)
@@ -70,19 +76,8 @@ print("WAITED", time.time() - t > 0.3, blocking(c))
 c.close()
 
 # the same with a send timeout of the caller's: EINPROGRESS when it ends
-srv2 = socket.socket()
-srv2.bind(("127.0.0.1", 0))
-srv2.listen(0)
 held2 = []
-for _ in range(4):
-    h = socket.socket()
-    h.setblocking(False)
-    try:
-        h.connect(srv2.getsockname())
-    except BlockingIOError:
-        pass
-    held2.append(h)
-time.sleep(0.2)
+srv2 = full_listener(held2)
 c = socket.socket()
 c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
              struct.pack("ll", 0, 200000))
