@@ -1,10 +1,14 @@
 /* proxy-fixture.h: the fixture of test-proxy.c: the remote host (a network
  * namespace, a veth pair, an upstream server), a fake DNS server that counts
  * queries, the proxy under test with its loop on a thread, and blocking
- * client helpers. Included by test-proxy.c only (a header of static
- * functions, since each tests/unit/test-NAME.c is linked on its own). */
+ * client helpers, and the runner of a suite. Included by test-proxy.c and
+ * test-proxy-tunnel.c (a header of static functions, since each
+ * tests/unit/test-NAME.c is linked on its own). */
 #ifndef SBOX_TEST_PROXY_FIXTURE_H
 #define SBOX_TEST_PROXY_FIXTURE_H
+
+/* each suite uses some of these helpers */
+#pragma GCC diagnostic ignored "-Wunused-function"
 
 #include <check.h>
 #include <arpa/inet.h>
@@ -300,13 +304,18 @@ netns_down(void)
 static void
 netns_up(void)
 {
-	int k = 1 + (int)(getpid() % 250), i;
+	int k = 1 + (int)(getpid() % 250), i, tries;
 	pid_t pid = getpid();
 
 	if (geteuid() != 0) {
 		snprintf(netns_why, sizeof netns_why, "not root: network namespaces need root");
 		return;
 	}
+	/* a /24 no other interface of this computer holds (another proxy
+	 * suite may run beside this one) */
+	for (tries = 0; tries < 250 && sh("ip -o addr show to 10.231.%d.0/24 | "
+	    "grep -q .", k) == 0; tries++)
+		k = 1 + k % 250;
 	snprintf(netns_name, sizeof netns_name, "sboxt-%d", (int)pid);
 	snprintf(veth_a, sizeof veth_a, "sbt%da", (int)(pid % 10000000));
 	snprintf(up_ip, sizeof up_ip, "10.231.%d.2", k);
@@ -686,6 +695,26 @@ ask(const char *req, char *buf, size_t cap)
 	send_all(fd, req, strlen(req));
 	read_all(fd, buf, cap);
 	close(fd);
+}
+
+/* Run a suite of proxy cases with the remote host up (the main of
+ * test-proxy.c and test-proxy-tunnel.c); the exit status. */
+static int
+fixture_run(Suite *suite, const char *name)
+{
+	SRunner *sr;
+	int failed;
+
+	signal(SIGPIPE, SIG_IGN);
+	netns_up();
+	if (!netns_ok)
+		printf("%s: namespace tests skipped: %s\n", name, netns_why);
+	sr = srunner_create(suite);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	netns_down();
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 #endif
