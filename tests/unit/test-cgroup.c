@@ -577,6 +577,53 @@ START_TEST(test_spare_that_cannot_join_is_not_used)
 }
 END_TEST
 
+/* Joining a container's cgroup: the process is written to its procs
+ * file; a write that fails (here the file size limit) is -1 naming the
+ * cgroup, which bwrap's forked child turns into "cannot put the sandbox
+ * in its cgroup" and an exit without bwrap. */
+START_TEST(test_join_failure_names_the_cgroup)
+{
+	struct event_base *base = event_base_new();
+	struct rlimit one = { 1, RLIM_INFINITY };
+	struct plan_limits l = {0};
+	struct container_cg cg;
+	sbox_error err = {0};
+	const char *which = NULL;
+	int status, k;
+	pid_t p;
+
+	put("self", "0::/user.slice/u.service\n");
+	dir("user.slice/u.service");
+	put("user.slice/u.service/cgroup.subtree_control", "");
+	put("user.slice/u.service/cgroup.procs", "");
+	put("user.slice/u.service/cgroup.controllers", "memory pids\n");
+	container_cgroup_init(base, 0);
+	l.pids = 50;
+	ck_assert_int_eq(container_cgroup_setup(&l, &cg, &err), 0);
+	ck_assert_int_eq(cg.n, 1);
+	for (k = 0; k < 2; k++) {
+		signal(SIGXFSZ, SIG_IGN);
+		if ((p = fork()) == 0) {
+			if (k == 1 && setrlimit(RLIMIT_FSIZE, &one) < 0)
+				_exit(3);
+			if (k == 1)	/* past the one byte the limit leaves */
+				(void)!write(cg.procs_fd[0], "0\n", 2);
+			if (container_cgroup_join(&cg, &which) == 0)
+				_exit(k == 0 ? 0 : 1);
+			_exit(k == 1 && which == cg.dirs[0] && errno == EFBIG ?
+			    0 : 2);
+		}
+		ck_assert_int_gt(p, 0);
+		ck_assert_int_eq(waitpid(p, &status, 0), p);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "case %d: status %d", k, status);
+	}
+	container_cgroup_cleanup(&cg);
+	container_start_shutdown();
+	event_base_free(base);
+}
+END_TEST
+
 /* The suite. */
 static Suite *
 cgroup_suite(void)
@@ -592,6 +639,7 @@ cgroup_suite(void)
 	tcase_add_test(tc, test_container_in_delegated_cgroup);
 	tcase_add_test(tc, test_spare_launcher);
 	tcase_add_test(tc, test_spare_that_cannot_join_is_not_used);
+	tcase_add_test(tc, test_join_failure_names_the_cgroup);
 	suite_add_tcase(s, tc);
 	return s;
 }
