@@ -448,14 +448,20 @@ START_TEST(test_spec_rules)
 	sbox_error err;
 	json_t *j, *bad;
 	size_t i;
+	/* each a rule's items, appended to the flat [path, access, rule, ...] */
 	static const char *const wrong[] = {
-		"{\"path\":\"h/x\",\"access\":\"hidden\",\"rule\":\"r\"}",
-		"{\"path\":\"/h/../x\",\"access\":\"hidden\",\"rule\":\"r\"}",
-		"{\"path\":\"/h/x/\",\"access\":\"hidden\",\"rule\":\"r\"}",
-		"{\"path\":\"/h/x\",\"access\":\"secret\",\"rule\":\"r\"}",
-		"{\"path\":\"/h/x\",\"access\":\"ro\"}",
-		"{\"path\":\"/h/x\",\"access\":\"ro\",\"rule\":7}",
-		"\"/h/x\"", NULL };
+		"[\"h/x\",\"hidden\",\"r\"]",
+		"[\"/h/../x\",\"hidden\",\"r\"]",
+		"[\"/h/x/\",\"hidden\",\"r\"]",
+		"[\"/h/x\",\"secret\",\"r\"]",
+		"[\"/h/x\",\"ro\"]",
+		"[\"/h/x\",\"ro\",7]",
+		"[7,\"ro\",\"r\"]",
+		"[\"/h/x\",\"ro\",\"r\\u0000x\"]",
+		"[{\"path\":\"/h/x\",\"access\":\"ro\",\"rule\":\"r\"}]",
+		"[\"/h/x\"]", NULL };
+	json_t *items, *it;
+	size_t k;
 
 	s.roots = calloc(1, sizeof *s.roots);
 	s.home = strdup("/h");
@@ -505,8 +511,11 @@ START_TEST(test_spec_rules)
 	/* each malformed rule is refused */
 	for (i = 0; wrong[i] != NULL; i++) {
 		bad = json_deep_copy(j);
-		json_array_append_new(json_object_get(bad, "rules"),
-		    json_loads(wrong[i], JSON_DECODE_ANY, NULL));
+		items = json_loads(wrong[i], JSON_ALLOW_NUL, NULL);
+		ck_assert_ptr_nonnull(items);
+		json_array_foreach(items, k, it)
+			json_array_append(json_object_get(bad, "rules"), it);
+		json_decref(items);
 		ck_assert_msg(guard_spec_from_json(&back, bad, &err) == -1,
 		    "%s", wrong[i]);
 		ck_assert_ptr_nonnull(strstr(err.message, "rules"));
@@ -522,6 +531,73 @@ START_TEST(test_spec_rules)
 	ck_assert_uint_eq(back.n_rules, 0);
 	ck_assert_ptr_null(guard_spec_explain(&back, "/h/.ssh/x"));
 	guard_spec_free(&back);
+	json_decref(j);
+	guard_spec_free(&s);
+}
+END_TEST
+
+START_TEST(test_spec_protected)
+{
+	struct guard_spec s = { 0 }, back;
+	sbox_error err;
+	json_t *j, *bad;
+	size_t i;
+	/* lines sbox-init must refuse: each alone as the spec's table */
+	static const char *const wrong[] = {
+		"runs-later root .x # no newline",
+		"runs-later root\n",
+		"runs-later root .x\n",
+		"sometimes root .x c\n",
+		"runs-later nowhere .x c\n",
+		"runs-later root /abs c\n",
+		"runs-later root a//b c\n",
+		"runs-later root ../x c\n",
+		"runs-later  root .x c\n",
+		"runs-later root .x c\x01\n",
+		"credential home .ssh/ c\n\n", NULL };
+
+	s.roots = calloc(1, sizeof *s.roots);
+	s.home = strdup("/h");
+	ck_assert_int_eq(guard_entry_add(&s.table, "runs-later", "root",
+	    ".envrc", "direnv # runs it on cd, with  two spaces", &err), 0);
+	ck_assert_int_eq(guard_entry_add(&s.table, "credential", "home",
+	    ".ssh/", "", &err), 0);
+	ck_assert_int_eq(guard_entry_add(&s.table, "runs-later", "any",
+	    ".vscode/tasks.json", " leading and trailing ", &err), 0);
+	/* every entry comes back as it was, comments to the byte */
+	j = guard_spec_to_json(&s);
+	ck_assert(json_is_string(json_object_get(j, "protected")));
+	ck_assert_msg(guard_spec_from_json(&back, j, &err) == 0, "%s",
+	    err.message);
+	ck_assert_uint_eq(back.table.n, s.table.n);
+	for (i = 0; i < s.table.n; i++) {
+		ck_assert_int_eq(back.table.e[i].kind, s.table.e[i].kind);
+		ck_assert_int_eq(back.table.e[i].scope, s.table.e[i].scope);
+		ck_assert_int_eq(back.table.e[i].is_dir, s.table.e[i].is_dir);
+		ck_assert_str_eq(back.table.e[i].name, s.table.e[i].name);
+		ck_assert_str_eq(back.table.e[i].comment, s.table.e[i].comment);
+	}
+	guard_spec_free(&back);
+	/* an empty table is an empty string; no string at all is refused */
+	bad = json_deep_copy(j);
+	json_object_set_new(bad, "protected", json_string(""));
+	ck_assert_int_eq(guard_spec_from_json(&back, bad, &err), 0);
+	ck_assert_uint_eq(back.table.n, 0);
+	guard_spec_free(&back);
+	json_object_set_new(bad, "protected", json_array());
+	ck_assert_int_eq(guard_spec_from_json(&back, bad, &err), -1);
+	json_object_del(bad, "protected");
+	ck_assert_int_eq(guard_spec_from_json(&back, bad, &err), -1);
+	json_decref(bad);
+	/* each malformed line fails the whole spec (fail closed) */
+	for (i = 0; wrong[i] != NULL; i++) {
+		bad = json_deep_copy(j);
+		json_object_set_new(bad, "protected", json_string(wrong[i]));
+		ck_assert_msg(guard_spec_from_json(&back, bad, &err) == -1,
+		    "%s", wrong[i]);
+		ck_assert_ptr_nonnull(strstr(err.message, "protected"));
+		json_decref(bad);
+	}
 	json_decref(j);
 	guard_spec_free(&s);
 }
@@ -570,6 +646,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_spec_rules);
+	tcase_add_test(tc, test_spec_protected);
 	tcase_add_test(tc, test_shipped_file);
 	suite_add_tcase(s, tc);
 	return s;
