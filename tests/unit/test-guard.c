@@ -441,6 +441,32 @@ START_TEST(test_table)
 }
 END_TEST
 
+START_TEST(test_table_same_entry_once)
+{
+	struct guard_table t = { 0 };
+	sbox_error err;
+
+	ck_assert_int_eq(guard_table_parse(&t, "runs-later root .envrc # a\n"
+	    "runs-later root .envrc # again: kept once, the first comment\n"
+	    "runs-later root .envrc.local # a longer name\n"
+	    "runs-later root .env # a shorter one\n"
+	    "runs-later root .envrc/ # a folder of that name\n"
+	    "runs-later root .envrc/ # that folder again\n"
+	    "runs-later any .envrc # another scope\n"
+	    "credential root .envrc # another kind\n", "f", &err), 0);
+	ck_assert_uint_eq(t.n, 6);
+	ck_assert_str_eq(t.e[0].name, ".envrc");
+	ck_assert_str_eq(t.e[0].comment, "a");
+	ck_assert_str_eq(t.e[1].name, ".envrc.local");
+	ck_assert_str_eq(t.e[2].name, ".env");
+	ck_assert_str_eq(t.e[3].name, ".envrc");
+	ck_assert(t.e[3].is_dir);
+	ck_assert_int_eq(t.e[4].scope, GUARD_SCOPE_ANY);
+	ck_assert_int_eq(t.e[5].kind, GUARD_KIND_CREDENTIAL);
+	guard_table_free(&t);
+}
+END_TEST
+
 START_TEST(test_spec_rules)
 {
 	struct guard_spec s = { 0 }, back;
@@ -645,6 +671,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_git_allow_list);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_table_same_entry_once);
 	tcase_add_test(tc, test_spec_rules);
 	tcase_add_test(tc, test_spec_protected);
 	tcase_add_test(tc, test_shipped_file);
