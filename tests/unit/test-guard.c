@@ -443,8 +443,9 @@ END_TEST
 
 START_TEST(test_table_same_entry_once)
 {
-	struct guard_table t = { 0 };
+	struct guard_table t = { 0 }, c = { 0 };
 	sbox_error err;
+	size_t i;
 
 	ck_assert_int_eq(guard_table_parse(&t, "runs-later root .envrc # a\n"
 	    "runs-later root .envrc # again: kept once, the first comment\n"
@@ -463,6 +464,24 @@ START_TEST(test_table_same_entry_once)
 	ck_assert(t.e[3].is_dir);
 	ck_assert_int_eq(t.e[4].scope, GUARD_SCOPE_ANY);
 	ck_assert_int_eq(t.e[5].kind, GUARD_KIND_CREDENTIAL);
+	/* a copy into an empty table is the same; into a full one, nothing
+	 * already there is added twice */
+	ck_assert_int_eq(guard_table_copy(&c, &t, &err), 0);
+	ck_assert_uint_eq(c.n, t.n);
+	for (i = 0; i < t.n; i++) {
+		ck_assert_int_eq(c.e[i].kind, t.e[i].kind);
+		ck_assert_int_eq(c.e[i].scope, t.e[i].scope);
+		ck_assert_int_eq(c.e[i].is_dir, t.e[i].is_dir);
+		ck_assert_str_eq(c.e[i].name, t.e[i].name);
+		ck_assert_str_eq(c.e[i].comment, t.e[i].comment);
+		ck_assert_ptr_ne(c.e[i].name, t.e[i].name);
+	}
+	ck_assert_int_eq(guard_table_copy(&c, &t, &err), 0);
+	ck_assert_uint_eq(c.n, t.n);
+	ck_assert_int_eq(guard_table_parse(&c, "runs-later root .new # n\n",
+	    "f", &err), 0);
+	ck_assert_uint_eq(c.n, t.n + 1);
+	guard_table_free(&c);
 	guard_table_free(&t);
 }
 END_TEST
