@@ -241,6 +241,11 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 		close(src[0]);
 		return pid;
 	}
+	if (c->cg.n == 0 && !b->staged) {	/* nothing to do before exec */
+		pid = container_bind_spawn(bwrap, argv, src, b, err);
+		close(src[0]);
+		return pid;
+	}
 	pid = fork();
 	if (pid == 0) {
 		if (container_cgroup_join(&c->cg, &which) < 0) {
