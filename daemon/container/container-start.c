@@ -214,7 +214,8 @@ container_start_memfd(const char *name, const char *data, size_t len,
  * 5 = seccomp, the held binds; nothing else; in the container's cgroups
  * (c->cg): through the spare when one is given (its process, already in
  * them, execs bwrap), else a fork that joins them first and fails when it
- * cannot. The pid, or -1 with err. */
+ * cannot; with no cgroup and nothing staged, posix_spawn (no fork of
+ * sboxd). The pid, or -1 with err. */
 static pid_t
 container_start_spawn_bwrap(struct container *c, const char *bwrap,
     char *const *cmd, const int fds[4], const struct container_binds *b,
