@@ -537,6 +537,7 @@ main(int argc, char **argv)
 	int foreground = 0;
 	sbox_error err;
 
+	container_spare_child();	/* returns unless this is a spare launcher */
 	proxy_main_child();	/* returns unless this is the proxy process */
 	proxy_jail_set_argv(argc, argv);
 	main_wire();

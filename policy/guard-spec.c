@@ -14,7 +14,9 @@
 
 static const char *const guard_spec_access[] = { "hidden", "ro", "rw" };
 
-/* The path rules as [{path, access, rule}]. */
+/* The path rules as one flat array [path, access, rule, path, ...]: no
+ * object a rule (sbox-init parses it before any command may run, and a
+ * JSON object costs it several times its array's time). */
 static json_t *
 guard_spec_rules_json(const struct guard_spec *s)
 {
@@ -22,11 +24,46 @@ guard_spec_rules_json(const struct guard_spec *s)
 	size_t i;
 
 	for (i = 0; a != NULL && i < s->n_rules; i++)
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s}", "path",
-		    s->rules[i].path, "access",
-		    guard_spec_access[s->rules[i].access], "rule",
-		    s->rules[i].rule));
+		if (json_array_append_new(a, json_string(s->rules[i].path)) < 0 ||
+		    json_array_append_new(a, json_string(guard_spec_access[
+		    s->rules[i].access])) < 0 ||
+		    json_array_append_new(a, json_string(s->rules[i].rule)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
 	return a;
+}
+
+/* The protected names as one string, a line each: "KIND SCOPE NAME
+ * COMMENT" (a name holds no space, '#' or newline, a comment no control
+ * character: what guard_entry_add accepted splits back exactly). */
+static json_t *
+guard_spec_table_json(const struct guard_table *t)
+{
+	size_t i, len = 0, at = 0;
+	json_t *j;
+	char *buf;
+	int n;
+
+	for (i = 0; i < t->n; i++)
+		len += strlen(t->e[i].name) + strlen(t->e[i].comment) + 32;
+	if ((buf = malloc(len + 1)) == NULL)
+		return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < t->n; i++) {
+		n = snprintf(buf + at, len + 1 - at, "%s %s %s%s %s\n",
+		    guard_kind_name(t->e[i].kind),
+		    guard_scope_name(t->e[i].scope), t->e[i].name,
+		    t->e[i].is_dir ? "/" : "", t->e[i].comment);
+		if (n < 0 || (size_t)n > len - at) {
+			free(buf);
+			return NULL;
+		}
+		at += (size_t)n;
+	}
+	j = json_stringn(buf, at);
+	free(buf);
+	return j;
 }
 
 /* The spec as JSON. */
@@ -41,7 +78,7 @@ guard_spec_to_json(const struct guard_spec *s)
 		json_array_append_new(roots, json_string(s->roots[i]));
 	return json_pack("{s:o?,s:s,s:o?,s:o?,s:o?,s:b,s:o?,s:o?}", "roots",
 	    roots, "home", s->home ? s->home : "/", "protected",
-	    guard_table_to_json(&s->table), "missing", strv_json(
+	    guard_spec_table_json(&s->table), "missing", strv_json(
 	    s->missing), "rules", guard_spec_rules_json(s), "supervise",
 	    s->supervise, "exclude", s->exclude ? strv_json(s->exclude) : NULL,
 	    "nosock", s->nosock ? strv_json(s->nosock) : NULL);
@@ -113,38 +150,75 @@ guard_spec_add_rule(struct guard_spec *s, const char *path,
 	return 0;
 }
 
-/* The spec's path rules from JSON (absent: none). */
+/* The spec's path rules from their flat JSON array (absent: none). */
 static int
 guard_spec_rules(struct guard_spec *s, json_t *a, sbox_error *err)
 {
-	const char *path, *access, *rule;
-	size_t i, k;
-	json_t *v;
+	json_t *p, *r;
+	const char *access;
+	size_t i, n, k;
 
 	if (a == NULL)
 		return 0;
-	if (!json_is_array(a) || json_array_size(a) > GUARD_RULES_MAX)
+	if (!json_is_array(a) || (n = json_array_size(a)) % 3 != 0 ||
+	    n / 3 > GUARD_RULES_MAX)
 		return error_set(err, E_INVALID_PARAMS, "guard: rules (at most "
-		    "%d)", GUARD_RULES_MAX);
-	json_array_foreach(a, i, v) {
-		json_t *p = json_object_get(v, "path");
-		json_t *r = json_object_get(v, "rule");
-
-		path = json_string_value(p);
-		access = json_string_value(json_object_get(v, "access"));
-		rule = json_string_value(r);
+		    "%d, as [path, access, rule, ...])", GUARD_RULES_MAX);
+	for (i = 0; i < n; i += 3) {
+		p = json_array_get(a, i);
+		access = json_string_value(json_array_get(a, i + 1));
+		r = json_array_get(a, i + 2);
 		for (k = 0; access != NULL && k < 3; k++)
 			if (strcmp(access, guard_spec_access[k]) == 0)
 				break;
-		if (path == NULL || !guard_abs_ok(path, json_string_length(p)) ||
-		    access == NULL || k == 3 || rule == NULL ||
-		    json_string_length(r) > GUARD_RULE_MAX ||
-		    strlen(rule) != json_string_length(r))
+		if (!json_is_string(p) || !guard_abs_ok(json_string_value(p),
+		    json_string_length(p)) || access == NULL || k == 3 ||
+		    !json_is_string(r) || json_string_length(r) > GUARD_RULE_MAX ||
+		    strlen(json_string_value(r)) != json_string_length(r))
 			return error_set(err, E_INVALID_PARAMS, "guard: rules[%zu] "
-			    "is not {path, access: hidden|ro|rw, rule}", i);
-		if (guard_spec_add_rule(s, path, (enum guard_access)k, rule) < 0)
+			    "is not path, access (hidden|ro|rw), rule", i / 3);
+		if (guard_spec_add_rule(s, json_string_value(p),
+		    (enum guard_access)k, json_string_value(r)) < 0)
 			return error_nomem(err);
 	}
+	return 0;
+}
+
+/* The protected names from their lines ("KIND SCOPE NAME COMMENT", the
+ * comment possibly empty), each checked by guard_entry_add. */
+static int
+guard_spec_table(struct guard_table *t, json_t *text, sbox_error *err)
+{
+	char *buf, *line, *next, *f[3];
+	size_t lineno = 0;
+	int i, rc = 0;
+
+	if (!json_is_string(text) || strlen(json_string_value(text)) !=
+	    json_string_length(text))
+		return error_set(err, E_INVALID_PARAMS, "guard: protected is "
+		    "not its lines");
+	if ((buf = strdup(json_string_value(text))) == NULL)
+		return error_nomem(err);
+	for (line = buf; rc == 0 && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) == NULL) {
+			rc = -1;	/* every line ends */
+			break;
+		}
+		*next++ = '\0';
+		for (i = 0; i < 3; i++) {
+			f[i] = line;
+			if ((line = strchr(line, ' ')) == NULL)
+				break;
+			*line++ = '\0';
+		}
+		rc = i < 3 || guard_entry_add(t, f[0], f[1], f[2], line, err) < 0 ?
+		    -1 : 0;
+		lineno++;
+	}
+	free(buf);
+	if (rc < 0)
+		return error_set(err, E_INVALID_PARAMS, "guard: protected[%zu] is "
+		    "not a valid entry", lineno);
 	return 0;
 }
 
@@ -180,15 +254,13 @@ guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
 	json_t *home = json_object_get(j, "home");
 	json_t *prot = json_object_get(j, "protected");
 	json_t *sup = json_object_get(j, "supervise"), *v;
-	const char *k, *sc, *n, *c;
 	size_t i, nr;
 
 	memset(s, 0, sizeof *s);
 	if (!json_is_array(roots) || (nr = json_array_size(roots)) >
 	    GUARD_ROOTS_MAX || !json_is_string(home) ||
 	    !guard_abs_ok(json_string_value(home), json_string_length(home)) ||
-	    !json_is_array(prot) || json_array_size(prot) > GUARD_TABLE_MAX ||
-	    !json_is_boolean(sup))
+	    !json_is_string(prot) || !json_is_boolean(sup))
 		return error_set(err, E_INVALID_PARAMS, "guard: roots (at most "
 		    "%d absolute paths), home, protected and supervise",
 		    GUARD_ROOTS_MAX);
@@ -215,17 +287,9 @@ guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err)
 		guard_spec_free(s);
 		return -1;
 	}
-	json_array_foreach(prot, i, v) {
-		k = json_string_value(json_object_get(v, "kind"));
-		sc = json_string_value(json_object_get(v, "scope"));
-		n = json_string_value(json_object_get(v, "name"));
-		c = json_string_value(json_object_get(v, "comment"));
-		if (k == NULL || sc == NULL || n == NULL || guard_entry_add(
-		    &s->table, k, sc, n, c, err) < 0) {
-			guard_spec_free(s);
-			return error_set(err, E_INVALID_PARAMS, "guard: "
-			    "protected[%zu] is not a valid entry", i);
-		}
+	if (guard_spec_table(&s->table, prot, err) < 0) {
+		guard_spec_free(s);
+		return -1;
 	}
 	return 0;
 nomem:

@@ -25,8 +25,8 @@
  *          mode, uid, gid, mtime, mtime_ns, nlink, ino, dev}} or error.
  *   listen_local {req, port}            Reply: opened {req, families[]} +
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
- *   guard  {roots[], home, protected[{kind, scope, name, comment}],
- *          missing[], rules[{path, access: hidden|ro|rw, rule}],
+ *   guard  {roots[], home, protected: "KIND SCOPE NAME COMMENT\n"...,
+ *          missing[], rules[path, access (hidden|ro|rw), rule, ...],
  *          supervise, exclude[]?}       sent once, with bwrap's start
  *          (sbox-init reads it after it has sent ready): the file guard's
  *          spec (policy/guard.h). Reply, always after ready: guarded

@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,4 +692,69 @@ container_bind_exec(const char *bwrap, char *const *argv, const int src_in[6],
 	/* fd 2 is bwrap's stderr pipe: container_explain shows this */
 	dprintf(2, "cannot run bwrap %s: %s\n", bwrap, strerror(errno));
 	_exit(127);
+}
+
+/* Start bwrap as container_bind_exec does, for binds that are not staged
+ * and no cgroup to join: posix_spawn (a vfork) instead of a fork, whose
+ * copy of sboxd's page tables made sboxd fault on each page it wrote
+ * until bwrap's exec. The pid, or -1 with err. */
+pid_t
+container_bind_spawn(const char *bwrap, char *const *argv, const int src_in[6],
+    const struct container_binds *b, sbox_error *err)
+{
+	char *envp[] = { NULL };
+	int n = (int)b->n, above = CFD_BINDS + n + 10, *hi, i, e = 0;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t all, none;
+	pid_t pid = -1;
+
+	if (b->staged) {
+		error_set(err, E_INTERNAL, "staged binds need a fork");
+		return -1;
+	}
+	if ((hi = malloc(sizeof *hi * (size_t)(6 + n))) == NULL) {
+		error_nomem(err);
+		return -1;
+	}
+	for (i = 0; i < 6 + n; i++)
+		hi[i] = -1;
+	/* every source above the targets, so that dup2 clobbers none */
+	for (i = 0; i < 6 + n && e == 0; i++)
+		if ((hi[i] = fcntl(i < 6 ? src_in[i] : b->fds[i - 6],
+		    F_DUPFD_CLOEXEC, above)) < 0)
+			e = errno;
+	if (e == 0 && (e = posix_spawn_file_actions_init(&fa)) == 0) {
+		if ((e = posix_spawnattr_init(&at)) == 0) {
+			for (i = 0; i < 6 + n && e == 0; i++)
+				e = posix_spawn_file_actions_adddup2(&fa, hi[i],
+				    i < 6 ? i : CFD_BINDS + i - 6);
+			if (e == 0)
+				e = posix_spawn_file_actions_addclosefrom_np(&fa,
+				    CFD_BINDS + n);
+			sigfillset(&all);
+			sigemptyset(&none);
+			if (e == 0)
+				e = posix_spawnattr_setflags(&at,
+				    POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+			if (e == 0)
+				e = posix_spawnattr_setsigdefault(&at, &all);
+			if (e == 0)
+				e = posix_spawnattr_setsigmask(&at, &none);
+			if (e == 0)
+				e = posix_spawn(&pid, bwrap, &fa, &at, argv, envp);
+			posix_spawnattr_destroy(&at);
+		}
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	for (i = 0; i < 6 + n; i++)
+		if (hi[i] >= 0)
+			close(hi[i]);
+	free(hi);
+	if (e != 0) {
+		error_set_errno(err, E_SANDBOX_UNAVAILABLE, e, "cannot run bwrap "
+		    "%s", bwrap);
+		return -1;
+	}
+	return pid;
 }

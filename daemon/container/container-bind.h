@@ -74,5 +74,9 @@ void container_bind_free(struct container_binds *b);
  * CFD_BINDS + i, exec bwrap. Never returns. */
 void container_bind_exec(const char *bwrap, char *const *argv,
     const int src[6], const struct container_binds *b, int staged);
+/* The same for binds that are not staged and no cgroup to join, without a
+ * fork (posix_spawn); the pid, or -1 with err. */
+pid_t container_bind_spawn(const char *bwrap, char *const *argv,
+    const int src[6], const struct container_binds *b, sbox_error *err);
 
 #endif

@@ -214,7 +214,8 @@ container_start_memfd(const char *name, const char *data, size_t len,
  * 5 = seccomp, the held binds; nothing else; in the container's cgroups
  * (c->cg): through the spare when one is given (its process, already in
  * them, execs bwrap), else a fork that joins them first and fails when it
- * cannot. The pid, or -1 with err. */
+ * cannot; with no cgroup and nothing staged, posix_spawn (no fork of
+ * sboxd). The pid, or -1 with err. */
 static pid_t
 container_start_spawn_bwrap(struct container *c, const char *bwrap,
     char *const *cmd, const int fds[4], const struct container_binds *b,
@@ -238,6 +239,11 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 	if (spare != NULL) {
 		pid = container_spare_go(spare, bwrap, argv, src, b, err) < 0 ?
 		    -1 : spare->pid;
+		close(src[0]);
+		return pid;
+	}
+	if (c->cg.n == 0 && !b->staged) {	/* nothing to do before exec */
+		pid = container_bind_spawn(bwrap, argv, src, b, err);
 		close(src[0]);
 		return pid;
 	}

@@ -262,6 +262,9 @@ void container_cgroup_stop(void);
 /* sboxd's shutdown: the waiting spare launcher ends with its cgroups, then
  * container_cgroup_stop (container-start.c). */
 void container_start_shutdown(void);
+/* First in sboxd's main: run as the spare launcher sboxd started (its
+ * binary again, container-spare.c); returns when this process is not one. */
+void container_spare_child(void);
 /* How sandboxes' memory and processes are bounded here, in one line
  * ("v2 (delegated): ...", "root: ...", "none: memory is limited per
  * process (RLIMIT_AS) ..."). */

@@ -243,21 +243,71 @@ session_make_env(struct session *s, sbox_error *err)
 	return 0;
 }
 
-/* The protected names: the data file (fail closed when there is none),
- * then the config's additions. */
+/* The protected-names file as last loaded, and which file it was then:
+ * loaded again once the file is another or changed (its parse was ~0.3 ms
+ * of every create). */
+static struct {
+	struct guard_table t;
+	char              *path;
+	struct stat        st;
+} session_prot_file;
+
+/* Is st the same file, unchanged, as the one loaded? */
 static int
-session_protected(struct guard_table *t, sbox_error *err)
+session_protected_same(const char *path, const struct stat *st)
+{
+	const struct stat *o = &session_prot_file.st;
+
+	return session_prot_file.path != NULL &&
+	    strcmp(session_prot_file.path, path) == 0 && o->st_dev ==
+	    st->st_dev && o->st_ino == st->st_ino && o->st_size ==
+	    st->st_size && o->st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	    o->st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
+	    o->st_ctim.tv_sec == st->st_ctim.tv_sec &&
+	    o->st_ctim.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* The protected names: the data file (fail closed when there is none;
+ * kept while it does not change), then the config's additions. *use is
+ * the table to plan with: the kept one itself when the config adds
+ * nothing, else t (a copy of both, which the caller frees). */
+static int
+session_protected(struct guard_table *t, const struct guard_table **use,
+    sbox_error *err)
 {
 	const char *file = guard_table_file(toolconf_protected_file());
+	const struct guard_table *more = sboxd.config ?
+	    sboxd.config->protected : NULL;
+	struct stat st;
 
 	memset(t, 0, sizeof *t);
+	*use = t;
 	if (file == NULL)
 		return error_set(err, E_SANDBOX_SETUP, "no protected-names file: "
 		    "install sbox (PREFIX/share/sbox/protected), or set "
 		    "SBOX_PROTECTED_FILE");
-	if (guard_table_load(t, file, err) < 0 ||
-	    guard_table_copy(t, sboxd.config ? sboxd.config->protected : NULL,
-	    err) < 0) {
+	if (stat(file, &st) < 0 || !session_protected_same(file, &st)) {
+		guard_table_free(&session_prot_file.t);
+		free(session_prot_file.path);
+		session_prot_file.path = NULL;
+		if (guard_table_load(&session_prot_file.t, file, err) < 0) {
+			guard_table_free(&session_prot_file.t);
+			return error_context(err, "the protected names");
+		}
+		/* (a file changed between the stat and the read is loaded
+		 * again at the next create: its identity is the stat's) */
+		if ((session_prot_file.path = strdup(file)) == NULL) {
+			guard_table_free(&session_prot_file.t);
+			return error_nomem(err);
+		}
+		session_prot_file.st = st;
+	}
+	if (more == NULL || more->n == 0) {
+		*use = &session_prot_file.t;
+		return 0;
+	}
+	if (guard_table_copy(t, &session_prot_file.t, err) < 0 ||
+	    guard_table_copy(t, more, err) < 0) {
 		guard_table_free(t);
 		return error_context(err, "the protected names");
 	}
@@ -279,6 +329,7 @@ session_make_plan(struct session *s, const struct session_params *p,
 	uid_t cuid;
 	gid_t cgid;
 	struct guard_table prot = { 0 };
+	const struct guard_table *protected = &prot;
 	const char *home = getenv("HOME");
 	const char *xdg = p->env ? json_string_value(json_object_get(p->env,
 	    "XDG_RUNTIME_DIR")) : NULL;
@@ -343,7 +394,8 @@ session_make_plan(struct session *s, const struct session_params *p,
 		ctx.inherit = parent->plan->rules;
 		ctx.n_inherit = parent->plan->n_rules;
 	}
-	if (s->profile->sandboxed && session_protected(&prot, err) < 0) {
+	if (s->profile->sandboxed && session_protected(&prot, &protected,
+	    err) < 0) {
 		free(cache_root);
 		free(phome);
 		strv_free(registries);
@@ -352,9 +404,10 @@ session_make_plan(struct session *s, const struct session_params *p,
 		free(scratch_base);
 		return -1;
 	}
-	ctx.protected = &prot;
+	ctx.protected = protected;
 	/* what a sandbox left in its provider's home that cannot be bound */
-	session_provider_aside(s->profile, phome, home, &prot, &s->home_moved);
+	session_provider_aside(s->profile, phome, home, protected,
+	    &s->home_moved);
 	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
 	if (s->plan != NULL && session_gitcfg_start(s, err) < 0) {

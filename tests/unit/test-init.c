@@ -184,7 +184,7 @@ START_TEST(test_init_validates)
 	init_refuses("{\"type\":\"spawn\",\"id\":8,\"argv\":[\"true\"],"
 	    "\"stdio\":\"fds\"}", three, 3, EINVAL);
 	m = init_ask("{\"type\":\"guard\",\"roots\":[\"/tmp\"],\"home\":"
-	    "\"/root\",\"protected\":[],\"supervise\":true}", NULL, 0);
+	    "\"/root\",\"protected\":\"\",\"supervise\":true}", NULL, 0);
 	ck_assert_str_eq(ctl_type(m), "guarded");
 	json_decref(m);
 	/* Still serving after all that: a command runs and exits. */
