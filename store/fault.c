@@ -51,12 +51,12 @@ store_fault_moved(struct store *st)
 	struct stat sb;
 	int moved = 0;
 
+	/* HAS_MOVED compares the name's inode with the open file's (a name
+	 * that is gone counts as moved): a stat of our own only when it
+	 * cannot say (one stat per write, not two) */
 	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_HAS_MOVED,
 	    &moved) != SQLITE_OK)
-		moved = 0;
-	/* HAS_MOVED compares the name's inode with the open file's */
-	if (!moved && stat(st->path, &sb) == -1 && errno == ENOENT)
-		moved = 1;
+		moved = stat(st->path, &sb) == -1 && errno == ENOENT;
 	return moved;
 }
 

@@ -121,6 +121,7 @@ struct command_params {
 	enum command_stdio stdio;
 	int                want_stdin;  /* pipes: keep stdin open for command.write */
 	int                channel;     /* give the command a channel to sboxd (fd 3) */
+	int                no_started;  /* no command.started to the caller */
 	int                tty;         /* run it on a terminal of its sandbox */
 	struct ttysize     tty_size;    /* of this size */
 	int                outside;     /* run on the host, in the project folder */

@@ -468,7 +468,7 @@ fail_started:
 		    (c->timeout_ms % 1000) * 1000 };
 		event_add(c->timer, &tv);
 	}
-	if (call != NULL)
+	if (call != NULL && !p->no_started)
 		command_follow_started(c, call);
 	events_publish("command.started", c->s->id, json_pack("{s:I, s:O, s:b}",
 	    "command", (json_int_t)c->id, "argv", p->argv, "outside",

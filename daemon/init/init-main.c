@@ -238,11 +238,15 @@ main(int argc, char **argv)
 			init_msg_fatal("poll: %s", strerror(errno));
 		if (n <= 0)
 			continue;
-		if (pfd[1].revents)
-			init_signals(sfd);
 		/* Exec results first, so spawned goes out before exit. */
 		init_spawn_pipes(pfd + 2, np);
-		init_spawn_reap();
+		/* a child's end raises SIGCHLD: reaped then, not with every
+		 * message and notification (the signalfd drained before the
+		 * waits: an end after them wakes the next poll) */
+		if (pfd[1].revents) {
+			init_signals(sfd);
+			init_spawn_reap();
+		}
 		/* the file guard's notifications */
 		init_supervise_events(pfd + 2 + np, ns);
 		init_exclude_events(pfd + 2 + np + ns, nx);

@@ -57,6 +57,15 @@ static struct {
 	int   req;
 } init_spare = { 0, -1, -1, -1 };
 
+/* The signals whose disposition in sbox-init is not the default: what it
+ * ignores (SIGPIPE; what it was started with ignored, which exec keeps).
+ * sbox-init sets its dispositions before its loop and catches nothing
+ * (SIGCHLD comes through a signalfd), so they are read once, before the
+ * first child: a child then resets these, not all 64 (64 calls through
+ * the session's filter in every spare). */
+static sigset_t init_spawn_sigs_set;
+static int init_spawn_sigs_read;
+
 /* Why the child could not run its command (sent through the pipe). */
 struct init_exec_failure {
 	int stage; /* 0 stdio, 1 cwd, 2 limits, 3 exec, 4 file guard */
@@ -73,6 +82,39 @@ init_spawn_find(json_int_t id, pid_t pid)
 		if ((id >= 0 && c->id == id) || (id < 0 && c->pid == pid))
 			return c;
 	return NULL;
+}
+
+/* Read which signals sbox-init does not leave at their default (once). */
+static void
+init_spawn_sigs_scan(void)
+{
+	struct sigaction sa;
+	int i;
+
+	if (init_spawn_sigs_read)
+		return;
+	sigemptyset(&init_spawn_sigs_set);
+	for (i = 1; i < NSIG; i++)
+		if (sigaction(i, NULL, &sa) == 0 &&
+		    ((sa.sa_flags & SA_SIGINFO) || sa.sa_handler != SIG_DFL))
+			sigaddset(&init_spawn_sigs_set, i);
+	sigaddset(&init_spawn_sigs_set, SIGPIPE);
+	init_spawn_sigs_read = 1;
+}
+
+/* In the child: every disposition back to the default, nothing blocked. */
+static void
+init_spawn_sigs_default(void)
+{
+	sigset_t none;
+	int i;
+
+	for (i = 1; i < NSIG; i++)
+		if (!init_spawn_sigs_read ||
+		    sigismember(&init_spawn_sigs_set, i) == 1)
+			signal(i, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 /* In the child: report a failure through the pipe and exit. */
@@ -148,7 +190,6 @@ init_spawn_child_setup(struct init_spawnreq *r, const int *fds, int pipefd,
     int *guardp, int slave, int sig_default)
 {
 	struct rlimit rl;
-	sigset_t all;
 	int i, fd, p[2], guardfd = *guardp, noguard = guardfd < 0;
 
 	/* the guard's socket and the status pipe sit above stdio + channel */
@@ -210,12 +251,8 @@ init_spawn_child_setup(struct init_spawnreq *r, const int *fds, int pipefd,
 	}
 	if (chdir(r->cwd) < 0)
 		init_spawn_fail(pipefd, 1, errno);
-	if (!sig_default) {
-		for (i = 1; i < NSIG; i++)
-			signal(i, SIG_DFL);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-	}
+	if (!sig_default)
+		init_spawn_sigs_default();
 	for (i = 0; i < r->nlimits; i++) {
 		rl.rlim_cur = rl.rlim_max = r->lim_val[i];
 		if (setrlimit(r->lim_res[i], &rl) < 0)
@@ -251,7 +288,6 @@ init_spawn_spare_child(int pipefd, int guardfd, int reqfd)
 	int fds[CTL_FDS_MAX], nfds, e, keep[3], i, fd;
 	struct init_spawnreq r;
 	sbox_error err = { 0 };
-	sigset_t all;
 	json_t *msg;
 
 	setsid();
@@ -275,10 +311,7 @@ init_spawn_spare_child(int pipefd, int guardfd, int reqfd)
 			syscall(SYS_close_range, (unsigned)fd,
 			    (unsigned)keep[i] - 1, 0u);
 	syscall(SYS_close_range, (unsigned)keep[2] + 1, ~0u, 0u);
-	for (i = 1; i < NSIG; i++)
-		signal(i, SIG_DFL);
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
+	init_spawn_sigs_default();
 	/* Fail closed: without its file guard no command runs here. */
 	if ((e = init_supervise_child(guardfd)) != 0)
 		init_spawn_fail(pipefd, 4, e);
@@ -332,6 +365,7 @@ init_spawn_spare(void)
 	if (init_spare.pid > 0 || init_nchildren > 0 ||
 	    init_supervise_unready() != NULL)
 		return;
+	init_spawn_sigs_scan();
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, g) < 0) {
@@ -451,6 +485,7 @@ init_spawn(json_t *msg, const char *text, size_t len, int *fds, int nfds)
 		free(c);
 		goto out;
 	}
+	init_spawn_sigs_scan();
 	pid = fork();
 	if (pid == 0) {
 		close(g[0]);

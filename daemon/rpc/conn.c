@@ -319,8 +319,13 @@ conn_write_now(struct conn *c, const char *s, size_t n)
 		if (w < 0)
 			w = 0;	/* queued: the bufferevent sees the error */
 	}
-	if ((size_t)w < n)
+	if ((size_t)w < n) {
+		/* watched for room from now on (not from the connection's
+		 * start: an empty queue then costs an EPOLLOUT round and two
+		 * epoll_ctl on every new client) */
+		bufferevent_enable(c->bev, EV_WRITE);
 		bufferevent_write(c->bev, s + w, n - (size_t)w);
+	}
 }
 
 /* Queue one JSON message to the client. */
@@ -558,8 +563,8 @@ conn_new(int fd, uid_t uid, gid_t gid, pid_t pid, const char *sandbox_session)
 		return NULL;
 	}
 	bufferevent_setcb(c->bev, NULL, conn_write_cb, conn_event_cb, c);
-	bufferevent_disable(c->bev, EV_READ);
-	bufferevent_enable(c->bev, EV_WRITE);
+	/* reads go through c->rev; writes are watched once one is queued */
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
 	event_add(c->rev, NULL);
 	TAILQ_INSERT_TAIL(&conn_list, c, entry);
 	sboxd.connections++;

@@ -57,6 +57,9 @@ rpc_command_exec(struct rpc_call *call, json_t *params, json_t **result,
 	p.detach = json_is_true(json_object_get(params, "detach"));
 	p.want_stdin = json_is_true(json_object_get(params, "stdin"));
 	p.channel = json_is_true(json_object_get(params, "channel"));
+	/* a client that waits for the answer only (its own stdio passed):
+	 * no wakeup for a notification it does not read */
+	p.no_started = json_is_false(json_object_get(params, "started"));
 	if (json_object_get(params, "tty") != NULL && !json_is_null(
 	    json_object_get(params, "tty"))) {
 		if (ttysize_parse(json_object_get(params, "tty"), "tty",
@@ -243,6 +246,7 @@ static const struct params_field rpc_command_exec_params[] = {
 	{ "stdio", PARAMS_STRING, 0, 16 },
 	{ "stdin", PARAMS_BOOL, 0, 0 },
 	{ "channel", PARAMS_BOOL, 0, 0 },
+	{ "started", PARAMS_BOOL, 0, 0 },
 	{ "tty", PARAMS_OBJECT, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };

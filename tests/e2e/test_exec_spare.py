@@ -67,3 +67,23 @@ def test_stderr_dev_null_goes_as_it_is(ctx):
             fds=[nul_in.fileno(), o.fileno(), nul.fileno()])
     assert res["exit_code"] == 0, res
     assert open(out).read() == "/dev/null\n"
+
+
+def test_commands_start_with_default_signals(ctx):
+    """Every command starts with no signal ignored, caught or blocked, the
+    first (sbox-init may fork it) and those after (from a spare, which
+    resets only what sbox-init does not leave at the default: SIGPIPE is
+    ignored there)."""
+    d = ctx.daemon()
+    c = d.client()
+    proj = os.path.join(ctx.tmp, "proj")
+    make_project(proj)
+    s = create(c, proj)
+    for _ in range(4):
+        r = run(c, s, None, argv=["cat", "/proc/self/status"])
+        assert r.code == 0, r
+        sig = dict(line.split(":\t") for line in r.out.splitlines()
+                   if line.startswith(("SigIgn", "SigBlk", "SigCgt")))
+        assert sig == {"SigIgn": "0000000000000000",
+                       "SigBlk": "0000000000000000",
+                       "SigCgt": "0000000000000000"}, r.out

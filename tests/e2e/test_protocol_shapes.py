@@ -367,6 +367,42 @@ def test_started_then_follow(ctx):
             c.close()
 
 
+def test_started_false_no_notification(ctx):
+    """command.exec with started: false: the same answer and output, no
+    command.started for it; the same request without it gets one (so the
+    check can fail); a started that is not a boolean is refused."""
+    sid = session()
+    c = SH.get().client()
+    try:
+        for flag in (False, None):
+            params = {"session": sid, "argv": ["sh", "-c", "echo out"]}
+            if flag is not None:
+                params["started"] = flag
+            rid = c.send("command.exec", params)
+            seen = []
+            r = until_reply(c, rid, seen)
+            assert r["result"]["state"] == "exited", r
+            names = [m.get("method") for m in seen if isinstance(m, dict)]
+            got = [m for m in seen if isinstance(m, dict) and
+                   m.get("method") == "command.started" and
+                   m["params"]["request"] == rid]
+            if flag is False:
+                assert got == [], seen
+            else:
+                assert len(got) == 1, seen
+            cmd = r["result"]["command"]
+            out = b"".join(base64.b64decode(m["params"]["data"])
+                           for m in seen if isinstance(m, dict) and
+                           m.get("method") == "command.output" and
+                           m["params"]["command"] == cmd)
+            assert out == b"out\n", (names, seen)
+        e = c.error("command.exec", {"session": sid, "argv": ["true"],
+                                     "started": "no"})
+        assert e.name == "sbox.InvalidParams", e
+    finally:
+        c.close()
+
+
 # ---- events: replay after a reconnect and a restart
 
 def reload_event(c):
