@@ -732,7 +732,10 @@ container_bind_spawn(const char *bwrap, char *const *argv, const int src_in[6],
 			if (e == 0)
 				e = posix_spawn_file_actions_addclosefrom_np(&fa,
 				    CFD_BINDS + n);
-			sigfillset(&all);
+			/* every bit, not sigfillset's: glibc leaves its own two (32, 33)
+			 * out of that, and posix_spawn then starts the child with them
+			 * ignored, which exec keeps down to every command */
+			memset(&all, 0xff, sizeof all);
 			sigemptyset(&none);
 			if (e == 0)
 				e = posix_spawnattr_setflags(&at,

@@ -259,7 +259,10 @@ spare_spawn(int sock, const struct container_cg *cg, const char *bwrap,
 	for (i = 0; i < cg->n; i++)
 		if ((hi[1 + i] = fcntl(cg->procs_fd[i], F_DUPFD_CLOEXEC, 16)) < 0)
 			goto out;
-	sigfillset(&all);
+	/* every bit, not sigfillset's: glibc leaves its own two (32, 33)
+	 * out of that, and posix_spawn then starts the child with them
+	 * ignored, which exec keeps down to every command */
+	memset(&all, 0xff, sizeof all);
 	sigemptyset(&none);
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		goto out;

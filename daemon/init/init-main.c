@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,22 @@ init_ctl_readable(void)
 	}
 }
 
+/* Every disposition back to the default, whatever started sbox-init left
+ * (an ignored one survives exec, down to every command): through the
+ * system call, because glibc's sigaction refuses its own two (32, 33),
+ * which its posix_spawn starts a child with ignored. All zero is SIG_DFL,
+ * no flags and an empty mask in the kernel's struct on every arch. */
+static void
+init_signals_reset(void)
+{
+	uint64_t ksa[4] = { 0, 0, 0, 0 };
+	int i;
+
+	for (i = 1; i <= 64; i++)
+		if (i != SIGKILL && i != SIGSTOP)
+			syscall(SYS_rt_sigaction, i, ksa, NULL, (size_t)8);
+}
+
 /* Drain the signalfd. */
 static void
 init_signals(int sfd)
@@ -212,6 +229,7 @@ main(int argc, char **argv)
 	fcntl(init_msg_ctl_fd, F_SETFL,
 	    fcntl(init_msg_ctl_fd, F_GETFL) | O_NONBLOCK);
 	umask(022);
+	init_signals_reset();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);

@@ -428,13 +428,30 @@ def test_host_addresses_refused_under_internet(ctx):
         net.close()
 
 
-def _cgroups_of(pid):
-    """sbox-<pid>-* cgroup folders anywhere under /sys/fs/cgroup."""
+def _start_time(pid):
+    """The start time of pid (field 22 of /proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[19])
+
+
+def _cgroups_of(pid, start):
+    """sbox-<pid>-* cgroup folders anywhere under /sys/fs/cgroup that the
+    sboxd with this pid and start time marked as its own: not those of an
+    earlier sboxd that had the same pid (pids wrap) and left its cgroups
+    under another parent, which this sboxd's sweep never looks at."""
     found = []
     for top, dirs, _ in os.walk("/sys/fs/cgroup"):
         for n in list(dirs):
-            if n.startswith("sbox-%d-" % pid):
-                found.append(os.path.join(top, n))
+            if not n.startswith("sbox-%d-" % pid):
+                continue
+            path = os.path.join(top, n)
+            try:
+                mark = os.getxattr(path, "user.sbox.owner").split()
+            except OSError:
+                continue
+            if len(mark) == 3 and mark[1] == b"%d" % pid and \
+                    int(mark[2]) == start:
+                found.append(path)
         if top.count("/") > 6:
             dirs[:] = []
     return found
@@ -445,11 +462,12 @@ def test_kill9_leaves_no_cgroup_scratch_or_placeholder(ctx):
     folders and placeholders."""
     d, c, proj, before, infos, marker = life.start_private(ctx, "res9")
     old = d.proc.pid
+    old_start = _start_time(old)
     for i in infos:
         assert os.path.isdir(i["scratch"]), i
         lim = c.call("session.info", {"session": i["session"]})["limits"]
         assert lim["cgroup"], lim
-    made = _cgroups_of(old)
+    made = _cgroups_of(old, old_start)
     if is_root():
         assert made, "a root sboxd makes a pids cgroup per container"
     c.close()
@@ -459,7 +477,7 @@ def test_kill9_leaves_no_cgroup_scratch_or_placeholder(ctx):
              5, what="bwrap to die with sboxd")
     d.start()
     life.assert_nothing_left(d, proj, before, infos, marker)
-    wait_for(lambda: not _cgroups_of(old), 15, step=0.1,
+    wait_for(lambda: not _cgroups_of(old, old_start), 15, step=0.1,
              what="the cgroups of the killed sboxd to go: %r" % made)
     for m in made:
         assert not os.path.exists(m), m
