@@ -238,11 +238,16 @@ main(int argc, char **argv)
 			init_msg_fatal("poll: %s", strerror(errno));
 		if (n <= 0)
 			continue;
-		if (pfd[1].revents)
-			init_signals(sfd);
 		/* Exec results first, so spawned goes out before exit. */
 		init_spawn_pipes(pfd + 2, np);
-		init_spawn_reap();
+		/* reaped when SIGCHLD came (blocked, so never ignored: the
+		 * kernel queues it for every child that exits or is
+		 * re-parented here as a zombie), not at each wake-up of a
+		 * file guard notification */
+		if (pfd[1].revents) {
+			init_signals(sfd);
+			init_spawn_reap();
+		}
 		/* the file guard's notifications */
 		init_supervise_events(pfd + 2 + np, ns);
 		init_exclude_events(pfd + 2 + np + ns, nx);
