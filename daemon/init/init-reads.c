@@ -146,12 +146,15 @@
  * loaded to 4-6 by other jobs): a read-only open's round trip 7.8-13.5 us
  * before, 5.5-11.0 us after (1.1-3.0 us with the guard off); an open for
  * writing plus fchmod, fchown and futimens 100-121 us before, 63-106 us
- * after (5-9 us off); the benchmark as root (11 rounds): +28.9% wall
- * clock before, +3.7% after (-5.9% after/before in the same rounds),
- * sbox-init's CPU 0.57 s and 0.47 s per build. The benchmark's rounds
- * range from 0.4x to 2.4x on such a machine: as a user, the same run gave
- * +3.1% before and +18.3% after (writes only -10.1%), i.e. noise; the
- * system call counts above are the figure that does not move. */
+ * after (5-9 us off); the benchmark as root, read reports on: +28.9%
+ * wall clock before and +3.7% after in one run (11 rounds; sbox-init's
+ * CPU 0.57 s and 0.47 s per build), +21.5% and +18.7% in another (13
+ * rounds; 0.71 s and 0.65 s). The benchmark's rounds range from 0.4x to
+ * 2.4x on such a machine: as a user, one run gave +3.1% before and +18.3%
+ * after (writes only -10.1%), i.e. noise. The system call counts above
+ * are the figure that does not move; the 5% goal stays out of reach on a
+ * loaded machine, where the two context switches of each round trip,
+ * not sbox-init's work, make most of the cost. */
 #include "protocol/ctl.h"
 #include "daemon/init/init-ops.h"
 #include "daemon/init/init-reads.h"
