@@ -258,7 +258,9 @@ main(int argc, char **argv)
 			continue;
 		/* Exec results first, so spawned goes out before exit. */
 		init_spawn_pipes(pfd + 2, np);
-		/* a child's end raises SIGCHLD: reaped then, not with every
+		/* a child's end raises SIGCHLD (blocked, so never ignored: the
+		 * kernel queues it for every child that exits or is
+		 * re-parented here as a zombie): reaped then, not with every
 		 * message and notification (the signalfd drained before the
 		 * waits: an end after them wakes the next poll) */
 		if (pfd[1].revents) {

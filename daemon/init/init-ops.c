@@ -47,6 +47,32 @@ init_ops_set_source(init_ops_source_fn fn)
 	init_ops_source_hook = fn;
 }
 
+/* Take the caller's umask for a creation; returns sbox-init's own, for
+ * init_ops_umask_back. sbox-init's own is read once (umask(2) sets as it
+ * reads) and only sbox-init changes it, here and back: when the caller's
+ * is the same (022, most commands'), no call is made at all. */
+static mode_t
+init_ops_umask_take(mode_t want)
+{
+	static int own = -1;
+
+	if (own < 0) {
+		own = (int)umask(022);
+		umask((mode_t)own);
+	}
+	if (want != (mode_t)own)
+		umask(want);
+	return (mode_t)own;
+}
+
+/* Give sbox-init its own umask back after init_ops_umask_take(want). */
+static void
+init_ops_umask_back(mode_t want, mode_t own)
+{
+	if (want != own)
+		umask(own);
+}
+
 /* Report a rename's or link's source that a hidden path refused. */
 static void
 init_ops_source(struct init_sv_call *call, const char *op, int dirfd,
@@ -238,13 +264,13 @@ init_ops_open(struct init_walk_caller *t, int dirfd, const char *path,
 			                    kernel's own (nothing to report) */
 			goto out;
 		}
-		old = (flags & O_CREAT) ? umask(t->umask) : 0;
+		old = (flags & O_CREAT) ? init_ops_umask_take(t->umask) : 0;
 		fd = openat(l.fd, l.name, flags | O_NOFOLLOW | O_CLOEXEC |
 		    O_NOCTTY | (special ? O_NONBLOCK : 0),
 		    mode & INIT_OPS_MODE_OK);
 		e = fd < 0 ? errno : 0;
 		if (flags & O_CREAT)
-			umask(old);
+			init_ops_umask_back(t->umask, old);
 		if (fd < 0 && (e == ELOOP || (e == EEXIST &&
 		    !(flags & O_EXCL))))
 			continue; /* it changed under us: look again */
@@ -295,7 +321,7 @@ init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
 	}
 	if ((e = init_walk_status(t)) != 0)
 		goto out;
-	old = umask(t->umask);
+	old = init_ops_umask_take(t->umask);
 	if (sc == SV_MKDIR)
 		rc = mkdirat(l.fd, l.name, mode & INIT_OPS_MODE_OK);
 	else if (sc == SV_MKNOD)
@@ -304,7 +330,7 @@ init_ops_create(struct init_walk_caller *t, int sc, int dirfd,
 	else
 		rc = symlinkat(target, l.fd, l.name);
 	e = rc < 0 ? errno : 0;
-	umask(old);
+	init_ops_umask_back(t->umask, old);
 	if (rc < 0)
 		init_ops_kernel_refused(t, "create", &l, e);
 out:

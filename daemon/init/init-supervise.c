@@ -587,7 +587,7 @@ init_sv_one(int i)
 void
 init_supervise_events(struct pollfd *pfd, int n)
 {
-	int i, j, k;
+	int i, j;
 
 	for (i = n - 1; i >= 0; i--) {
 		if (pfd[i].revents == 0)
@@ -598,15 +598,12 @@ init_supervise_events(struct pollfd *pfd, int n)
 		if (j == init_sv_n)
 			continue;
 		if (pfd[i].revents & POLLIN) {
-			/* a bounded batch, so one busy command cannot starve
-			 * the control socket */
-			for (k = 0; k < 16; k++) {
-				struct pollfd p = { .fd = init_sv_l[j].fd,
-				    .events = POLLIN };
-				init_sv_one(j);
-				if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
-					break;
-			}
+			/* one notification per listener and wake-up: the
+			 * main loop's next poll returns at once when more
+			 * wait, and sbox-init sleeps right after answering
+			 * when none does (no poll of its own here: the
+			 * caller, woken on this CPU, runs only then) */
+			init_sv_one(j);
 			continue;
 		}
 		if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {

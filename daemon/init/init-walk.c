@@ -80,25 +80,66 @@ init_walk_read_str(struct init_walk_caller *t, uint64_t addr, char *buf,
 	return ENAMETOOLONG;
 }
 
+/* The /proc/TID/status descriptors kept by thread id. procfs binds an
+ * open /proc/TID file to that task, not to the number: each read shows
+ * the task as it is now (seq_file: a read at offset 0 is made afresh),
+ * and fails with ESRCH once the task is gone -- then the number's current
+ * thread is opened instead. So a kept descriptor that reads is the
+ * caller's own (two live threads never share a number), exactly as a
+ * fresh open would be; it only saves the open and the close. */
+#define INIT_WALK_STATUS 64
+static struct {
+	pid_t tid;
+	int   fd;
+} init_walk_st[INIT_WALK_STATUS];
+
+/* Read /proc/TID/status into buf (size len) through a kept descriptor;
+ * the bytes read, or -1. */
+static ssize_t
+init_walk_status_read(pid_t tid, char *buf, size_t len)
+{
+	size_t k = (size_t)tid % INIT_WALK_STATUS;
+	char p[32];
+	ssize_t n;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (init_walk_st[k].fd <= 0 || init_walk_st[k].tid != tid) {
+			if (init_walk_st[k].fd > 0)
+				close(init_walk_st[k].fd);
+			init_walk_st[k].fd = 0;
+			snprintf(p, sizeof p, "/proc/%d/status", (int)tid);
+			if ((init_walk_st[k].fd = open(p, O_RDONLY |
+			    O_CLOEXEC)) < 0) {
+				init_walk_st[k].fd = 0;
+				return -1;
+			}
+			init_walk_st[k].tid = tid;
+			tries = 1; /* a fresh one: no second try */
+		}
+		if ((n = pread(init_walk_st[k].fd, buf, len, 0)) > 0)
+			return n;
+		/* the task it was opened for is gone: the number's
+		 * current thread, once */
+		close(init_walk_st[k].fd);
+		init_walk_st[k].fd = 0;
+	}
+	return -1;
+}
+
 /* The caller's thread group and umask from /proc/TID/status, read once
  * and only when needed (procfs paths, creations). */
 int
 init_walk_status(struct init_walk_caller *t)
 {
-	char p[32], buf[2048], *s;
+	char buf[2048], *s;
 	ssize_t n;
-	int fd;
 
 	if (t->status || t->tid == 0)
 		return 0;
 	t->status = 1;
 
-	snprintf(p, sizeof p, "/proc/%d/status", (int)t->tid);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-		return ESRCH;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
+	if ((n = init_walk_status_read(t->tid, buf, sizeof buf - 1)) <= 0)
 		return ESRCH;
 	buf[n] = '\0';
 	t->umask = 022;
@@ -344,10 +385,13 @@ init_walk_walk(struct init_walk_caller *t, int fd, const char *dir,
 
 /* The common case in one call: a path without ".", ".." or a symlink in
  * its folders is opened with openat2(RESOLVE_NO_SYMLINKS), which is what
- * the walk would do one component at a time. -1 when it does not apply
+ * the walk would do one component at a time. A bare name is in *base
+ * itself: that descriptor becomes the location's (*base -1 then), with
+ * no second open of the same folder. An absolute path needs no base
+ * (*base may be AT_FDCWD: openat2 ignores it). -1 when it does not apply
  * (the walk then runs). */
 static int
-init_walk_fast(int base, const char *basedir, const char *path,
+init_walk_fast(int *base, const char *basedir, const char *path,
     struct init_walk_loc *l)
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -366,10 +410,12 @@ init_walk_fast(int base, const char *basedir, const char *path,
 			return -1;
 	}
 	name = slash ? slash + 1 : path;
-	if (slash == NULL || slash == path) {
-		/* "name" in the base folder, or "/name" */
-		if (slash == path)
-			basedir = "/";
+	if (slash == path) {
+		/* "/name" */
+		basedir = "/";
+		snprintf(sub, sizeof sub, "/");
+	} else if (slash == NULL) {
+		/* "name" in the base folder */
 		snprintf(sub, sizeof sub, ".");
 	} else {
 		n = (size_t)(slash - path);
@@ -383,8 +429,13 @@ init_walk_fast(int base, const char *basedir, const char *path,
 	    strcmp(sub, "proc") == 0 || strncmp(sub, "proc/", 5) == 0 ||
 	    strcmp(sub, "/proc") == 0 || strncmp(sub, "/proc/", 6) == 0)
 		return -1; /* procfs: /proc/self needs the walk */
-	fd = (int)syscall(SYS_openat2, base, sub, &how, sizeof how);
-	if (fd < 0)
+	if (slash == NULL) {
+		if (*base < 0)
+			return -1;
+		fd = *base; /* the base folder itself, already held */
+		*base = -1;
+	} else if ((fd = (int)syscall(SYS_openat2, *base, sub, &how,
+	    sizeof how)) < 0)
 		return -1;
 	if (sub[0] == '/')
 		snprintf(l->dir, sizeof l->dir, "%s", sub);
@@ -422,6 +473,9 @@ init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path,
 		return ENOENT;
 	if (strlen(path) >= PATH_MAX)
 		return ENAMETOOLONG;
+	fd = AT_FDCWD;
+	if (path[0] == '/' && init_walk_fast(&fd, "/", path, l) == 0)
+		return 0; /* absolute: no base folder to open */
 	if (path[0] == '/' || t->tid == 0)
 		strcpy(p, "/");
 	else if (dirfd == AT_FDCWD)
@@ -439,8 +493,9 @@ init_walk_resolve(struct init_walk_caller *t, int dirfd, const char *path,
 		return init_state_undecided(NULL, "the folder a path starts "
 		    "from cannot be read back (renamed, deleted or too long)");
 	}
-	if (init_walk_fast(fd, dir, path, l) == 0) {
-		close(fd);
+	if (path[0] != '/' && init_walk_fast(&fd, dir, path, l) == 0) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
 	return init_walk_walk(t, fd, dir, path, l, hops);
@@ -495,14 +550,17 @@ init_walk_under_roots(const char *path)
 
 /* The folder and name of the file an O_PATH descriptor holds (l->fd stays
  * -1 when it has no name: a pipe, a socket, an unlinked or O_TMPFILE
- * file -- a name given to it later is decided then). A named file whose
+ * file -- a name given to it later is decided then). The path its link
+ * reads is checked as init_walk_fd_path does, but through the folder then
+ * held: that folder's entry of the name must be the very file (one
+ * readlink and one fstat, the folder opened once). A named file whose
  * path cannot be read back (renamed meanwhile, "(deleted)" with another
  * link left, too long) is SV_UNDECIDED: refused, never passed. */
 int
 init_walk_loc_of(int pfd, struct init_walk_loc *l)
 {
 	char real[PATH_MAX], p[40], *slash;
-	struct stat st;
+	struct stat st, b;
 	ssize_t n;
 
 	l->fd = -1;
@@ -517,19 +575,35 @@ init_walk_loc_of(int pfd, struct init_walk_loc *l)
 	}
 	if (st.st_nlink == 0 && !S_ISDIR(st.st_mode))
 		return 0; /* unlinked: no name until linkat gives one */
-	if (init_walk_fd_path(pfd, real, sizeof real) < 0)
-		return init_state_undecided(n > 0 && (size_t)n <
-		    sizeof real && (real[n] = '\0', 1) ? real : NULL,
-		    "the path of an open file cannot be read back (renamed, "
-		    "deleted or too long)");
-	if ((slash = strrchr(real, '/')) == NULL || slash[1] == '\0')
-		return 0; /* "/" itself */
+	if (n <= 0 || (size_t)n >= sizeof real - 1)
+		return init_state_undecided(NULL, "the path of an open file "
+		    "cannot be read back (renamed, deleted or too long)");
+	real[n] = '\0';
+	slash = strrchr(real, '/');
+	if (slash[1] == '\0') {
+		/* "/" itself: no name, but it must be the root */
+		if (fstatat(AT_FDCWD, "/", &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    b.st_dev != st.st_dev || b.st_ino != st.st_ino)
+			return init_state_undecided(real, "the path of an "
+			    "open file cannot be read back (renamed, deleted "
+			    "or too long)");
+		return 0;
+	}
+	if (strlen(slash + 1) > NAME_MAX)
+		return init_state_undecided(real, "the path of an open file "
+		    "cannot be read back (renamed, deleted or too long)");
 	snprintf(l->name, sizeof l->name, "%s", slash + 1);
 	*slash = '\0';
 	snprintf(l->dir, sizeof l->dir, "%s", real[0] ? real : "/");
-	l->fd = open(l->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return l->fd < 0 ? init_state_undecided(l->dir, "the folder of "
-	    "an open file cannot be opened") : 0;
+	if ((l->fd = open(l->dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstatat(l->fd, l->name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    b.st_dev != st.st_dev || b.st_ino != st.st_ino) {
+		init_walk_loc_close(l);
+		*slash = '/';
+		return init_state_undecided(real, "the path of an open file "
+		    "cannot be read back (renamed, deleted or too long)");
+	}
+	return 0;
 }
 
 /* The O_PATH descriptor of a caller's fd, and its folder and name. */
