@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -108,8 +109,9 @@ main_find_init(void)
 }
 
 /* The pid written in the lock file, waiting a moment for a winner of a
- * start race that has the lock but has not written its pid yet; buf "" when
- * none came. */
+ * start race that has the lock but has not written its pid yet (the file
+ * may still hold the pid of the sboxd before it, which is gone: not taken);
+ * buf "" when none came. */
 static void
 main_lock_holder(int fd, char *buf, size_t len)
 {
@@ -121,8 +123,12 @@ main_lock_holder(int fd, char *buf, size_t len)
 		n = pread(fd, buf, len - 1, 0);
 		buf[n > 0 ? n : 0] = '\0';
 		if (strchr(buf, '\n') != NULL) {	/* the pid is written whole */
+			long pid = strtol(buf, NULL, 10);
+
 			buf[strcspn(buf, "\n")] = '\0';
-			return;
+			if (pid > 0 && pid <= INT_MAX &&
+			    (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+				return;
 		}
 		nanosleep(&ts, NULL);
 	}

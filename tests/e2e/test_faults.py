@@ -586,6 +586,34 @@ def test_start_race_names_the_winner(ctx):
             p.stderr.close()
 
 
+def test_lock_names_only_a_live_holder(ctx):
+    """The lock file still holds the pid of the sboxd before (gone) while
+    its new holder has not written its own: the loser does not name the
+    gone one. Once the holder's pid is there, it is named."""
+    import fcntl
+    d = ctx.daemon(start=False)
+    os.makedirs(d.state, mode=0o700, exist_ok=True)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with open(os.path.join(d.state, "sboxd.lock"), "w+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        f.write("%d\n" % gone.pid)
+        f.flush()
+        r = subprocess.run(d.args(), env=d.env(), stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=30)
+        assert r.returncode != 0, r
+        assert b"did not write its pid" in r.stderr, r.stderr
+        assert b"pid %d)" % gone.pid not in r.stderr, r.stderr
+        f.seek(0)
+        f.truncate()
+        f.write("%d\n" % os.getpid())
+        f.flush()
+        r = subprocess.run(d.args(), env=d.env(), stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=30)
+        assert r.returncode != 0, r
+        assert b"pid %d)" % os.getpid() in r.stderr, r.stderr
+
+
 def test_subuid_range_naming_an_account_refused(ctx):
     if not is_root():
         raise Skip("sandboxes of a user's sboxd do not use /etc/subuid")
