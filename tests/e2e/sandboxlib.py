@@ -50,6 +50,19 @@ PROTECTED = [
 # (.bashrc, .profile and the other shell startup files are protected in
 # the home folder only: issue 10, they mean nothing in a project)
 RUNS_LATER = "read-only, files that run programs later"
+
+# The start of a Python script run inside a sandbox by the guard's tests:
+# t(tag, f) prints tag when f() succeeds, "E<tag> <errno name>" when not.
+TRY_PY = r"""
+import errno, os
+def t(tag, f):
+    try:
+        f()
+        print(tag, flush=True)
+    except OSError as e:
+        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
+              flush=True)
+"""
 CRED_RULE = "credentials, hidden"
 
 

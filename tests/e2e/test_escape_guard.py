@@ -13,7 +13,7 @@ import stat
 import subprocess
 
 from sboxtest import is_root
-from sandboxlib import RUNS_LATER, create, has_rule, run
+from sandboxlib import RUNS_LATER, TRY_PY, create, has_rule, run
 
 ENV = {"PATH": "/usr/bin:/bin"}
 
@@ -879,15 +879,7 @@ def test_escape_unknown_forms(ctx):
 
 # -- removals and metadata changes --------------------------------------------
 
-REMOVE_PY = r"""
-import errno, os
-def t(tag, f):
-    try:
-        f()
-        print(tag, flush=True)
-    except OSError as e:
-        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
-              flush=True)
+REMOVE_PY = TRY_PY + r"""
 t("R1", lambda: os.unlink(".git/hooks/pre-commit"))
 t("R2", lambda: os.unlink(".git/HEAD"))
 t("R3", lambda: os.unlink(".git/config"))
@@ -992,15 +984,7 @@ def test_escape_remove_named(ctx):
     assert os.path.exists(S.named_marker), "the named hook did not run"
 
 
-META_PY = r"""
-import errno, os
-def t(tag, f):
-    try:
-        f()
-        print(tag, flush=True)
-    except OSError as e:
-        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
-              flush=True)
+META_PY = TRY_PY + r"""
 me, grp = os.getuid(), os.getgid()
 other = 1 if me == 0 else me
 t("M1", lambda: os.utime(".git/config", (1, 1)))

@@ -10,8 +10,8 @@ after."""
 import os
 import stat
 
-from sandboxlib import RUNS_LATER, create, has_rule, make_project, run, \
-    snapshot
+from sandboxlib import RUNS_LATER, TRY_PY, create, has_rule, make_project, \
+    run, snapshot
 
 UMASK_PY = r"""
 import os
@@ -58,16 +58,8 @@ def test_guard_umask_per_call(ctx):
         assert mode("s/f%d" % i) == (0o600 if i % 2 == 0 else 0o644), i
 
 
-NAMES_PY = r"""
-import errno, os
+NAMES_PY = TRY_PY + r"""
 P = os.getcwd()
-def t(tag, f):
-    try:
-        f()
-        print(tag, flush=True)
-    except OSError as e:
-        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
-              flush=True)
 def create(path, **kw):
     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644, **kw))
 git = os.open(".git", os.O_RDONLY | os.O_DIRECTORY)
@@ -137,15 +129,7 @@ def test_guard_absolute_and_bare_names(ctx):
     assert has_rule(r.blocked, ".git/config", RUNS_LATER), r.blocked
 
 
-FDS_PY = r"""
-import errno, os
-def t(tag, f):
-    try:
-        f()
-        print(tag, flush=True)
-    except OSError as e:
-        print("E%s %s" % (tag, errno.errorcode.get(e.errno, e.errno)),
-              flush=True)
+FDS_PY = TRY_PY + r"""
 os.close(os.open("mine", os.O_CREAT | os.O_WRONLY, 0o644))
 fd = os.open("mine", os.O_RDONLY)
 os.rename("mine", "renamed")
