@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -371,7 +370,6 @@ static pthread_t loop_thread;
 static int ctl[2];                  /* commands to the loop thread */
 static sem_t ctl_done;
 static int proxy_port;
-static int proxy_lfd;                 /* the proxy's listener (the proxy owns it) */
 static int dns_fd;
 static struct event *dns_ev, *ctl_ev;
 static volatile int dns_queries, dns_denied_queries;
@@ -561,7 +559,6 @@ start(enum plan_network mode, const struct proxy_limits *lim)
 	ctl_ev = event_new(base, ctl[0], EV_READ | EV_PERSIST, ctl_cb, NULL);
 	event_add(ctl_ev, NULL);
 	lfd = listen_local(0, &proxy_port);
-	proxy_lfd = lfd;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.base = base;
 	cfg.dns = dns;
