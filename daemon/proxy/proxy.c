@@ -319,13 +319,6 @@ proxy_listen(struct proxy *px, int fd, int port, sbox_error *err)
 	 * takes. The host side keeps the system's choice. */
 	setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, PROXY_LOOPBACK_CC,
 	    sizeof PROXY_LOOPBACK_CC - 1);
-	/* a proxy's client speaks first (an HTTP request, a SOCKS greeting):
-	 * the connection is handed over with its first bytes, one wake-up
-	 * rather than two. Not on a local forward, whose server may speak
-	 * first. A client that never sends is accepted when the period ends
-	 * and closed by the head timeout, as before. */
-	if (port == 0)
-		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof one);
 	pl->resume = evtimer_new(px->base, proxy_listener_resume_cb, pl);
 	pl->lev = evconnlistener_new(px->base, proxy_accept_cb, pl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
