@@ -49,15 +49,6 @@ int container_bind_open(const char *path, int follow, char *const *writable,
 int container_bind_hold(char ***argv, size_t *argc,
     const struct container_ids *ids, struct container_binds *b,
     sbox_error *err);
-/* In the process that becomes bwrap, as root: a private mount namespace
- * pruned of what bwrap (at path keep) does not need, an empty /tmp for the
- * trees. -1 with errno. */
-int container_bind_stage(const char *keep);
-/* In the forked child before exec, as root: stage the trees (in the
- * namespace container_bind_stage makes; made now unless staged) and become
- * run_uid. -1 with errno. */
-int container_bind_child(const struct container_binds *b, const char *keep,
-    int staged);
 /* The host uid and gid a root sboxd runs its sandboxes as. */
 void container_bind_sandbox_ids(uid_t *uid, gid_t *gid);
 struct plan;
@@ -68,15 +59,5 @@ int container_bind_roots(const struct plan *p, struct container_ids *ids,
 void container_bind_roots_free(struct container_ids *ids);
 /* Close every held descriptor. */
 void container_bind_free(struct container_binds *b);
-
-/* In the process that becomes bwrap (a fork of sboxd, or a spare made
- * ahead): stage the binds, put src at fds 0-5 and the held binds at
- * CFD_BINDS + i, exec bwrap. Never returns. */
-void container_bind_exec(const char *bwrap, char *const *argv,
-    const int src[6], const struct container_binds *b, int staged);
-/* The same for binds that are not staged and no cgroup to join, without a
- * fork (posix_spawn); the pid, or -1 with err. */
-pid_t container_bind_spawn(const char *bwrap, char *const *argv,
-    const int src[6], const struct container_binds *b, sbox_error *err);
 
 #endif

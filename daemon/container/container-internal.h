@@ -47,7 +47,7 @@ struct container_spare {
 	struct container_cg cg;
 	struct plan_limits  limits;
 	int                 staged;  /* root: its mount namespace made ahead
-	                                (container_bind_stage) for bwrap */
+	                                (container_launch_stage) for bwrap */
 	char               *bwrap;
 };
 
@@ -64,7 +64,7 @@ void container_spare_later(struct event_base *base,
 int container_spare_take(const struct plan_limits *l, int staged,
     const char *bwrap, struct container_spare *out);
 /* Send a taken spare bwrap's path, argv, src (fds 0-5, as
- * container_bind_exec) and the held binds: it execs bwrap. 0, or -1 with
+ * container_launch_exec) and the held binds: it execs bwrap. 0, or -1 with
  * err (the caller then drops it). */
 int container_spare_go(struct container_spare *s, const char *bwrap,
     char *const *argv, const int src[6], const struct container_binds *b,

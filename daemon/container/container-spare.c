@@ -10,8 +10,8 @@
  * (container-start.c) and sends it what the fork at create would have had:
  * bwrap's path and arguments, its stdio, control, arguments and seccomp
  * descriptors and the held binds (SCM_RIGHTS); the spare then does exactly
- * what that fork does (container_bind_exec) and its pid is bwrap's. As
- * root it also makes bwrap's mount namespace ahead (container_bind_stage:
+ * what that fork does (container_launch_exec) and its pid is bwrap's. As
+ * root it also makes bwrap's mount namespace ahead (container_launch_stage:
  * private, pruned, an empty /tmp for the held trees).
  *
  * The spare is sboxd's own binary started again (posix_spawn of
@@ -29,6 +29,7 @@
 #include "daemon/container/container-internal.h"
 #include "protocol/fdpass.h"
 #include "daemon/container/container-bind.h"
+#include "daemon/container/container-launch.h"
 #include "daemon/container/child.h"
 #include "daemon/log.h"
 
@@ -147,7 +148,7 @@ spare_child(int n, const char *bwrap, int staged)
 		e = errno ? errno : EIO;
 	for (i = 0; i < own.n; i++)
 		close(own.procs_fd[i]);
-	if (e == 0 && staged && container_bind_stage(bwrap) < 0)
+	if (e == 0 && staged && container_launch_stage(bwrap) < 0)
 		e = errno ? errno : EIO;
 	if (send(sock, &e, sizeof e, MSG_NOSIGNAL) != (ssize_t)sizeof e)
 		_exit(125);
@@ -200,7 +201,7 @@ spare_child(int n, const char *bwrap, int staged)
 			_exit(127);
 	}
 	close(sock);
-	container_bind_exec(argv[0], argv + 1, src, &b, staged);
+	container_launch_exec(argv[0], argv + 1, src, &b, staged);
 }
 
 /* In sboxd's main, first: become the spare launcher when started as one
@@ -240,7 +241,6 @@ spare_spawn(int sock, const struct container_cg *cg, const char *bwrap,
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	int hi[3] = { -1, -1, -1 }, i, k, e, nenv = 0;
-	sigset_t all, none;
 	pid_t pid = -1;
 
 	snprintf(spec, sizeof spec, "%s=%d:%d:%s", SPARE_ENV, staged, cg->n,
@@ -259,11 +259,6 @@ spare_spawn(int sock, const struct container_cg *cg, const char *bwrap,
 	for (i = 0; i < cg->n; i++)
 		if ((hi[1 + i] = fcntl(cg->procs_fd[i], F_DUPFD_CLOEXEC, 16)) < 0)
 			goto out;
-	/* every bit, not sigfillset's: glibc leaves its own two (32, 33)
-	 * out of that, and posix_spawn then starts the child with them
-	 * ignored, which exec keeps down to every command */
-	memset(&all, 0xff, sizeof all);
-	sigemptyset(&none);
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		goto out;
 	if (posix_spawnattr_init(&at) != 0) {
@@ -278,12 +273,7 @@ spare_spawn(int sock, const struct container_cg *cg, const char *bwrap,
 		e = posix_spawn_file_actions_addclosefrom_np(&fa,
 		    SPARE_SOCK_FD + 1 + cg->n);
 	if (e == 0)
-		e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
-		    POSIX_SPAWN_SETSIGMASK);
-	if (e == 0)
-		e = posix_spawnattr_setsigdefault(&at, &all);
-	if (e == 0)
-		e = posix_spawnattr_setsigmask(&at, &none);
+		e = container_launch_sigattr(&at);
 	if (e == 0 && posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv,
 	    env) != 0)
 		pid = -1;

@@ -8,6 +8,7 @@
 #include "daemon/container/container.h"
 #include "daemon/container/container-internal.h"
 #include "daemon/container/container-bind.h"
+#include "daemon/container/container-launch.h"
 #include "daemon/container/child.h"
 #include "daemon/log.h"
 #include "protocol/ctl.h"
@@ -243,7 +244,7 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 		return pid;
 	}
 	if (c->cg.n == 0 && !b->staged) {	/* nothing to do before exec */
-		pid = container_bind_spawn(bwrap, argv, src, b, err);
+		pid = container_launch_spawn(bwrap, argv, src, b, err);
 		close(src[0]);
 		return pid;
 	}
@@ -254,7 +255,7 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 			    "cgroup %s: %s\n", which, strerror(errno));
 			_exit(126);
 		}
-		container_bind_exec(bwrap, argv, src, b, 0);
+		container_launch_exec(bwrap, argv, src, b, 0);
 	}
 	if (pid < 0)
 		error_set_errno(err, E_INTERNAL, errno, "cannot start bwrap");
