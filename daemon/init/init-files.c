@@ -2,6 +2,7 @@
  * listening sockets. They run inside the sandbox with its uid, mounts and
  * seccomp filter, so sboxd's file tools obey exactly the sandbox's view. */
 #include "protocol/ctl.h"
+#include "daemon/init/init-dispatch.h"
 #include "daemon/init/init-files.h"
 #include "daemon/init/init-msg.h"
 #include "daemon/init/init-ops.h"
@@ -110,7 +111,7 @@ init_files_open(json_t *msg)
 	}
 	if ((fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC))) {
 		/* a write: walked and decided as a command's would be */
-		fd = init_ops_file_open(path, fl | O_NOCTTY | O_CLOEXEC |
+		fd = init_dispatch_file_open(path, fl | O_NOCTTY | O_CLOEXEC |
 		    O_NONBLOCK, (mode_t)mode, why, sizeof why);
 		if (fd < 0) {
 			init_msg_send_error(req, -fd, "%s", why[0] ? why :
@@ -140,7 +141,7 @@ init_files_mkdir(json_t *msg)
 		init_msg_send_error(req, EINVAL, "mkdir: bad path or mode");
 		return;
 	}
-	if ((rc = init_ops_file_mkdir(path, (mode_t)mode, why,
+	if ((rc = init_dispatch_file_mkdir(path, (mode_t)mode, why,
 	    sizeof why)) < 0) {
 		init_msg_send_error(req, -rc, "%s",
 		    why[0] ? why : strerror(-rc));

@@ -156,6 +156,7 @@
  * loaded machine, where the two context switches of each round trip,
  * not sbox-init's work, make most of the cost. */
 #include "protocol/ctl.h"
+#include "daemon/init/init-dispatch.h"
 #include "daemon/init/init-ops.h"
 #include "daemon/init/init-reads.h"
 #include "daemon/init/init-state.h"
@@ -433,7 +434,7 @@ init_reads_call(struct init_sv_call *call, int *fd)
 	call->reads = 1;
 	call->where = where;
 	call->wherelen = sizeof where;
-	e = init_ops_call(call, fd);
+	e = init_dispatch_call(call, fd);
 	if (e == SV_CONTINUE)
 		return init_reads_continue(call);
 	if (e == SV_ANSWERED)

@@ -9,7 +9,7 @@
 int init_reads_rule(void *ctx, int nr, unsigned arg);
 /* Handle a notified read-only open: -1 when call is not one (the guard
  * handles it), SV_ANSWERED when answered here, else 0 or an errno with an
- * opened file in *fd, as init_ops_call. */
+ * opened file in *fd, as init_dispatch_call. */
 int init_reads_call(struct init_sv_call *call, int *fd);
 /* A rename or link of (dirfd, path) failed with e: report it when a hidden
  * path refused it (the source is hidden and either gone: ENOENT, or a

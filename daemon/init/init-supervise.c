@@ -15,6 +15,7 @@
  * safely is refused. The path walking and the operations live in
  * init-walk.c and init-ops.c. */
 #include "protocol/ctl.h"
+#include "daemon/init/init-dispatch.h"
 #include "daemon/init/init-exclude.h"
 #include "daemon/init/init-msg.h"
 #include "daemon/init/init-ops.h"
@@ -577,7 +578,7 @@ init_sv_one(int i)
 	if ((err = init_reads_call(&call, &fd)) < 0) {
 		call.where = where;
 		call.wherelen = sizeof where;
-		err = init_ops_call(&call, &fd);
+		err = init_dispatch_call(&call, &fd);
 	} else
 		call.where = NULL; /* init-reads.c's own, gone now */
 	init_sv_reply(&call, err, fd);

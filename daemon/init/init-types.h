@@ -86,9 +86,9 @@ struct init_sv_call {
 
 /* Every errno is below this; the SV_* answers are at or above it. */
 #define SV_ERRNO_END 1000
-/* init_ops_call's answer when a helper answers the call itself. */
+/* init_dispatch_call's answer when a helper answers the call itself. */
 #define SV_ANSWERED 1001
-/* init_ops_call's answer when the kernel should do the call itself (only
+/* init_dispatch_call's answer when the kernel should do the call itself (only
  * for a read-only open: anything else is refused). */
 #define SV_CONTINUE 1002
 /* The guard could not complete its decision (a path it cannot read back,
