@@ -260,6 +260,19 @@ get(const char *rel, char *buf, size_t size)
 	fclose(f);
 }
 
+/* A delegated cgroup v2 fake tree (user.slice/u.service, with cpu, memory
+ * and pids), its mode taken on base. */
+static void
+delegated_tree(struct event_base *base)
+{
+	put("self", "0::/user.slice/u.service\n");
+	dir("user.slice/u.service");
+	put("user.slice/u.service/cgroup.subtree_control", "");
+	put("user.slice/u.service/cgroup.procs", "");
+	put("user.slice/u.service/cgroup.controllers", "cpu memory pids\n");
+	container_cgroup_init(base, 0);
+}
+
 /* Unprivileged with a delegated cgroup: each container gets a child of
  * sboxd's cgroup with memory.max, pids.max and cpu.weight. */
 START_TEST(test_container_in_delegated_cgroup)
@@ -271,12 +284,7 @@ START_TEST(test_container_in_delegated_cgroup)
 	char buf[256], rel[PATH_MAX], *slash;
 	json_t *j;
 
-	put("self", "0::/user.slice/u.service\n");
-	dir("user.slice/u.service");
-	put("user.slice/u.service/cgroup.subtree_control", "");
-	put("user.slice/u.service/cgroup.procs", "");
-	put("user.slice/u.service/cgroup.controllers", "cpu memory pids\n");
-	container_cgroup_init(base, 0);
+	delegated_tree(base);
 	ck_assert_msg(strncmp(container_cgroup_mode(), "v2 (delegated): ", 16) == 0,
 	    "%s", container_cgroup_mode());
 	ck_assert_ptr_nonnull(strstr(container_cgroup_mode(), "memory.max"));
@@ -372,19 +380,14 @@ END_TEST
 #define BWRAP  "/usr/bin/bwrap"
 #define STAGED (geteuid() == 0)
 
-/* A delegated fake tree (as in test_container_in_delegated_cgroup), the
- * cgroups mode taken, and the SIGCHLD handler on base. */
+/* A delegated fake tree (delegated_tree) and the SIGCHLD handler on
+ * base. */
 static void
 spare_tree(struct event_base *base)
 {
 	sbox_error err = {0};
 
-	put("self", "0::/user.slice/u.service\n");
-	dir("user.slice/u.service");
-	put("user.slice/u.service/cgroup.subtree_control", "");
-	put("user.slice/u.service/cgroup.procs", "");
-	put("user.slice/u.service/cgroup.controllers", "cpu memory pids\n");
-	container_cgroup_init(base, 0);
+	delegated_tree(base);
 	ck_assert_int_eq(child_init(base, &err), 0);
 }
 
