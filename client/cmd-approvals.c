@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What --watch keeps between notifications. */
@@ -21,6 +22,10 @@ struct cmd_approvals_watch {
 };
 
 static volatile sig_atomic_t cmd_approvals_stop;
+/* The signal mask while --watch waits: SIGINT, SIGTERM and SIGHUP are
+ * blocked everywhere else, so that one that comes between the check of
+ * cmd_approvals_stop and the wait is not lost (ppoll takes it). */
+static sigset_t cmd_approvals_waitmask;
 
 /* SIGINT/SIGTERM/SIGHUP during --watch: stop. */
 static void
@@ -282,7 +287,7 @@ cmd_approvals_loop(struct client *cl, struct cmd_approvals_watch *w,
 		pfd[1].fd = in_open && w->current != NULL ? w->in_fd : -1;
 		pfd[1].events = POLLIN;
 		pfd[1].revents = 0;
-		if (poll(pfd, 2, -1) < 0) {
+		if (ppoll(pfd, 2, NULL, &cmd_approvals_waitmask) < 0) {
 			if (errno == EINTR)
 				continue;
 			return error_set_errno(err, E_UNAVAILABLE, errno, "poll");
@@ -371,7 +376,8 @@ cmd_approvals_reattach(const struct client_opts *o,
 			    "again\n");
 			return cl;
 		}
-		poll(NULL, 0, pause_ms);
+		ppoll(NULL, 0, &(struct timespec){ pause_ms / 1000,
+		    (long)(pause_ms % 1000) * 1000000 }, &cmd_approvals_waitmask);
 		if ((pause_ms *= 2) > 5000)
 			pause_ms = 5000;
 	}
@@ -386,6 +392,7 @@ cmd_approvals_watch(const struct client_opts *o)
 	struct cmd_approvals_watch w = { json_array(), NULL, json_object(), 0 };
 	struct termios saved, raw;
 	struct sigaction sa, old_int, old_term, old_hup;
+	sigset_t stopset;
 	struct client *cl;
 	sbox_error err;
 	int tty, rc;
@@ -412,6 +419,11 @@ cmd_approvals_watch(const struct client_opts *o)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	sigemptyset(&stopset);
+	sigaddset(&stopset, SIGINT);
+	sigaddset(&stopset, SIGTERM);
+	sigaddset(&stopset, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stopset, &cmd_approvals_waitmask);
 	printf("Watching for requests to run outside the sandbox (Ctrl-C to "
 	    "stop).\n\n");
 	fflush(stdout);
@@ -426,6 +438,8 @@ cmd_approvals_watch(const struct client_opts *o)
 	}
 	if (tty)
 		tcsetattr(w.in_fd, TCSANOW, &saved);
+	/* a stop still pending is taken by our handler, then the old ones */
+	sigprocmask(SIG_SETMASK, &cmd_approvals_waitmask, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
