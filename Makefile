@@ -105,10 +105,10 @@ $(BIN)/sboxd: $(call obj,daemon/main.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# sbox-init decides with policy/guard.c (its spec: guard-spec.c) and filters
-# with libseccomp.
+# sbox-init decides with policy/guard.c (its spec: guard-spec.c) and installs
+# the filters sboxd built (guard-filter.c; libseccomp maps the table's calls).
 $(BIN)/sbox-init: $(call obj,$(INIT_SRC) policy/guard.c policy/guard-table.c policy/guard-spec.c \
-    policy/guard-calls.c \
+    policy/guard-calls.c policy/guard-filter.c \
     policy/strv.c policy/exclude.c) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(shell pkg-config --libs libseccomp 2>/dev/null)

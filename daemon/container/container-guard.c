@@ -7,6 +7,7 @@
 #include "daemon/container/container-internal.h"
 #include "protocol/ctl.h"
 #include "policy/guard.h"
+#include "policy/guard-filter.h"
 #include "policy/plan.h"
 #include "policy/strv.h"
 
@@ -18,16 +19,74 @@
 #define CONTAINER_REFUSED_BURST 100  /* reports at once */
 #define CONTAINER_REFUSED_RATE  50   /* reports per second after that */
 
-/* The guard message's body for a spec. */
+/* The file guard's filters, built once for each kind of spec (an
+ * `exclude` list or not, hidden rules or not) and kept as the guard
+ * message's hex: libseccomp's build is not paid again at each create. */
+struct container_guard_kept {
+	int         built;
+	const char *why;       /* why they could not be built, or NULL */
+	char       *notify;
+	char       *seal;
+};
+static struct container_guard_kept container_guard_filters[2][2];
+
+/* The guard message's "filter" member for kind, or NULL with *why set. */
+static json_t *
+container_guard_filter(const struct guard_filter_kind *k, const char **why)
+{
+	struct guard_filter f;
+	struct container_guard_kept *c =
+	    &container_guard_filters[k->exclude][k->reads];
+
+	if (!c->built) {
+		if ((c->why = guard_filter_build(k, &f)) == NULL) {
+			c->notify = guard_filter_hex(f.prog, f.len);
+			c->seal = guard_filter_hex(f.seal, f.seal_len);
+			guard_filter_free(&f);
+			if (c->notify == NULL || c->seal == NULL) {
+				free(c->notify);
+				free(c->seal);
+				c->notify = c->seal = NULL;
+				*why = "out of memory";
+				return NULL;
+			}
+		}
+		c->built = 1;
+	}
+	if ((*why = c->why) != NULL)
+		return NULL;
+	return json_pack("{s:b, s:b, s:s, s:s}", "exclude", k->exclude,
+	    "reads", k->reads, "notify", c->notify, "seal", c->seal);
+}
+
+/* The guard message's body for a spec (with the filters when commands
+ * are supervised), or NULL with *why. */
 json_t *
-container_guard_spec(const struct guard_spec *g)
+container_guard_spec(const struct guard_spec *g, const char **why)
 {
 	const char *off = getenv("SBOX_BENCH_NO_GUARD");
 	struct guard_spec none = { .roots = (char *[]){ NULL }, .home = "/" };
-	json_t *j = guard_spec_to_json(g != NULL ? g : &none);
+	struct guard_filter_kind k;
+	json_t *j, *f;
 
-	if (j != NULL && off != NULL && strcmp(off, "1") == 0)
+	*why = "out of memory";
+	if (g == NULL)
+		g = &none;
+	if ((j = guard_spec_to_json(g)) == NULL)
+		return NULL;
+	if (off != NULL && strcmp(off, "1") == 0) {
 		json_object_set_new(j, "supervise", json_false());
+		return j;
+	}
+	if (!g->supervise || g->roots == NULL || g->roots[0] == NULL)
+		return j;
+	k.exclude = g->exclude != NULL;
+	k.reads = g->n_rules != 0;
+	if ((f = container_guard_filter(&k, why)) == NULL ||
+	    json_object_set_new(j, "filter", f) < 0) {
+		json_decref(j);
+		return NULL;
+	}
 	return j;
 }
 

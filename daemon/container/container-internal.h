@@ -160,7 +160,7 @@ void container_req_fail_all(struct container *c);
  * (SBOX_BENCH_NO_GUARD=1 in sboxd's environment turns the supervisor off:
  * benchmarks only). */
 struct guard_spec;
-json_t *container_guard_spec(const struct guard_spec *g);
+json_t *container_guard_spec(const struct guard_spec *g, const char **why);
 /* Send the guard message after ready (0 or -1, the container then
  * aborted); handle a refused report (-1 = invalid). */
 int container_guard_send(struct container *c);

@@ -362,6 +362,8 @@ container_start(const struct plan *p, const struct container_opts *o,
 	struct container_spare spare;
 	char *bwrap = NULL, **cmd = NULL;
 	struct container_binds binds = { 0 };
+	const char *why;
+	char msg[256];
 
 	if (o->base == NULL || o->init_path == NULL) {
 		error_set(err, E_INTERNAL, "container: no event base or init");
@@ -480,9 +482,11 @@ container_start(const struct plan *p, const struct container_opts *o,
 	 * sbox-init reads it once it has said ready, and no command runs
 	 * before guarded (a failure here ends bwrap: the start fails); a plan
 	 * without a guard (tests) still gets one: no roots */
-	if ((c->guard = container_guard_spec(p->guard)) == NULL)
-		container_abort(c, E_SANDBOX_SETUP, "out of memory");
-	else
+	if ((c->guard = container_guard_spec(p->guard, &why)) == NULL) {
+		snprintf(msg, sizeof msg, "the file guard cannot be set up: %s",
+		    why);
+		container_abort(c, E_SANDBOX_SETUP, msg);
+	} else
 		container_guard_send(c);
 	free(bwrap);
 	return c;

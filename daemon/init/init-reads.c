@@ -162,10 +162,10 @@
 #include "daemon/init/init-state.h"
 #include "daemon/init/init-types.h"
 #include "daemon/init/init-walk.h"
+#include "policy/guard-filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,21 +174,6 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-/* The flags of a read-only open that is not observed, and those that make
- * an open a write (the guard's). */
-#define INIT_READS_SKIP   (O_NOCTTY | O_PATH)
-#define INIT_READS_WRITE  (O_ACCMODE | O_CREAT | O_TRUNC)
-
-/* Add the rule: notify open/openat when no flag of INIT_READS_WRITE or
- * INIT_READS_SKIP is set. */
-int
-init_reads_rule(void *ctx, int nr, unsigned arg)
-{
-	return seccomp_rule_add((scmp_filter_ctx)ctx, SCMP_ACT_NOTIFY, nr, 1,
-	    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)(INIT_READS_WRITE |
-	    INIT_READS_SKIP), 0));
-}
 
 /* The fast path's /proc/TID/mem descriptors, by listener and thread: a
  * stale one (the thread's process exited or exec'd) reads nothing and is
@@ -412,7 +397,7 @@ init_reads_call(struct init_sv_call *call, int *fd)
 	if (call->sc != SV_OPEN && call->sc != SV_OPENAT)
 		return -1;
 	flags = (int)(uint32_t)(call->sc == SV_OPEN ? a[1] : a[2]);
-	if (flags & INIT_READS_WRITE)
+	if (flags & GUARD_READS_WRITE)
 		return -1; /* a write: the guard's */
 	/* fast path: a path that is not lexically hidden goes on at once */
 	if (init_reads_fast_str(call, call->sc == SV_OPEN ? a[0] : a[1], path,

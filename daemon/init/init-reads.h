@@ -4,10 +4,8 @@
 
 #include "daemon/init/init-types.h"
 
-/* init-reads.c: the read reporter. Add to ctx the rule that notifies the
- * read-only opens it observes (arg: the flags argument's index). */
-int init_reads_rule(void *ctx, int nr, unsigned arg);
-/* Handle a notified read-only open: -1 when call is not one (the guard
+/* init-reads.c: the read reporter (which read-only opens are notified:
+ * policy/guard-filter.c). Handle a notified read-only open: -1 when call is not one (the guard
  * handles it), SV_ANSWERED when answered here, else 0 or an errno with an
  * opened file in *fd, as init_dispatch_call. */
 int init_reads_call(struct init_sv_call *call, int *fd);

@@ -25,6 +25,7 @@
 #include "daemon/init/init-types.h"
 #include "daemon/init/init-walk.h"
 #include "policy/guard-calls.h"
+#include "policy/guard-filter.h"
 #include "policy/plan.h"
 
 #include <errno.h>
@@ -59,13 +60,6 @@
 #define INIT_SV_MAX        1024   /* listeners at once */
 #define INIT_SV_ADOPT_MS   30000  /* how long a child may take to send one
                                      (generous: a loaded machine, sanitizers) */
-/* The flags of the one sendmsg the notify filter lets through: the child's
- * own, which hands sbox-init the listener (notified, it would wait for a
- * listener nobody holds yet). Right after it, the child installs a filter
- * that refuses a sendmsg with exactly these flags, so no command can. */
-#define INIT_SV_HANDOFF    ((scmp_datum_t)(MSG_NOSIGNAL | MSG_DONTWAIT | \
-                           MSG_PROXY))
-
 /* The table of calls is policy/guard-calls.c (one line per call). */
 static const struct guard_call_line *init_sv_calls;
 static size_t init_sv_ncalls;
@@ -112,143 +106,58 @@ init_sv_kernel_at_least(int major, int minor)
 	return a > major || (a == major && b >= minor);
 }
 
-/* Add the notify rules of one call to ctx; 0 or -errno. */
+/* A hex program of the filter member f at key into *p and *n; 0 or -1. */
 static int
-init_sv_rule(scmp_filter_ctx ctx, int nr, int sc)
+init_sv_unhex(json_t *f, const char *key, struct sock_filter **p,
+    unsigned short *n)
 {
-	static const int wflags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC };
-	unsigned arg = sc == SV_OPEN ? 1 : 2;
-	size_t i;
-	int rc;
+	json_t *v = json_object_get(f, key);
 
-	if (sc == SV_EXECVE || sc == SV_EXECVEAT)
-		/* only to match the profile's `exclude` patterns */
-		return init_state_guard()->exclude == NULL ? 0 :
-		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
-	if (sc == SV_SENDMSG)
-		/* all but the handoff (sealed in every command after it) */
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-		    SCMP_CMP(2, SCMP_CMP_NE, INIT_SV_HANDOFF));
-	if (sc == SV_SENDTO)
-		/* with an address only (a NULL one reaches the connected
-		 * peer, decided at connect) */
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-		    SCMP_CMP(4, SCMP_CMP_NE, 0));
-	if (sc != SV_OPEN && sc != SV_OPENAT)
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
-	/* (O_TMPFILE always carries O_WRONLY or O_RDWR: matched below) */
-	/* opens that may write or create; read-only ones as the read
-	 * reporter says (init-reads.c) */
-	for (i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-		    SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, (scmp_datum_t)wflags[i],
-		    (scmp_datum_t)wflags[i]));
-		if (rc < 0)
-			return rc;
-	}
-	/* no hidden rules (sandbox.report_reads false): reads are not
-	 * notified at all */
-	return init_state_guard()->n_rules == 0 ? 0 :
-	    init_reads_rule(ctx, nr, arg);
+	free(*p);
+	*p = NULL;
+	return json_is_string(v) ? guard_filter_unhex(json_string_value(v),
+	    json_string_length(v), p, n) : -1;
 }
 
-/* Export ctx's BPF into *prog (malloc'd) and *len; 0 or -1. */
-static int
-init_sv_export(scmp_filter_ctx ctx, struct sock_filter **prog,
-    unsigned short *len)
-{
-	struct stat st;
-	int fd, rc = -1;
-
-	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0)
-		return -1;
-	if (seccomp_export_bpf(ctx, fd) < 0 || fstat(fd, &st) < 0 ||
-	    st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) ||
-	    st.st_size > 4096 * (off_t)sizeof(struct sock_filter))
-		goto out;
-	free(*prog);
-	if ((*prog = malloc((size_t)st.st_size)) == NULL ||
-	    pread(fd, *prog, (size_t)st.st_size, 0) != st.st_size)
-		goto out;
-	*len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
-	rc = 0;
-out:
-	close(fd);
-	return rc;
-}
-
-/* Build the notify filter and its seal once and keep their BPF; NULL or a
- * reason. */
+/* Take the notify filter and its seal that sboxd built for this spec
+ * (policy/guard-filter.c: the guard message's "filter" {exclude, reads,
+ * notify, seal}, hex), and map the table's calls to this architecture's
+ * numbers and its compat one's; NULL or a reason. */
 static const char *
-init_sv_build(void)
+init_sv_take(json_t *msg)
 {
-	scmp_filter_ctx ctx;
-	const char *why = NULL;
-	size_t i, a;
-	int nr;
+	json_t *f = json_object_get(msg, "filter");
+	size_t a, i;
 
 	init_sv_calls = guard_calls(&init_sv_ncalls);
 	if (init_sv_ncalls > INIT_SV_LINES_MAX)
 		return "the table of calls is too long";
-	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
-		return "seccomp_init failed";
-	/* a binary tree of syscall numbers: half the install time of the
-	 * default chain, and fewer jumps for each notified call */
-	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	/* built for this spec: execve notified when it has an `exclude`
+	 * list, read-only opens when it has hidden rules */
+	if (!json_is_object(f) || !json_is_boolean(json_object_get(f,
+	    "exclude")) || !json_is_boolean(json_object_get(f, "reads")))
+		return "the guard message has no filter";
+	if (json_is_true(json_object_get(f, "exclude")) !=
+	    (init_state_guard()->exclude != NULL) ||
+	    json_is_true(json_object_get(f, "reads")) !=
+	    (init_state_guard()->n_rules != 0))
+		return "the guard message's filter was built for another spec";
+	if (init_sv_unhex(f, "notify", &init_sv_prog, &init_sv_prog_len) < 0 ||
+	    init_sv_unhex(f, "seal", &init_sv_seal, &init_sv_seal_len) < 0)
+		return "the guard message's filter is not a BPF program";
 	init_sv_arch[0] = seccomp_arch_native();
 #if defined(__x86_64__)
 	init_sv_arch[1] = SCMP_ARCH_X86;
 #elif defined(__aarch64__)
 	init_sv_arch[1] = SCMP_ARCH_ARM;
 #endif
-	if (init_sv_arch[1] != 0 && seccomp_arch_add(ctx, init_sv_arch[1]) < 0 &&
-	    seccomp_arch_exist(ctx, init_sv_arch[1]) != 0) {
-		why = "cannot add the compat architecture";
-		goto out;
-	}
 	for (a = 0; a < 2; a++)
 		for (i = 0; i < init_sv_ncalls; i++)
 			init_sv_nr[a][i] = init_sv_arch[a] == 0 ||
 			    init_sv_calls[i].call < 0 ? -1 :
 			    seccomp_syscall_resolve_name_arch(init_sv_arch[a],
 			    init_sv_calls[i].name);
-	for (i = 0; i < init_sv_ncalls; i++) {
-		nr = seccomp_syscall_resolve_name(init_sv_calls[i].name);
-		if (nr < 0)
-			continue; /* not on this architecture */
-		if (init_sv_calls[i].how == GUARD_HOW_ENOSYS) {
-			if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr,
-			    0) < 0) {
-				why = "cannot add a refusal rule";
-				goto out;
-			}
-			continue;
-		}
-		if (init_sv_calls[i].call < 0)
-			continue; /* the sandbox's filter's or the kernel's */
-		if (init_sv_rule(ctx, nr, init_sv_calls[i].call) < 0) {
-			why = "cannot add a notify rule";
-			goto out;
-		}
-	}
-	if (init_sv_export(ctx, &init_sv_prog, &init_sv_prog_len) < 0) {
-		why = "cannot export the notify filter";
-		goto out;
-	}
-	seccomp_release(ctx);
-	/* the seal: the handoff's sendmsg refused from then on */
-	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
-		return "seccomp_init failed";
-	if ((init_sv_arch[1] != 0 && seccomp_arch_add(ctx, init_sv_arch[1]) <
-	    0 && seccomp_arch_exist(ctx, init_sv_arch[1]) != 0) ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-	    seccomp_syscall_resolve_name("sendmsg"), 1,
-	    SCMP_CMP(2, SCMP_CMP_EQ, INIT_SV_HANDOFF)) < 0 ||
-	    init_sv_export(ctx, &init_sv_seal, &init_sv_seal_len) < 0)
-		why = "cannot build the handoff's seal";
-out:
-	seccomp_release(ctx);
-	return why;
+	return NULL;
 }
 
 /* Handle guard {roots, home, protected, missing, rules, supervise}: keep the
@@ -275,7 +184,7 @@ init_supervise_guard(json_t *msg)
 		else if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0,
 		    &sz) < 0)
 			why = "seccomp user notification is not available";
-		else if ((why = init_sv_build()) == NULL) {
+		else if ((why = init_sv_take(msg)) == NULL) {
 			init_sv_req = calloc(1, sz.seccomp_notif >
 			    sizeof *init_sv_req ? sz.seccomp_notif :
 			    sizeof *init_sv_req);
@@ -358,7 +267,7 @@ init_supervise_child(int sock)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	e = sendmsg(sock, &mh, (int)INIT_SV_HANDOFF) == 1 ? 0 :
+	e = sendmsg(sock, &mh, GUARD_FILTER_HANDOFF) == 1 ? 0 :
 	    (errno ? errno : EIO);
 	close(fd);
 	if (e != 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy/guard-calls.h"
+#include "policy/guard-filter.h"
 
 /* Parts of a call's name that say it makes, changes or reaches a name. */
 static const char *const naming[] = { "open", "creat", "mkdir", "mknod",
@@ -144,6 +145,64 @@ START_TEST(test_no_call_forgotten)
 }
 END_TEST
 
+/* The filters built from the table (policy/guard-filter.c): each kind of
+ * spec gets its own (read-only opens and execve notified only when asked),
+ * and their hex form comes back whole; what is not whole instructions is
+ * refused. */
+START_TEST(test_filter_kinds_and_hex)
+{
+	struct guard_filter f[2][2];
+	struct guard_filter_kind k;
+	struct sock_filter *p;
+	unsigned short n;
+	char *hex;
+
+	for (k.exclude = 0; k.exclude < 2; k.exclude++)
+		for (k.reads = 0; k.reads < 2; k.reads++) {
+			ck_assert_ptr_null(guard_filter_build(&k,
+			    &f[k.exclude][k.reads]));
+			ck_assert_uint_gt(f[k.exclude][k.reads].len, 10);
+			ck_assert_uint_gt(f[k.exclude][k.reads].seal_len, 2);
+		}
+	/* more rules, a longer program */
+	ck_assert_uint_gt(f[0][1].len, f[0][0].len);
+	ck_assert_uint_gt(f[1][0].len, f[0][0].len);
+	ck_assert_uint_gt(f[1][1].len, f[0][1].len);
+	/* the seal is the same whatever the kind */
+	ck_assert_uint_eq(f[1][1].seal_len, f[0][0].seal_len);
+	ck_assert_mem_eq(f[1][1].seal, f[0][0].seal,
+	    f[0][0].seal_len * sizeof(struct sock_filter));
+	hex = guard_filter_hex(f[1][1].prog, f[1][1].len);
+	ck_assert_ptr_nonnull(hex);
+	ck_assert_uint_eq(strlen(hex), 16u * f[1][1].len);
+	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), 0);
+	ck_assert_uint_eq(n, f[1][1].len);
+	ck_assert_mem_eq(p, f[1][1].prog, n * sizeof *p);
+	free(p);
+	/* not whole instructions, not lower-case hex, empty, too long */
+	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex) - 2, &p, &n), -1);
+	ck_assert_ptr_null(p);
+	hex[5] = 'G';
+	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), -1);
+	hex[5] = 'A';
+	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), -1);
+	ck_assert_int_eq(guard_filter_unhex("", 0, &p, &n), -1);
+	free(hex);
+	hex = calloc(1, 16u * (GUARD_FILTER_MAX + 1) + 1);
+	ck_assert_ptr_nonnull(hex);
+	memset(hex, '0', 16u * (GUARD_FILTER_MAX + 1));
+	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), -1);
+	ck_assert_int_eq(guard_filter_unhex(hex, 16u * GUARD_FILTER_MAX, &p,
+	    &n), 0);
+	ck_assert_uint_eq(n, GUARD_FILTER_MAX);
+	free(p);
+	free(hex);
+	for (k.exclude = 0; k.exclude < 2; k.exclude++)
+		for (k.reads = 0; k.reads < 2; k.reads++)
+			guard_filter_free(&f[k.exclude][k.reads]);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -152,6 +211,7 @@ suite(void)
 
 	tcase_add_test(tc, test_table_well_formed);
 	tcase_add_test(tc, test_no_call_forgotten);
+	tcase_add_test(tc, test_filter_kinds_and_hex);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,6 +3,7 @@
  * message from its untrusted peer and keeps serving, and refuses to run
  * outside a sandbox. Run it as root and as an unprivileged user. */
 #include "tests/unit/container-fixture.h"
+#include "policy/guard-filter.h"
 
 START_TEST(test_ctl_channel)
 {
@@ -135,9 +136,56 @@ init_refuses(const char *text, const int *fds, int nfds, int errnum)
 	json_decref(m);
 }
 
+/* Send a guard message for /tmp with the filters sboxd would build, or with
+ * filter as its "filter" member when filter is not NULL ("null": none);
+ * return the reply. */
+static json_t *
+init_ask_guard(const char *filter)
+{
+	struct guard_filter_kind k = { 0, 0 };
+	struct guard_filter f;
+	char *text, *n, *s;
+	json_t *m;
+
+	if (filter == NULL) {
+		ck_assert_ptr_null(guard_filter_build(&k, &f));
+		n = guard_filter_hex(f.prog, f.len);
+		s = guard_filter_hex(f.seal, f.seal_len);
+		ck_assert_int_gt(asprintf(&text, "{\"type\":\"guard\",\"roots\":"
+		    "[\"/tmp\"],\"home\":\"/root\",\"protected\":\"\","
+		    "\"supervise\":true,\"filter\":{\"exclude\":false,"
+		    "\"reads\":false,\"notify\":\"%s\",\"seal\":\"%s\"}}", n, s),
+		    0);
+		free(n);
+		free(s);
+		guard_filter_free(&f);
+	} else
+		ck_assert_int_gt(asprintf(&text, "{\"type\":\"guard\",\"roots\":"
+		    "[\"/tmp\"],\"home\":\"/root\",\"protected\":\"\","
+		    "\"supervise\":true,\"filter\":%s}", filter), 0);
+	m = init_ask(text, NULL, 0);
+	free(text);
+	return m;
+}
+
+/* Shut the bare sbox-init down and wait for its bwrap. */
+static void
+init_down(void)
+{
+	sbox_error err = { 0 };
+	int fds[CTL_FDS_MAX], nfds, st;
+	json_t *m = ctl_msg("shutdown", NULL);
+
+	ck_assert_int_eq(ctl_send(init_sock, m, NULL, 0, &err), 0);
+	json_decref(m);
+	ck_assert_int_eq(ctl_recv(init_sock, &m, fds, &nfds, 2, &err), CTL_EOF);
+	ck_assert_int_eq(waitpid(init_bwrap, &st, 0), init_bwrap);
+	close(init_sock);
+}
+
 START_TEST(test_init_validates)
 {
-	int three[3], five[5], i, fds[CTL_FDS_MAX], nfds, st;
+	int three[3], five[5], i, fds[CTL_FDS_MAX], nfds;
 	sbox_error err = { 0 };
 	json_t *m;
 
@@ -183,8 +231,7 @@ START_TEST(test_init_validates)
 	/* No command before the file guard is set up. */
 	init_refuses("{\"type\":\"spawn\",\"id\":8,\"argv\":[\"true\"],"
 	    "\"stdio\":\"fds\"}", three, 3, EINVAL);
-	m = init_ask("{\"type\":\"guard\",\"roots\":[\"/tmp\"],\"home\":"
-	    "\"/root\",\"protected\":\"\",\"supervise\":true}", NULL, 0);
+	m = init_ask_guard(NULL);
 	ck_assert_str_eq(ctl_type(m), "guarded");
 	json_decref(m);
 	/* Still serving after all that: a command runs and exits. */
@@ -199,14 +246,60 @@ START_TEST(test_init_validates)
 	ck_assert_int_eq(json_integer_value(json_object_get(m, "code")), 4);
 	json_decref(m);
 	/* shutdown: init ends, bwrap with it. */
-	m = ctl_msg("shutdown", NULL);
-	ck_assert_int_eq(ctl_send(init_sock, m, NULL, 0, &err), 0);
-	json_decref(m);
-	ck_assert_int_eq(ctl_recv(init_sock, &m, fds, &nfds, 2, &err), CTL_EOF);
-	ck_assert_int_eq(waitpid(init_bwrap, &st, 0), init_bwrap);
+	init_down();
 	for (i = 0; i < 5; i++)
 		close(five[i]);
-	close(init_sock);
+}
+END_TEST
+
+/* The guard's filters come from sboxd: a guard message without them, with
+ * ones built for another kind of spec, or with what is not whole BPF
+ * instructions sets no guard, and no command runs after it. */
+START_TEST(test_init_takes_only_a_whole_filter)
+{
+	static const char *const bad[] = {
+		"null",
+		"{\"exclude\":false,\"reads\":false}",
+		/* built for a spec with hidden rules: this one has none */
+		"{\"exclude\":false,\"reads\":true,\"notify\":"
+		    "\"0000000000000000\",\"seal\":\"0000000000000000\"}",
+		"{\"exclude\":true,\"reads\":false,\"notify\":"
+		    "\"0000000000000000\",\"seal\":\"0000000000000000\"}",
+		/* half an instruction; not hex; upper case; empty */
+		"{\"exclude\":false,\"reads\":false,\"notify\":\"00000000\","
+		    "\"seal\":\"0000000000000000\"}",
+		"{\"exclude\":false,\"reads\":false,\"notify\":"
+		    "\"000000000000000g\",\"seal\":\"0000000000000000\"}",
+		"{\"exclude\":false,\"reads\":false,\"notify\":"
+		    "\"0000000000000000\",\"seal\":\"00000000000000FF\"}",
+		"{\"exclude\":false,\"reads\":false,\"notify\":\"\","
+		    "\"seal\":\"0000000000000000\"}",
+		NULL };
+	int three[3], i;
+	json_t *m;
+
+	for (i = 0; i < 3; i++)
+		three[i] = open("/dev/null", O_RDONLY);
+	for (i = 0; bad[i] != NULL; i++) {
+		init_up();
+		m = init_ask_guard(bad[i]);
+		ck_assert_msg(strcmp(ctl_type(m), "error") == 0, "%s: got %s",
+		    bad[i], ctl_type(m));
+		ck_assert_int_eq(json_integer_value(json_object_get(m, "errno")),
+		    EPERM);
+		json_decref(m);
+		/* and no command runs: the reason is the guard's */
+		m = init_ask("{\"type\":\"spawn\",\"id\":1,\"argv\":[\"true\"],"
+		    "\"env\":[\"PATH=/usr/bin:/bin\"],\"stdio\":\"fds\"}", three,
+		    3);
+		ck_assert_str_eq(ctl_type(m), "error");
+		ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(m,
+		    "message")), "file guard"));
+		json_decref(m);
+		init_down();
+	}
+	for (i = 0; i < 3; i++)
+		close(three[i]);
 }
 END_TEST
 
@@ -237,6 +330,7 @@ suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_ctl_channel);
 	tcase_add_test(tc, test_init_validates);
+	tcase_add_test(tc, test_init_takes_only_a_whole_filter);
 	tcase_add_test(tc, test_init_refuses_outside);
 	suite_add_tcase(s, tc);
 	return s;
