@@ -167,61 +167,20 @@ guard_filter_free(struct guard_filter *f)
 	memset(f, 0, sizeof *f);
 }
 
-/* A program as lower-case hex (malloc'd), or NULL. */
-char *
-guard_filter_hex(const struct sock_filter *p, unsigned short n)
-{
-	static const char digits[] = "0123456789abcdef";
-	const unsigned char *b = (const unsigned char *)p;
-	size_t i, len = (size_t)n * sizeof *p;
-	char *s;
-
-	if ((s = malloc(2 * len + 1)) == NULL)
-		return NULL;
-	for (i = 0; i < len; i++) {
-		s[2 * i] = digits[b[i] >> 4];
-		s[2 * i + 1] = digits[b[i] & 15];
-	}
-	s[2 * len] = '\0';
-	return s;
-}
-
-/* One hex digit's value, or -1. */
-static int
-guard_filter_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Parse hex of len chars into *p (malloc'd) and *n; 0, or -1 when it is
- * not whole instructions or holds more than GUARD_FILTER_MAX. */
+/* Copy a program of len bytes at b into *p (malloc'd) and *n; 0, or -1
+ * when it is empty, not whole instructions or longer than
+ * GUARD_FILTER_MAX. */
 int
-guard_filter_unhex(const char *s, size_t len, struct sock_filter **p,
+guard_filter_copy(const void *b, size_t len, struct sock_filter **p,
     unsigned short *n)
 {
-	const size_t each = 2 * sizeof(struct sock_filter);
-	unsigned char *b;
-	size_t i;
-	int hi, lo;
-
 	*p = NULL;
 	*n = 0;
-	if (len == 0 || len % each != 0 || len / each > GUARD_FILTER_MAX ||
-	    (b = malloc(len / 2)) == NULL)
+	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
+	    len / sizeof(struct sock_filter) > GUARD_FILTER_MAX ||
+	    (*p = malloc(len)) == NULL)
 		return -1;
-	for (i = 0; i < len / 2; i++) {
-		if ((hi = guard_filter_digit(s[2 * i])) < 0 ||
-		    (lo = guard_filter_digit(s[2 * i + 1])) < 0) {
-			free(b);
-			return -1;
-		}
-		b[i] = (unsigned char)(hi << 4 | lo);
-	}
-	*p = (struct sock_filter *)(void *)b;
-	*n = (unsigned short)(len / each);
+	memcpy(*p, b, len);
+	*n = (unsigned short)(len / sizeof(struct sock_filter));
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* guard-filter.h: the file guard's two seccomp filters as BPF, built from
  * THE TABLE (guard-calls.h) with libseccomp. sboxd builds them once for
- * each kind of spec and sends them in the guard message as hex; sbox-init
+ * each kind of spec and sends their bytes with the guard message; sbox-init
  * installs them in every command (init-supervise.c) and builds nothing
  * itself, so a session's start does not pay libseccomp's build. */
 #ifndef SBOX_GUARD_FILTER_H
@@ -45,11 +45,10 @@ const char *guard_filter_build(const struct guard_filter_kind *kind,
     struct guard_filter *f);
 /* Release what f holds. */
 void guard_filter_free(struct guard_filter *f);
-/* A program as lower-case hex (malloc'd), or NULL. */
-char *guard_filter_hex(const struct sock_filter *p, unsigned short n);
-/* Parse hex of len chars into *p (malloc'd) and *n; 0, or -1 when it is
- * not whole instructions or holds more than GUARD_FILTER_MAX. */
-int guard_filter_unhex(const char *s, size_t len, struct sock_filter **p,
+/* Copy a program of len bytes at b into *p (malloc'd) and *n; 0, or -1
+ * when it is empty, not whole instructions or longer than
+ * GUARD_FILTER_MAX. */
+int guard_filter_copy(const void *b, size_t len, struct sock_filter **p,
     unsigned short *n);
 
 #endif

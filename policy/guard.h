@@ -190,6 +190,15 @@ json_t *guard_table_to_json(const struct guard_table *t);
  * receives; "missing" and "rules" may be absent). */
 json_t *guard_spec_to_json(const struct guard_spec *s);
 int guard_spec_from_json(struct guard_spec *s, json_t *j, sbox_error *err);
+/* The same, for a message whose "bulk" [n1, n2] says that its protected
+ * names and rules are the first n1 + n2 of the len bytes at bulk, which
+ * came with it (guard_spec_bulk_out); 0 or -1 with err. */
+int guard_spec_from_msg(struct guard_spec *s, json_t *j, const char *bulk,
+    size_t len, sbox_error *err);
+/* Move a spec JSON's protected names and rules into *buf (malloc'd, *len
+ * bytes), leaving "bulk": [n1, n2] in their place: jansson parses long
+ * strings slowly, these bytes are copied. 0 or -1 with err. */
+int guard_spec_bulk_out(json_t *j, char **buf, size_t *len, sbox_error *err);
 /* Append the absolute, normalised paths of the JSON array a to the
  * spec's missing (protected) paths: git's config named them after the
  * spec was made. All are checked before any is added. 0, or -1 with err

@@ -14,60 +14,48 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define CONTAINER_REFUSED_BURST 100  /* reports at once */
 #define CONTAINER_REFUSED_RATE  50   /* reports per second after that */
 
 /* The file guard's filters, built once for each kind of spec (an
- * `exclude` list or not, hidden rules or not) and kept as the guard
- * message's hex: libseccomp's build is not paid again at each create. */
+ * `exclude` list or not, hidden rules or not) and kept: libseccomp's build
+ * is not paid again at each create. */
 struct container_guard_kept {
-	int         built;
-	const char *why;       /* why they could not be built, or NULL */
-	char       *notify;
-	char       *seal;
+	int                 built;
+	const char         *why;  /* why they could not be built, or NULL */
+	struct guard_filter f;
 };
 static struct container_guard_kept container_guard_filters[2][2];
 
-/* The guard message's "filter" member for kind, or NULL with *why set. */
-static json_t *
+/* The kept filters of kind (built the first time), or NULL with *why. */
+static const struct guard_filter *
 container_guard_filter(const struct guard_filter_kind *k, const char **why)
 {
-	struct guard_filter f;
 	struct container_guard_kept *c =
-	    &container_guard_filters[k->exclude][k->reads];
+	    &container_guard_filters[!!k->exclude][!!k->reads];
 
 	if (!c->built) {
-		if ((c->why = guard_filter_build(k, &f)) == NULL) {
-			c->notify = guard_filter_hex(f.prog, f.len);
-			c->seal = guard_filter_hex(f.seal, f.seal_len);
-			guard_filter_free(&f);
-			if (c->notify == NULL || c->seal == NULL) {
-				free(c->notify);
-				free(c->seal);
-				c->notify = c->seal = NULL;
-				*why = "out of memory";
-				return NULL;
-			}
-		}
+		c->why = guard_filter_build(k, &c->f);
 		c->built = 1;
 	}
-	if ((*why = c->why) != NULL)
-		return NULL;
-	return json_pack("{s:b, s:b, s:s, s:s}", "exclude", k->exclude,
-	    "reads", k->reads, "notify", c->notify, "seal", c->seal);
+	*why = c->why;
+	return c->why == NULL ? &c->f : NULL;
 }
 
-/* The guard message's body for a spec (with the filters when commands
- * are supervised), or NULL with *why. */
+/* The guard message's body for a spec, with its filters' kind and sizes
+ * when commands are supervised (their bytes go with the message), or NULL
+ * with *why. */
 json_t *
 container_guard_spec(const struct guard_spec *g, const char **why)
 {
 	const char *off = getenv("SBOX_BENCH_NO_GUARD");
 	struct guard_spec none = { .roots = (char *[]){ NULL }, .home = "/" };
+	const struct guard_filter *f;
 	struct guard_filter_kind k;
-	json_t *j, *f;
+	json_t *j;
 
 	*why = "out of memory";
 	if (g == NULL)
@@ -83,11 +71,68 @@ container_guard_spec(const struct guard_spec *g, const char **why)
 	k.exclude = g->exclude != NULL;
 	k.reads = g->n_rules != 0;
 	if ((f = container_guard_filter(&k, why)) == NULL ||
-	    json_object_set_new(j, "filter", f) < 0) {
+	    json_object_set_new(j, "filter", json_pack("{s:b, s:b, s:I, s:I}",
+	    "exclude", k.exclude, "reads", k.reads, "notify", (json_int_t)f->len *
+	    (json_int_t)sizeof *f->prog, "seal", (json_int_t)f->seal_len *
+	    (json_int_t)sizeof *f->seal)) < 0) {
 		json_decref(j);
 		return NULL;
 	}
 	return j;
+}
+
+/* Write all of buf to fd; 0 or -1. */
+static int
+container_guard_write(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The bytes that go with the guard message m, in one memfd: the spec's
+ * bulk (its protected names and rules, taken out of m), then the notify
+ * filter and its seal when m has them. The memfd, or -1 with err. */
+static int
+container_guard_bulk(json_t *m, sbox_error *err)
+{
+	json_t *fj = json_object_get(m, "filter");
+	const struct guard_filter *f = NULL;
+	struct guard_filter_kind k;
+	const char *why;
+	char *bulk;
+	size_t len;
+	int fd;
+
+	if (fj != NULL) {
+		k.exclude = json_is_true(json_object_get(fj, "exclude"));
+		k.reads = json_is_true(json_object_get(fj, "reads"));
+		if ((f = container_guard_filter(&k, &why)) == NULL)
+			return error_set(err, E_SANDBOX_SETUP, "%s", why);
+	}
+	if (guard_spec_bulk_out(m, &bulk, &len, err) < 0)
+		return -1;
+	if ((fd = memfd_create("sbox-guard", MFD_CLOEXEC)) < 0 ||
+	    container_guard_write(fd, bulk, len) < 0 || (f != NULL &&
+	    (container_guard_write(fd, f->prog, f->len * sizeof *f->prog) < 0 ||
+	    container_guard_write(fd, f->seal, f->seal_len *
+	    sizeof *f->seal) < 0))) {
+		error_set_errno(err, E_SANDBOX_SETUP, errno, "the guard's memfd");
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(bulk);
+	return fd;
 }
 
 /* Send the guard message (after ready); 0, or -1 when it cannot go. */
@@ -96,7 +141,7 @@ container_guard_send(struct container *c)
 {
 	sbox_error err = { 0 };
 	json_t *m;
-	int rc;
+	int rc, fd = -1;
 
 	if ((m = ctl_msg("guard", NULL)) == NULL ||
 	    json_object_update(m, c->guard) < 0 ||
@@ -105,9 +150,15 @@ container_guard_send(struct container *c)
 		container_abort(c, E_SANDBOX_SETUP, "out of memory");
 		return -1;
 	}
+	if ((fd = container_guard_bulk(m, &err)) < 0) {
+		json_decref(m);
+		container_abort(c, E_SANDBOX_SETUP, err.message);
+		return -1;
+	}
 	/* (encoded once: ctl_encode refuses one over CTL_MSG_MAX) */
-	rc = container_ctl_send(c, m, NULL, 0, &err);
+	rc = container_ctl_send(c, m, &fd, 1, &err);
 	json_decref(m);
+	close(fd);
 	if (rc < 0) {
 		container_abort(c, E_SANDBOX_SETUP, strcmp(err.name,
 		    E_TOO_LARGE) == 0 ? "the file guard's protected names are "

@@ -125,9 +125,15 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_spawn(msg, text, len, fds, nfds);
 		return; /* init_spawn owns the fds */
 	}
+	if (strcmp(t, "guard") == 0) {
+		/* its bytes come as a memfd */
+		init_supervise_guard(msg, fds, nfds);
+		ctl_close_fds(fds, nfds);
+		return;
+	}
 	ctl_close_fds(fds, nfds);
 	if (nfds > 0) {
-		/* Only spawn carries descriptors. */
+		/* Only spawn and guard carry descriptors. */
 		init_msg_send_error(json_object_get(msg, "req"), EINVAL,
 		    "%s takes no descriptors", t);
 		return;
@@ -142,8 +148,6 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_files_stat(msg);
 	else if (strcmp(t, "listen_local") == 0)
 		init_files_listen(msg);
-	else if (strcmp(t, "guard") == 0)
-		init_supervise_guard(msg);
 	else if (strcmp(t, "guard_protect") == 0)
 		init_supervise_protect(msg);
 	else if (strcmp(t, "exclude_done") == 0)

@@ -58,6 +58,7 @@
 #endif
 
 #define INIT_SV_MAX        1024   /* listeners at once */
+#define INIT_SV_BULK_MAX   (4 << 20) /* the guard message's bytes, at most */
 #define INIT_SV_ADOPT_MS   30000  /* how long a child may take to send one
                                      (generous: a loaded machine, sanitizers) */
 /* The table of calls is policy/guard-calls.c (one line per call). */
@@ -106,27 +107,49 @@ init_sv_kernel_at_least(int major, int minor)
 	return a > major || (a == major && b >= minor);
 }
 
-/* A hex program of the filter member f at key into *p and *n; 0 or -1. */
-static int
-init_sv_unhex(json_t *f, const char *key, struct sock_filter **p,
-    unsigned short *n)
+/* Read the memfd that came with the guard message into *buf (malloc'd,
+ * *len bytes); NULL or a reason. */
+static const char *
+init_sv_read_bulk(const int *fds, int nfds, char **buf, size_t *len)
 {
-	json_t *v = json_object_get(f, key);
+	struct stat st;
+	size_t off = 0;
+	ssize_t n;
 
-	free(*p);
-	*p = NULL;
-	return json_is_string(v) ? guard_filter_unhex(json_string_value(v),
-	    json_string_length(v), p, n) : -1;
+	*buf = NULL;
+	*len = 0;
+	if (nfds != 1 || fstat(fds[0], &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > INIT_SV_BULK_MAX)
+		return "the guard message did not come with its bytes";
+	if ((*buf = malloc((size_t)st.st_size + 1)) == NULL)
+		return "out of memory";
+	while (off < (size_t)st.st_size) {
+		n = pread(fds[0], *buf + off, (size_t)st.st_size - off,
+		    (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(*buf);
+			*buf = NULL;
+			return "the guard message's bytes cannot be read";
+		}
+		off += (size_t)n;
+	}
+	*len = off;
+	return NULL;
 }
 
 /* Take the notify filter and its seal that sboxd built for this spec
- * (policy/guard-filter.c: the guard message's "filter" {exclude, reads,
- * notify, seal}, hex), and map the table's calls to this architecture's
- * numbers and its compat one's; NULL or a reason. */
+ * (policy/guard-filter.c): the guard message's "filter" {exclude, reads,
+ * notify, seal} gives their sizes, their bytes follow the spec's bulk in
+ * buf (len bytes in all); then map the table's calls to this
+ * architecture's numbers and its compat one's. NULL or a reason. */
 static const char *
-init_sv_take(json_t *msg)
+init_sv_take(json_t *msg, const char *buf, size_t len)
 {
 	json_t *f = json_object_get(msg, "filter");
+	json_int_t n1, n2, nf, ns;
+	int exclude, reads;
 	size_t a, i;
 
 	init_sv_calls = guard_calls(&init_sv_ncalls);
@@ -134,17 +157,21 @@ init_sv_take(json_t *msg)
 		return "the table of calls is too long";
 	/* built for this spec: execve notified when it has an `exclude`
 	 * list, read-only opens when it has hidden rules */
-	if (!json_is_object(f) || !json_is_boolean(json_object_get(f,
-	    "exclude")) || !json_is_boolean(json_object_get(f, "reads")))
+	if (f == NULL || json_unpack(f, "{s:b, s:b, s:I, s:I !}", "exclude",
+	    &exclude, "reads", &reads, "notify", &nf, "seal", &ns) < 0)
 		return "the guard message has no filter";
-	if (json_is_true(json_object_get(f, "exclude")) !=
-	    (init_state_guard()->exclude != NULL) ||
-	    json_is_true(json_object_get(f, "reads")) !=
-	    (init_state_guard()->n_rules != 0))
+	if (exclude != (init_state_guard()->exclude != NULL) ||
+	    reads != (init_state_guard()->n_rules != 0))
 		return "the guard message's filter was built for another spec";
-	if (init_sv_unhex(f, "notify", &init_sv_prog, &init_sv_prog_len) < 0 ||
-	    init_sv_unhex(f, "seal", &init_sv_seal, &init_sv_seal_len) < 0)
-		return "the guard message's filter is not a BPF program";
+	/* (guard_spec_from_msg checked bulk against len) */
+	if (json_unpack(json_object_get(msg, "bulk"), "[II]", &n1, &n2) < 0 ||
+	    nf < 0 || ns < 0 || (size_t)nf > len ||
+	    (size_t)ns > len - (size_t)nf ||
+	    (size_t)(n1 + n2) != len - (size_t)nf - (size_t)ns ||
+	    guard_filter_copy(buf + n1 + n2, (size_t)nf, &init_sv_prog,
+	    &init_sv_prog_len) < 0 || guard_filter_copy(buf + n1 + n2 + nf,
+	    (size_t)ns, &init_sv_seal, &init_sv_seal_len) < 0)
+		return "the guard message's filter is not whole BPF programs";
 	init_sv_arch[0] = seccomp_arch_native();
 #if defined(__x86_64__)
 	init_sv_arch[1] = SCMP_ARCH_X86;
@@ -160,20 +187,27 @@ init_sv_take(json_t *msg)
 	return NULL;
 }
 
-/* Handle guard {roots, home, protected, missing, rules, supervise}: keep the
- * spec, build the filter; reply guarded {} or error {req: null}. */
+/* Handle guard {roots, home, bulk, missing, supervise, filter...} and its
+ * bytes (fds: the memfd): keep the spec, take the filters; reply guarded
+ * {} or error {req: null}. */
 void
-init_supervise_guard(json_t *msg)
+init_supervise_guard(json_t *msg, const int *fds, int nfds)
 {
 	struct seccomp_notif_sizes sz;
 	sbox_error err = { 0 };
 	const char *why = NULL;
+	json_int_t n1 = 0, n2 = 0;
+	char *buf = NULL;
+	size_t len = 0;
 
 	if (init_state_get() != 0) {
 		init_msg_send_error(NULL, EINVAL, "guard: already set up");
 		return;
 	}
-	if (guard_spec_from_json(init_state_guard(), msg, &err) < 0)
+	if ((why = init_sv_read_bulk(fds, nfds, &buf, &len)) != NULL)
+		;
+	else if (guard_spec_from_msg(init_state_guard(), msg, buf, len,
+	    &err) < 0)
 		why = err.message;
 	else if (init_state_guard()->supervise &&
 	    init_state_guard()->roots[0] != NULL) {
@@ -184,7 +218,7 @@ init_supervise_guard(json_t *msg)
 		else if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0,
 		    &sz) < 0)
 			why = "seccomp user notification is not available";
-		else if ((why = init_sv_take(msg)) == NULL) {
+		else if ((why = init_sv_take(msg, buf, len)) == NULL) {
 			init_sv_req = calloc(1, sz.seccomp_notif >
 			    sizeof *init_sv_req ? sz.seccomp_notif :
 			    sizeof *init_sv_req);
@@ -194,8 +228,14 @@ init_supervise_guard(json_t *msg)
 			if (init_sv_req == NULL || init_sv_resp == NULL)
 				why = "out of memory";
 		}
-	} else
+	} else {
 		init_state_guard()->supervise = 0;
+		/* nothing follows the bulk without a filter */
+		if (json_unpack(json_object_get(msg, "bulk"), "[II]", &n1,
+		    &n2) == 0 && (size_t)(n1 + n2) != len)
+			why = "the guard message's bytes are not its bulk";
+	}
+	free(buf);
 	if (why == NULL)
 		why = init_walk_init();
 	if (why != NULL) {

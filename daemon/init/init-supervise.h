@@ -7,9 +7,9 @@
 #include <sys/types.h>
 
 /* init-supervise.c: the file guard (seccomp user notification). */
-/* Handle guard {roots, home, protected, missing, rules, supervise};
- * replies guarded. */
-void init_supervise_guard(json_t *msg);
+/* Handle guard {roots, home, bulk, missing, supervise, filter...} with its
+ * bytes (one memfd in fds); replies guarded. */
+void init_supervise_guard(json_t *msg, const int *fds, int nfds);
 /* Handle guard_protect {missing}: more protected paths (git's config
  * named them since); a bad message breaks the guard (commands refused). */
 void init_supervise_protect(json_t *msg);

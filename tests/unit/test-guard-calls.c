@@ -147,15 +147,15 @@ END_TEST
 
 /* The filters built from the table (policy/guard-filter.c): each kind of
  * spec gets its own (read-only opens and execve notified only when asked),
- * and their hex form comes back whole; what is not whole instructions is
+ * and a copy of one comes back whole; what is not whole instructions is
  * refused. */
-START_TEST(test_filter_kinds_and_hex)
+START_TEST(test_filter_kinds_and_copy)
 {
 	struct guard_filter f[2][2];
 	struct guard_filter_kind k;
-	struct sock_filter *p;
+	struct sock_filter *p, *big;
 	unsigned short n;
-	char *hex;
+	size_t len;
 
 	for (k.exclude = 0; k.exclude < 2; k.exclude++)
 		for (k.reads = 0; k.reads < 2; k.reads++) {
@@ -172,31 +172,25 @@ START_TEST(test_filter_kinds_and_hex)
 	ck_assert_uint_eq(f[1][1].seal_len, f[0][0].seal_len);
 	ck_assert_mem_eq(f[1][1].seal, f[0][0].seal,
 	    f[0][0].seal_len * sizeof(struct sock_filter));
-	hex = guard_filter_hex(f[1][1].prog, f[1][1].len);
-	ck_assert_ptr_nonnull(hex);
-	ck_assert_uint_eq(strlen(hex), 16u * f[1][1].len);
-	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), 0);
+	/* a copy comes back whole; not whole instructions, empty or too
+	 * long is refused */
+	len = f[1][1].len * sizeof(struct sock_filter);
+	ck_assert_int_eq(guard_filter_copy(f[1][1].prog, len, &p, &n), 0);
 	ck_assert_uint_eq(n, f[1][1].len);
-	ck_assert_mem_eq(p, f[1][1].prog, n * sizeof *p);
+	ck_assert_mem_eq(p, f[1][1].prog, len);
 	free(p);
-	/* not whole instructions, not lower-case hex, empty, too long */
-	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex) - 2, &p, &n), -1);
+	ck_assert_int_eq(guard_filter_copy(f[1][1].prog, len - 1, &p, &n), -1);
 	ck_assert_ptr_null(p);
-	hex[5] = 'G';
-	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), -1);
-	hex[5] = 'A';
-	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), -1);
-	ck_assert_int_eq(guard_filter_unhex("", 0, &p, &n), -1);
-	free(hex);
-	hex = calloc(1, 16u * (GUARD_FILTER_MAX + 1) + 1);
-	ck_assert_ptr_nonnull(hex);
-	memset(hex, '0', 16u * (GUARD_FILTER_MAX + 1));
-	ck_assert_int_eq(guard_filter_unhex(hex, strlen(hex), &p, &n), -1);
-	ck_assert_int_eq(guard_filter_unhex(hex, 16u * GUARD_FILTER_MAX, &p,
-	    &n), 0);
+	ck_assert_int_eq(guard_filter_copy(f[1][1].prog, 0, &p, &n), -1);
+	big = calloc(GUARD_FILTER_MAX + 1, sizeof *big);
+	ck_assert_ptr_nonnull(big);
+	ck_assert_int_eq(guard_filter_copy(big, (GUARD_FILTER_MAX + 1) *
+	    sizeof *big, &p, &n), -1);
+	ck_assert_int_eq(guard_filter_copy(big, GUARD_FILTER_MAX * sizeof *big,
+	    &p, &n), 0);
 	ck_assert_uint_eq(n, GUARD_FILTER_MAX);
 	free(p);
-	free(hex);
+	free(big);
 	for (k.exclude = 0; k.exclude < 2; k.exclude++)
 		for (k.reads = 0; k.reads < 2; k.reads++)
 			guard_filter_free(&f[k.exclude][k.reads]);
@@ -211,7 +205,7 @@ suite(void)
 
 	tcase_add_test(tc, test_table_well_formed);
 	tcase_add_test(tc, test_no_call_forgotten);
-	tcase_add_test(tc, test_filter_kinds_and_hex);
+	tcase_add_test(tc, test_filter_kinds_and_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,7 @@
  * outside a sandbox. Run it as root and as an unprivileged user. */
 #include "tests/unit/container-fixture.h"
 #include "policy/guard-filter.h"
+#include <sys/mman.h>
 
 START_TEST(test_ctl_channel)
 {
@@ -136,34 +137,40 @@ init_refuses(const char *text, const int *fds, int nfds, int errnum)
 	json_decref(m);
 }
 
-/* Send a guard message for /tmp with the filters sboxd would build, or with
- * filter as its "filter" member when filter is not NULL ("null": none);
- * return the reply. */
+/* Send a guard message for /tmp ("bulk": [0, 0]: no protected names, no
+ * rules) with its bytes in a memfd (none when nofd): the filters sboxd
+ * would build, or, when filter is not NULL, filter as its "filter" member
+ * and the len bytes at extra after the bulk; return the reply. */
 static json_t *
-init_ask_guard(const char *filter)
+init_ask_guard(const char *filter, const void *extra, size_t len, int nofd)
 {
 	struct guard_filter_kind k = { 0, 0 };
-	struct guard_filter f;
-	char *text, *n, *s;
+	struct guard_filter f = { 0 };
+	char *text;
 	json_t *m;
+	int fd;
 
+	ck_assert_int_ge(fd = memfd_create("test-guard", MFD_CLOEXEC), 0);
 	if (filter == NULL) {
 		ck_assert_ptr_null(guard_filter_build(&k, &f));
-		n = guard_filter_hex(f.prog, f.len);
-		s = guard_filter_hex(f.seal, f.seal_len);
 		ck_assert_int_gt(asprintf(&text, "{\"type\":\"guard\",\"roots\":"
-		    "[\"/tmp\"],\"home\":\"/root\",\"protected\":\"\","
+		    "[\"/tmp\"],\"home\":\"/root\",\"bulk\":[0,0],"
 		    "\"supervise\":true,\"filter\":{\"exclude\":false,"
-		    "\"reads\":false,\"notify\":\"%s\",\"seal\":\"%s\"}}", n, s),
-		    0);
-		free(n);
-		free(s);
+		    "\"reads\":false,\"notify\":%zu,\"seal\":%zu}}",
+		    f.len * sizeof *f.prog, f.seal_len * sizeof *f.seal), 0);
+		ck_assert_int_eq(write(fd, f.prog, f.len * sizeof *f.prog),
+		    (ssize_t)(f.len * sizeof *f.prog));
+		ck_assert_int_eq(write(fd, f.seal, f.seal_len * sizeof *f.seal),
+		    (ssize_t)(f.seal_len * sizeof *f.seal));
 		guard_filter_free(&f);
-	} else
+	} else {
 		ck_assert_int_gt(asprintf(&text, "{\"type\":\"guard\",\"roots\":"
-		    "[\"/tmp\"],\"home\":\"/root\",\"protected\":\"\","
+		    "[\"/tmp\"],\"home\":\"/root\",\"bulk\":[0,0],"
 		    "\"supervise\":true,\"filter\":%s}", filter), 0);
-	m = init_ask(text, NULL, 0);
+		ck_assert_int_eq(write(fd, extra, len), (ssize_t)len);
+	}
+	m = init_ask(text, nofd ? NULL : &fd, nofd ? 0 : 1);
+	close(fd);
 	free(text);
 	return m;
 }
@@ -231,7 +238,7 @@ START_TEST(test_init_validates)
 	/* No command before the file guard is set up. */
 	init_refuses("{\"type\":\"spawn\",\"id\":8,\"argv\":[\"true\"],"
 	    "\"stdio\":\"fds\"}", three, 3, EINVAL);
-	m = init_ask_guard(NULL);
+	m = init_ask_guard(NULL, NULL, 0, 0);
 	ck_assert_str_eq(ctl_type(m), "guarded");
 	json_decref(m);
 	/* Still serving after all that: a command runs and exits. */
@@ -252,41 +259,57 @@ START_TEST(test_init_validates)
 }
 END_TEST
 
-/* The guard's filters come from sboxd: a guard message without them, with
- * ones built for another kind of spec, or with what is not whole BPF
- * instructions sets no guard, and no command runs after it. */
+/* The guard's filters and bulk come from sboxd with the guard message: a
+ * message without them, with filters built for another kind of spec, with
+ * sizes that are not whole BPF programs, or bytes that do not add up sets
+ * no guard, and no command runs after it. */
 START_TEST(test_init_takes_only_a_whole_filter)
 {
-	static const char *const bad[] = {
-		"null",
-		"{\"exclude\":false,\"reads\":false}",
-		/* built for a spec with hidden rules: this one has none */
-		"{\"exclude\":false,\"reads\":true,\"notify\":"
-		    "\"0000000000000000\",\"seal\":\"0000000000000000\"}",
-		"{\"exclude\":true,\"reads\":false,\"notify\":"
-		    "\"0000000000000000\",\"seal\":\"0000000000000000\"}",
-		/* half an instruction; not hex; upper case; empty */
-		"{\"exclude\":false,\"reads\":false,\"notify\":\"00000000\","
-		    "\"seal\":\"0000000000000000\"}",
-		"{\"exclude\":false,\"reads\":false,\"notify\":"
-		    "\"000000000000000g\",\"seal\":\"0000000000000000\"}",
-		"{\"exclude\":false,\"reads\":false,\"notify\":"
-		    "\"0000000000000000\",\"seal\":\"00000000000000FF\"}",
-		"{\"exclude\":false,\"reads\":false,\"notify\":\"\","
-		    "\"seal\":\"0000000000000000\"}",
-		NULL };
+	static const struct {
+		const char *filter;
+		size_t      len;    /* zero bytes after the bulk */
+		int         nofd;
+	} bad[] = {
+		{ "null", 16, 0 },
+		{ "{\"exclude\":false,\"reads\":false}", 16, 0 },
+		/* built for a spec with hidden rules, or an `exclude` list:
+		 * this one has neither */
+		{ "{\"exclude\":false,\"reads\":true,\"notify\":8,"
+		    "\"seal\":8}", 16, 0 },
+		{ "{\"exclude\":true,\"reads\":false,\"notify\":8,"
+		    "\"seal\":8}", 16, 0 },
+		/* half an instruction; an empty program; negative */
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":4,"
+		    "\"seal\":8}", 12, 0 },
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":0,"
+		    "\"seal\":8}", 8, 0 },
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":-8,"
+		    "\"seal\":24}", 16, 0 },
+		/* bytes missing, bytes left over, no bytes at all */
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":8,"
+		    "\"seal\":8}", 8, 0 },
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":8,"
+		    "\"seal\":8}", 24, 0 },
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":8,"
+		    "\"seal\":8}", 16, 1 },
+		/* sizes far past the bytes */
+		{ "{\"exclude\":false,\"reads\":false,\"notify\":"
+		    "9223372036854775800,\"seal\":9223372036854775800}", 16, 0 },
+	};
+	static const char zero[64];
 	int three[3], i;
+	size_t k;
 	json_t *m;
 
 	for (i = 0; i < 3; i++)
 		three[i] = open("/dev/null", O_RDONLY);
-	for (i = 0; bad[i] != NULL; i++) {
+	for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		init_up();
-		m = init_ask_guard(bad[i]);
-		ck_assert_msg(strcmp(ctl_type(m), "error") == 0, "%s: got %s",
-		    bad[i], ctl_type(m));
-		ck_assert_int_eq(json_integer_value(json_object_get(m, "errno")),
-		    EPERM);
+		m = init_ask_guard(bad[k].filter, zero, bad[k].len, bad[k].nofd);
+		ck_assert_msg(strcmp(ctl_type(m), "error") == 0 &&
+		    json_integer_value(json_object_get(m, "errno")) == EPERM,
+		    "%s (%zu bytes): got %s", bad[k].filter, bad[k].len,
+		    json_dumps(m, 0));
 		json_decref(m);
 		/* and no command runs: the reason is the guard's */
 		m = init_ask("{\"type\":\"spawn\",\"id\":1,\"argv\":[\"true\"],"
