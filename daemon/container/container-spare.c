@@ -38,6 +38,7 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <time.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -412,6 +413,25 @@ container_spare_later(struct event_base *base, const struct plan_limits *l,
 		spare_scheduled = 1;
 }
 
+/* poll() one descriptor for at most ms, again after a signal with what
+ * is left of ms: poll's result. */
+static int
+spare_wait(struct pollfd *pfd, int ms)
+{
+	struct timespec t0, t1;
+	int rc, left = ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((rc = poll(pfd, 1, left)) < 0 && errno == EINTR) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left = ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return 0;
+	}
+	return rc;
+}
+
 /* Hand over the waiting spare when it fits l and has joined. */
 int
 container_spare_take(const struct plan_limits *l, int staged,
@@ -429,10 +449,11 @@ container_spare_take(const struct plan_limits *l, int staged,
 		spare_drop_waiting();
 		return -1;
 	}
-	/* its word on the join (long said, unless the creates come fast) */
+	/* its word on the join (long said, unless the creates come fast); a
+	 * signal to sboxd (a child's end) is no reason to drop it */
 	pfd.fd = spare_now.sock;
 	pfd.events = POLLIN;
-	if (poll(&pfd, 1, SPARE_JOIN_MS) != 1 ||
+	if (spare_wait(&pfd, SPARE_JOIN_MS) != 1 ||
 	    (n = recv(spare_now.sock, &e, sizeof e, MSG_DONTWAIT)) !=
 	    (ssize_t)sizeof e || e != 0) {
 		log_warn("the spare launcher could not join its cgroup %s: %s",

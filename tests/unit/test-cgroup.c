@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -549,6 +550,51 @@ START_TEST(test_spare_launcher)
 }
 END_TEST
 
+/* A signal handler that does nothing (installed without SA_RESTART). */
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* sboxd takes signals (a child's end) while a create waits for the
+ * spare's word on its join: a signal is no reason to drop a spare that
+ * joined (it was dropped, and the create forked bwrap instead, about one
+ * create in thirty under `make bench`). */
+START_TEST(test_spare_take_survives_signals)
+{
+	struct event_base *base = event_base_new();
+	struct sigaction sa, old;
+	struct itimerval every = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 },
+	    { 0, 0 } };
+	struct plan_limits l = {0};
+	struct container_spare sp;
+	char d[PATH_MAX];
+	pid_t p;
+	int i;
+
+	spare_tree(base);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: poll fails EINTR */
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, &old), 0);
+	for (i = 0; i < 5; i++) {
+		p = spare_made(base, &l, d, sizeof d);
+		/* at once: the spare is still starting, the take waits */
+		ck_assert_int_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+		ck_assert_int_eq(container_spare_take(&l, STAGED, BWRAP, &sp), 0);
+		ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+		ck_assert_int_eq(sp.pid, p);
+		empty(d);
+		container_spare_drop(&sp);
+		ck_assert(gone(p));
+	}
+	ck_assert_int_eq(sigaction(SIGALRM, &old, NULL), 0);
+	container_start_shutdown();
+	child_shutdown();
+	event_base_free(base);
+}
+END_TEST
+
 /* A spare that cannot join its cgroup (here: its write to cgroup.procs is
  * cut short by RLIMIT_FSIZE) is never handed over: a take fails, the spare
  * is ended and its cgroup removed. */
@@ -642,6 +688,7 @@ cgroup_suite(void)
 	tcase_add_test(tc, test_container_in_delegated_cgroup);
 	tcase_add_test(tc, test_spare_launcher);
 	tcase_add_test(tc, test_spare_that_cannot_join_is_not_used);
+	tcase_add_test(tc, test_spare_take_survives_signals);
 	tcase_add_test(tc, test_join_failure_names_the_cgroup);
 	suite_add_tcase(s, tc);
 	return s;
