@@ -46,6 +46,10 @@ rmtree(const char *path)
 		unlink(path);
 		return;
 	}
+	/* an empty folder (a session's scratch, most often): one call; rmdir
+	 * follows no link and fails on anything in it or mounted on it */
+	if (rmdir(path) == 0)
+		return;
 	nftw(path, rmtree_chmod, 16, FTW_PHYS | FTW_MOUNT);
 	nftw(path, rmtree_one, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
 }

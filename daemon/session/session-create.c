@@ -559,7 +559,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		}
 	}
 	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||
-	    session_record(s, p->uid, err) == -1)
+	    (!s->plan->sandboxed && session_record(s, p->uid, err) == -1))
 		goto fail_rm;
 	session_env_dropped(s, p->env);
 	session_register(s);
@@ -578,11 +578,20 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		*result = session_created_json(s);
 		return 0;
 	}
+	/* its row is written while bwrap starts (what the start needs is
+	 * the plan; the recovery note already names the scratch folder) */
 	if (session_start_container(s, err) == -1) {
-		store_session_set_state(sboxd.store, s->id, "failed", err->message,
-		    NULL);
+		sbox_error e2 = { 0 };
+
+		if (session_record(s, p->uid, &e2) == 0)
+			store_session_set_state(sboxd.store, s->id, "failed",
+			    err->message, NULL);
 		session_unregister(s);
 		goto fail_rm;
+	}
+	if (session_record(s, p->uid, err) == -1) {
+		session_close_now(s, "its row could not be written", 0);
+		return -1;
 	}
 	if (call == NULL) {	/* the daemon's own session (sandbox.check) */
 		*result = json_pack("{s:s}", "session", s->id);
