@@ -283,6 +283,7 @@ main_shutdown(const char *why)
 	log_info("shutting down (%s)", why);
 	listener_close();
 	session_close_all("daemon shutdown");
+	session_scratch_drop();
 	conn_close_all();
 	main_exit_timer = event_new(sboxd.base, -1, EV_PERSIST, main_exit_cb, NULL);
 	event_add(main_exit_timer, &tick);
@@ -640,6 +641,7 @@ main(int argc, char **argv)
 
 	sboxd.stopping = 1;
 	session_close_all("daemon shutdown");
+	session_scratch_drop();
 	toolconf_stop();
 	proxy_proc_stop();
 	container_start_shutdown();

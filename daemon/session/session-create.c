@@ -533,31 +533,9 @@ session_create(const struct session_params *p, struct rpc_call *call,
 			goto fail;
 	}
 
-	{
-		char *base = session_path("scratch", NULL);
-		mkdir(base, 0700);
-		free(base);
-		if (session_write_note(s) == -1) {
-			error_set(err, E_IO, "cannot write the session's "
-			    "recovery note in %s/sessions", sboxd.state_dir);
-			goto fail;
-		}
-		if (mkdir(s->scratch, 0700) == -1) {
-			error_set_errno(err, E_IO, errno, "cannot create the "
-			    "scratch folder %s", s->scratch);
-			goto fail;
-		}
-		if (geteuid() == 0) {	/* the sandbox's own uid writes it */
-			uid_t u;
-			gid_t g;
-			container_bind_sandbox_ids(&u, &g);
-			if (chown(s->scratch, u, g) == -1) {
-				error_set_errno(err, E_IO, errno, "cannot give the "
-				    "scratch folder %s to the sandbox", s->scratch);
-				goto fail_rm;
-			}
-		}
-	}
+	/* its note and scratch folder (made ahead when they can be) */
+	if (session_scratch_make(s, err) == -1)
+		goto fail;
 	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||
 	    (!s->plan->sandboxed && session_record(s, p->uid, err) == -1))
 		goto fail_rm;
@@ -593,6 +571,8 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		session_close_now(s, "its row could not be written", 0);
 		return -1;
 	}
+	/* the next session's scratch folder, while this bwrap starts */
+	session_scratch_later();
 	if (call == NULL) {	/* the daemon's own session (sandbox.check) */
 		*result = json_pack("{s:s}", "session", s->id);
 		return RPC_LATER;

@@ -14,6 +14,12 @@ struct session_waiter {
 
 /* A new random session id: 16 hex characters. */
 void session_new_id(char out[17]);
+/* session-scratch.c: give s its recovery note and scratch folder (the
+ * pair made ahead, whose id s then takes, when it is intact); 0, or -1
+ * with err. */
+int session_scratch_make(struct session *s, sbox_error *err);
+/* Make the next session's pair soon, from the loop. */
+void session_scratch_later(void);
 /* The crash note of a session: written before its folders are made,
  * dropped once it is cleaned up. */
 int session_write_note(struct session *s);

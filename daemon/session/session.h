@@ -157,6 +157,9 @@ void session_close(struct session *s, const char *reason);
 json_t *session_to_json(const struct session *s);
 /* Close every live session at once (daemon shutdown), recording why. */
 void session_close_all(const char *reason);
+/* Remove the scratch folder made ahead for the next session, and make no
+ * more (daemon shutdown; session-scratch.c). */
+void session_scratch_drop(void);
 /* At start: mark what a previous run left live as ended by a crash and
  * remove its leftovers (scratch folders, placeholders): every note in
  * <state>/sessions of no live session (session-recover.c). Idempotent: a
