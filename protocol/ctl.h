@@ -25,13 +25,20 @@
  *          mode, uid, gid, mtime, mtime_ns, nlink, ino, dev}} or error.
  *   listen_local {req, port}            Reply: opened {req, families[]} +
  *          a listening TCP socket on 127.0.0.1:port (and ::1:port).
- *   guard  {roots[], home, protected: "KIND SCOPE NAME COMMENT\n"...,
- *          missing[], rules[path, access (hidden|ro|rw), rule, ...],
- *          supervise, exclude[]?}       sent once, with bwrap's start
- *          (sbox-init reads it after it has sent ready): the file guard's
- *          spec (policy/guard.h). Reply, always after ready: guarded
- *          {supervise} or error {req: null}. Until it is set up, spawn is
- *          refused.
+ *   guard  {roots[], home, bulk: [n1, n2], missing[], supervise,
+ *          exclude[]?, nosock[]?, filter?: {exclude, reads, notify: n3,
+ *          seal: n4}} + 1 fd, a memfd of n1 + n2 (+ n3 + n4) bytes: the
+ *          protected names' lines ("KIND SCOPE NAME COMMENT\n"...), the
+ *          rules as NUL-terminated strings (path, access hidden|ro|rw,
+ *          rule for each), then the BPF of the notify filter and of its
+ *          seal, which sboxd built for a spec with (or without) an
+ *          `exclude` list and hidden rules (policy/guard-filter.c; jansson
+ *          would parse these bytes as JSON strings at ~20 ns each). Sent
+ *          once, with bwrap's start (sbox-init reads it after it has sent
+ *          ready): the file guard's spec (policy/guard.h). Reply, always
+ *          after ready: guarded {supervise} or error {req: null}; bytes
+ *          that do not add up, or filters built for another kind of spec,
+ *          set no guard. Until it is set up, spawn is refused.
  *   guard_protect {missing[]}          more protected paths (what git's
  *          config names changed since): added to the spec's missing ones
  *          before the next message is read. No reply; one that cannot be
