@@ -40,13 +40,20 @@ def ahead(d, live):
     return sorted(set(folders(d)) - set(live))
 
 
-def test_next_create_takes_the_scratch_made_ahead(ctx):
+def one_session(ctx):
+    """A daemon, its client, a project and a session; the id of the pair
+    made ahead after it."""
     d = ctx.daemon()
     c = d.client()
     proj = project(ctx)
     s1 = create(c, proj)
     nxt = ahead(d, [s1])
     assert len(nxt) == 1, (folders(d), notes(d))
+    return d, c, proj, s1, nxt
+
+
+def test_next_create_takes_the_scratch_made_ahead(ctx):
+    d, c, proj, s1, nxt = one_session(ctx)
     st = os.lstat(os.path.join(scratch_base(d), nxt[0]))
     assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700
     s2 = create(c, proj)
@@ -67,12 +74,7 @@ def test_next_create_takes_the_scratch_made_ahead(ctx):
 
 
 def test_a_changed_scratch_made_ahead_is_not_used(ctx):
-    d = ctx.daemon()
-    c = d.client()
-    proj = project(ctx)
-    s1 = create(c, proj)
-    nxt = ahead(d, [s1])
-    assert len(nxt) == 1
+    d, c, proj, s1, nxt = one_session(ctx)
     path = os.path.join(scratch_base(d), nxt[0])
     # something put in it (a file, another mode): a new create makes its
     # own, and the changed one is removed
@@ -89,19 +91,28 @@ def test_a_changed_scratch_made_ahead_is_not_used(ctx):
     os.chmod(path, 0o755)
     s3 = create(c, proj)
     assert s3 != nxt[0] and not os.path.exists(path)
-    for s in (s1, s2, s3):
+    # a link in its place, to an empty folder that would pass: not
+    # followed, and removed (the folder it led to stays)
+    nxt = ahead(d, [s1, s2, s3])
+    assert len(nxt) == 1
+    path = os.path.join(scratch_base(d), nxt[0])
+    elsewhere = os.path.join(ctx.tmp, "elsewhere")
+    os.mkdir(elsewhere, 0o700)
+    st = os.lstat(path)
+    os.chown(elsewhere, st.st_uid, st.st_gid)
+    os.rmdir(path)
+    os.symlink(elsewhere, path)
+    s4 = create(c, proj)
+    assert s4 != nxt[0] and not os.path.lexists(path)
+    assert os.path.isdir(elsewhere)
+    for s in (s1, s2, s3, s4):
         c.call("session.close", {"session": s})
     d.stop()
     assert folders(d) == [] and notes(d) == []
 
 
 def test_a_crash_leaves_it_to_the_next_start(ctx):
-    d = ctx.daemon()
-    c = d.client()
-    proj = project(ctx)
-    s1 = create(c, proj)
-    nxt = ahead(d, [s1])
-    assert len(nxt) == 1
+    d, c, proj, s1, nxt = one_session(ctx)
     c.close()
     d.kill()
     assert nxt[0] in folders(d) and nxt[0] in notes(d)
