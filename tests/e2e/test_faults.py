@@ -148,6 +148,65 @@ def test_store_locked_status_fast_and_end_kept(ctx):
     serving_and_intact(d)
 
 
+def bwraps_of(pid):
+    """The bwrap processes among pid's children."""
+    out = []
+    for t in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+            for k in f.read().split():
+                try:
+                    with open("/proc/%s/comm" % k) as g:
+                        if g.read().strip() == "bwrap":
+                            out.append(int(k))
+                except OSError:
+                    pass
+    return out
+
+
+def test_sandboxed_create_whose_row_cannot_be_written_leaves_nothing(ctx):
+    """The row of a sandboxed session is written while its bwrap starts: a
+    store that refuses it (locked) fails the create, and its sandbox,
+    scratch folder and note are gone; once the lock goes, a create works."""
+    d = ctx.daemon()
+    c = d.client()
+    proj = project(ctx)
+    first = c.call("session.create", {"project": proj,
+                                      "sandbox": "workspace"})["session"]
+    c.call("session.close", {"session": first})
+    scratch = os.path.join(os.path.dirname(d.state), "sbox-scratch")
+    notes = os.path.join(d.state, "sessions")
+    holder = lock_holder(db_path(d))
+    try:
+        try:
+            sid = c.call("session.create", {"project": proj,
+                                            "sandbox": "workspace"})
+            raise AssertionError("created with the store locked: %s" % sid)
+        except RpcError as e:
+            assert "lock" in str(e).lower(), e
+        listed = c.call("session.list")["sessions"]
+        assert [s for s in listed if s.get("state") in (
+            "starting", "ready")] == [], listed
+        # its bwrap had started, and ends (the first session's has already)
+        with open(d.log, errors="replace") as f:
+            assert "its row could not be written" in f.read()
+        wait_for(lambda: bwraps_of(d.proc.pid) == [], 10,
+                 what="the failed create's bwrap to end")
+        # what is left: at most the pair made ahead for the next create
+        left = os.listdir(scratch) if os.path.isdir(scratch) else []
+        assert len(left) <= 1, left
+        assert sorted(x[:-5] for x in os.listdir(notes)) == sorted(left)
+    finally:
+        release(holder)
+    sid = c.call("session.create", {"project": proj,
+                                    "sandbox": "workspace"})["session"]
+    assert db_rows(d, "SELECT state FROM sessions WHERE id = ?",
+                   (sid,)) == [("ready",)] or db_rows(
+        d, "SELECT state FROM sessions WHERE id = ?", (sid,)) == [
+        ("starting",)]
+    c.call("session.close", {"session": sid})
+    serving_and_intact(d)
+
+
 def test_store_deleted_is_recreated_with_live_state(ctx):
     """rm sbox.db* while sboxd runs: noticed, re-created, the live session
     and its commands written again (same ids; a finished one with its
