@@ -559,8 +559,8 @@ on_alarm(int sig)
 
 /* sboxd takes signals (a child's end) while a create waits for the
  * spare's word on its join: a signal is no reason to drop a spare that
- * joined (it was dropped, and the create forked bwrap instead, about one
- * create in thirty under `make bench`). */
+ * joined (it was dropped, and the create forked bwrap instead: about one
+ * create in fifty, in runs of 60). */
 START_TEST(test_spare_take_survives_signals)
 {
 	struct event_base *base = event_base_new();
