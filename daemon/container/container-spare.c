@@ -453,12 +453,24 @@ container_spare_take(const struct plan_limits *l, int staged,
 	 * signal to sboxd (a child's end) is no reason to drop it */
 	pfd.fd = spare_now.sock;
 	pfd.events = POLLIN;
-	if (spare_wait(&pfd, SPARE_JOIN_MS) != 1 ||
-	    (n = recv(spare_now.sock, &e, sizeof e, MSG_DONTWAIT)) !=
-	    (ssize_t)sizeof e || e != 0) {
-		log_warn("the spare launcher could not join its cgroup %s: %s",
-		    spare_now.cg.n > 0 ? spare_now.cg.dirs[0] : "",
-		    strerror(e ? e : EIO));
+	if ((n = spare_wait(&pfd, SPARE_JOIN_MS)) != 1) {
+		log_warn("the spare launcher %d said nothing of its join in %d "
+		    "ms%s%s: not used", (int)spare_now.pid, SPARE_JOIN_MS,
+		    n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+		spare_drop_waiting();
+		return -1;
+	}
+	if ((n = recv(spare_now.sock, &e, sizeof e, MSG_DONTWAIT)) !=
+	    (ssize_t)sizeof e) {
+		log_warn("the spare launcher %d ended before it said whether it "
+		    "joined its cgroup: not used", (int)spare_now.pid);
+		spare_drop_waiting();
+		return -1;
+	}
+	if (e != 0) {
+		log_warn("the spare launcher could not join its cgroup %s (or "
+		    "stage bwrap's mounts): %s", spare_now.cg.n > 0 ?
+		    spare_now.cg.dirs[0] : "", strerror(e));
 		spare_drop_waiting();
 		return -1;
 	}
