@@ -180,6 +180,18 @@ up_listen(int port)
 	return fd;
 }
 
+/* Send back whatever comes on fd until it ends. */
+static void
+up_serve_echo(int fd)
+{
+	char buf[4096];
+	ssize_t r;
+
+	while ((r = read(fd, buf, sizeof buf)) > 0)
+		if (write(fd, buf, (size_t)r) != r)
+			break;
+}
+
 /* Port 7002: a queue of one, each connection taken half a second after it
  * is waiting, then echoed; a SYN that comes while one waits is dropped,
  * so its connect goes on until the SYN is sent again. */
@@ -187,8 +199,6 @@ static void
 up_serve_slow_accept(int lfd)
 {
 	struct pollfd p = { lfd, POLLIN, 0 };
-	char buf[4096];
-	ssize_t r;
 	int fd;
 
 	for (;;) {
@@ -198,9 +208,7 @@ up_serve_slow_accept(int lfd)
 		if ((fd = accept(lfd, NULL, NULL)) < 0)
 			continue;
 		if (fork() == 0) {
-			while ((r = read(fd, buf, sizeof buf)) > 0)
-				if (write(fd, buf, (size_t)r) != r)
-					break;
+			up_serve_echo(fd);
 			_exit(0);
 		}
 		close(fd);
@@ -254,17 +262,12 @@ up_main(void)
 			if (fd < 0)
 				continue;
 			if (fork() == 0) {
-				char buf[4096];
-				ssize_t r;
-
 				if (i == 0)
 					up_serve_http(fd);
 				else if (i == 2)
 					up_serve_sink_source(fd);
 				else
-					while ((r = read(fd, buf, sizeof buf)) > 0)
-						if (write(fd, buf, (size_t)r) != r)
-							break;
+					up_serve_echo(fd);
 				_exit(0);
 			}
 			close(fd);
