@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -204,7 +203,11 @@ init_supervise_guard(json_t *msg, const int *fds, int nfds)
 		init_msg_send_error(NULL, EINVAL, "guard: already set up");
 		return;
 	}
-	if ((why = init_sv_read_bulk(fds, nfds, &buf, &len)) != NULL)
+	/* one form only: its bulk in the memfd (the JSON form of the spec
+	 * is refused here: it would be a second way in) */
+	if (json_unpack(json_object_get(msg, "bulk"), "[II]", &n1, &n2) < 0)
+		why = "the guard message has no bulk";
+	else if ((why = init_sv_read_bulk(fds, nfds, &buf, &len)) != NULL)
 		;
 	else if (guard_spec_from_msg(init_state_guard(), msg, buf, len,
 	    &err) < 0)
@@ -231,8 +234,7 @@ init_supervise_guard(json_t *msg, const int *fds, int nfds)
 	} else {
 		init_state_guard()->supervise = 0;
 		/* nothing follows the bulk without a filter */
-		if (json_unpack(json_object_get(msg, "bulk"), "[II]", &n1,
-		    &n2) == 0 && (size_t)(n1 + n2) != len)
+		if ((size_t)(n1 + n2) != len)
 			why = "the guard message's bytes are not its bulk";
 	}
 	free(buf);

@@ -140,7 +140,9 @@ init_refuses(const char *text, const int *fds, int nfds, int errnum)
 /* Send a guard message for /tmp ("bulk": [0, 0]: no protected names, no
  * rules) with its bytes in a memfd (none when nofd): the filters sboxd
  * would build, or, when filter is not NULL, filter as its "filter" member
- * and the len bytes at extra after the bulk; return the reply. */
+ * and the len bytes at extra after the bulk ("NOBULK": the spec's JSON
+ * form, protected names in the JSON, no bulk, no supervisor); return the
+ * reply. */
 static json_t *
 init_ask_guard(const char *filter, const void *extra, size_t len, int nofd)
 {
@@ -163,6 +165,10 @@ init_ask_guard(const char *filter, const void *extra, size_t len, int nofd)
 		ck_assert_int_eq(write(fd, f.seal, f.seal_len * sizeof *f.seal),
 		    (ssize_t)(f.seal_len * sizeof *f.seal));
 		guard_filter_free(&f);
+	} else if (strcmp(filter, "NOBULK") == 0) {
+		ck_assert_int_gt(asprintf(&text, "{\"type\":\"guard\",\"roots\":"
+		    "[\"/tmp\"],\"home\":\"/root\",\"protected\":\"\","
+		    "\"supervise\":false}"), 0);
 	} else {
 		ck_assert_int_gt(asprintf(&text, "{\"type\":\"guard\",\"roots\":"
 		    "[\"/tmp\"],\"home\":\"/root\",\"bulk\":[0,0],"
@@ -260,7 +266,8 @@ START_TEST(test_init_validates)
 END_TEST
 
 /* The guard's filters and bulk come from sboxd with the guard message: a
- * message without them, with filters built for another kind of spec, with
+ * message without them (the spec's JSON form too), with filters built for
+ * another kind of spec, with
  * sizes that are not whole BPF programs, or bytes that do not add up sets
  * no guard, and no command runs after it. */
 START_TEST(test_init_takes_only_a_whole_filter)
@@ -292,6 +299,9 @@ START_TEST(test_init_takes_only_a_whole_filter)
 		    "\"seal\":8}", 24, 0 },
 		{ "{\"exclude\":false,\"reads\":false,\"notify\":8,"
 		    "\"seal\":8}", 16, 1 },
+		/* no bulk: the spec's JSON form is refused, not parsed (with
+		 * no supervisor it set a guard before) */
+		{ "NOBULK", 0, 0 },
 		/* sizes far past the bytes */
 		{ "{\"exclude\":false,\"reads\":false,\"notify\":"
 		    "9223372036854775800,\"seal\":9223372036854775800}", 16, 0 },
