@@ -36,9 +36,10 @@
  *          would parse these bytes as JSON strings at ~20 ns each). Sent
  *          once, with bwrap's start (sbox-init reads it after it has sent
  *          ready): the file guard's spec (policy/guard.h). Reply, always
- *          after ready: guarded {supervise} or error {req: null}; bytes
- *          that do not add up, or filters built for another kind of spec,
- *          set no guard. Until it is set up, spawn is refused.
+ *          after ready: guarded {supervise} or error {req: null}; no
+ *          bulk, bytes that do not add up, or filters built for another
+ *          kind of spec set no guard. Until it is set up, spawn is
+ *          refused.
  *   guard_protect {missing[]}          more protected paths (what git's
  *          config names changed since): added to the spec's missing ones
  *          before the next message is read. No reply; one that cannot be
