@@ -137,41 +137,13 @@ command_trim(struct session *s, struct command *except)
 	}
 }
 
-/* Record the end, answer the exec call and the waiters. */
+/* Answer the exec call and the waiters with the command's end. */
 static void
-command_finish(struct command *c)
+command_finish_answer(struct command *c)
 {
 	struct command_waiter *w;
-	sbox_error err;
-	json_t *blocked, *res;
+	json_t *res;
 
-	if (c->state == COMMAND_DONE)
-		return;
-	/* the refusals held for the line's end go before the answer */
-	command_blocked_flush(c);
-	c->state = COMMAND_DONE;
-	c->end_ms = sboxd_now_ms();
-	if (c->timer)
-		event_del(c->timer);
-	if (c->tty)
-		command_tty_free(c);
-	command_io_close_inputs(c);
-	command_io_close_forwards(c);
-	blocked = command_state_blocked(c);
-	error_clear(&err);
-	diskguard_check(NULL, NULL, NULL);	/* room for the record */
-	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
-	    c->end_ms - c->start_ms, command_state_name(c), blocked, &err) == -1)
-		log_error("recording the end of command %lld: %s", c->id,
-		    err.message);
-	if (c->approval_id > 0 && store_approval_finish(sboxd.store,
-	    c->approval_id, c->exit_code, c->end_ms - c->start_ms, c->id,
-	    &err) == -1)
-		log_error("recording the outside run %lld: %s", c->approval_id,
-		    err.message);
-	json_decref(blocked);
-	events_publish("command.exited", c->s->id, command_follow_exit_json(c));
-	command_follow_end(c);
 	if (c->call != NULL) {
 		struct rpc_call *call = c->call;
 		c->call = NULL;
@@ -189,6 +161,51 @@ command_finish(struct command *c)
 		rpc_call_reply(w->call, res);
 		free(w);
 	}
+}
+
+/* Record the end, answer the exec call and the waiters. A command that ran
+ * on the host (outside, or in a session without a sandbox) is answered
+ * once its end is written; one that ran in the sandbox is answered first
+ * and its end written right after, in the same turn of the loop (no other
+ * request is read in between; issue 24: the client's exit then overlaps
+ * the commit). */
+static void
+command_finish(struct command *c)
+{
+	sbox_error err;
+	json_t *blocked;
+	int in_sandbox = c->ct_id != 0 && c->host_pid <= 0;
+
+	if (c->state == COMMAND_DONE)
+		return;
+	/* the refusals held for the line's end go before the answer */
+	command_blocked_flush(c);
+	c->state = COMMAND_DONE;
+	c->end_ms = sboxd_now_ms();
+	if (c->timer)
+		event_del(c->timer);
+	if (c->tty)
+		command_tty_free(c);
+	command_io_close_inputs(c);
+	command_io_close_forwards(c);
+	if (in_sandbox)
+		command_finish_answer(c);
+	blocked = command_state_blocked(c);
+	error_clear(&err);
+	diskguard_check(NULL, NULL, NULL);	/* room for the record */
+	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,
+	    c->end_ms - c->start_ms, command_state_name(c), blocked, &err) == -1)
+		log_error("recording the end of command %lld: %s", c->id,
+		    err.message);
+	if (c->approval_id > 0 && store_approval_finish(sboxd.store,
+	    c->approval_id, c->exit_code, c->end_ms - c->start_ms, c->id,
+	    &err) == -1)
+		log_error("recording the outside run %lld: %s", c->approval_id,
+		    err.message);
+	json_decref(blocked);
+	events_publish("command.exited", c->s->id, command_follow_exit_json(c));
+	command_follow_end(c);
+	command_finish_answer(c);
 	if (c->on_done != NULL) {
 		command_done_cb cb = c->on_done;
 		c->on_done = NULL;

@@ -83,18 +83,27 @@ cpujob="a=\$(cut -d' ' -f14,15 /proc/1/stat); $job >/dev/null || exit 1;
 b=\$(cut -d' ' -f14,15 /proc/1/stat); echo INIT \$a \$b; times"
 hz=$(getconf CLK_TCK)
 
-# "wall cpu" seconds of one run of the job in a session.
+# "wall cpu" seconds of one run of the job in a session. The "floor"
+# column is the job in the "off" session under notify-floor (copied into
+# that project): a supervisor that answers every open with "continue" at
+# once, the least a notification guard of opens costs; its own CPU is
+# counted like sbox-init's.
 time_one() {
-	local d="$work/$1" t0 t1 out
+	local name=$1 d="$work/$1" t0 t1 out wrap=()
+	if [ "$name" = floor ]; then
+		d="$work/off"
+		wrap=(./notify-floor)
+	fi
 	t0=$(date +%s.%N)
 	out=$(SBOX_SOCKET="$d/run/sboxd.sock" "$(cat "$d/bin")/sbox" session \
-		exec "$2" -- sh -c "$cpujob") || return 1
+		exec "$2" -- "${wrap[@]}" sh -c "$cpujob") || return 1
 	t1=$(date +%s.%N)
 	echo "$out" | awk -v wall="$(awk "BEGIN{print $t1 - $t0}")" -v hz="$hz" '
 		function sec(t,  m) { m = index(t, "m"); return substr(t, 1, m - 1) * 60 + substr(t, m + 1) + 0 }
 		/^INIT/ { init = ($4 + $5 - $2 - $3) / hz; next }
+		/^FLOOR_CPU/ { floor = $2; next }
 		NF == 2 && $1 ~ /m/ { n++; if (n == 2) kids = sec($1) + sec($2) }
-		END { printf "%s %.3f\n", wall, kids + init }'
+		END { printf "%s %.3f\n", wall, kids + init + floor }'
 }
 
 # Columns: off, on, and with BENCH_GUARD_BASE=DIR (another build's bin/,
@@ -106,10 +115,17 @@ sids+=("$(start_one on 0)")
 [ -n "${sids[1]}" ] || exit 1
 sids+=("$(start_one writes 0)")
 [ -n "${sids[2]}" ] || exit 1
+# the floor: the "off" session's job under notify-floor
+cp "$BIN/bench/notify-floor" "$work/off/proj/" || exit 1
+SBOX_SOCKET="$work/off/run/sboxd.sock" "$BIN/sbox" session exec "${sids[0]}" -- \
+	./notify-floor sh -c "$job" >/dev/null ||
+	{ echo "   the job failed under notify-floor in the sandbox"; exit 1; }
+names+=(floor)
+sids+=("${sids[0]}")
 if [ -n "${BENCH_GUARD_BASE:-}" ]; then
 	names+=(base)
 	sids+=("$(start_one base 0 "$BENCH_GUARD_BASE")")
-	[ -n "${sids[3]}" ] || exit 1
+	[ -n "${sids[4]}" ] || exit 1
 fi
 # interleaved, each round in a new order, so that the load of a shared
 # machine weighs on all alike; every run's wall clock and CPU (the job's
@@ -140,7 +156,7 @@ ratios() {
 }
 printf '   untar + build of %d C files, %d interleaved rounds (make -j2)\n' "$FILES" "$RUNS"
 printf '   %-34s %8s %8s %8s\n' "" "median s" "best s" "CPU s"
-label=("supervisor off" "guard on, reads reported" "guard on, report_reads false" "guard on, ${BENCH_GUARD_BASE:-}")
+label=("supervisor off" "guard on, reads reported" "guard on, report_reads false" "floor: every open continued" "guard on, ${BENCH_GUARD_BASE:-}")
 for k in "${!names[@]}"; do
 	# shellcheck disable=SC2086
 	printf '   %-34s %8.3f %8.3f %8.3f\n' "${label[$k]:0:34}" \
@@ -161,6 +177,8 @@ awk "BEGIN{w = $(over "${walls[1]}" "${walls[0]}"); c = $(over "${cpus[1]}" "${c
 	printf \"   goal <= 5%% with read reports: wall %s (%.1f%%), CPU %s (%.1f%%)\n\",
 	    w <= 5 ? \"met\" : \"not met\", w, c <= 5 ? \"met\" : \"not met\", c}"
 echo "   overhead, writes only (report_reads false): $(ratio 2)"
+echo "   overhead, the floor (notify-floor: every open stopped and continued at once, nothing decided): $(ratio 3)"
+echo "   guard with read reports over the floor: $(over "${walls[1]}" "${walls[3]}")% wall, $(over "${cpus[1]}" "${cpus[3]}")% CPU"
 if [ -n "${BENCH_GUARD_BASE:-}" ]; then
-	echo "   base build (base/off): $(ratio 3)"
+	echo "   base build (base/off): $(ratio 4)"
 fi

@@ -356,6 +356,15 @@ class Setup:
                        "tinyproxy")
         self.wait_port("127.0.0.1", port, proc=p)
 
+    def floor(self, port):
+        """bin/bench/connect-floor: the least a CONNECT proxy does (no
+        policy, log or resolver; one thread), the floor of every proxy
+        column on this machine."""
+        exe = os.path.join(os.environ.get("BIN", "bin"), "bench",
+                           "connect-floor")
+        p = self.spawn([exe, str(port), NAME, self.addr], "floor")
+        self.wait_port("127.0.0.1", port, proc=p)
+
     def squid(self, port):
         d = os.path.join(self.tmp, "squid")
         os.makedirs(d, mode=0o777)
@@ -523,6 +532,7 @@ def run_main():
             print("   skipped: as a user the upstream needs an address of "
                   "this computer other than loopback, and there is none")
             return 0
+        st.floor(3131)
         st.sboxd()
         nspid = st.netns_pid() if root else None
         # BENCH_PROXY_BASE=DIR: another build's sboxd (its bin folder) in
@@ -543,12 +553,14 @@ def run_main():
         if root:
             cols = [("direct", None), ("sboxd", "127.0.0.1:3128"),
                     ("sboxd-ns", "127.0.0.1:3128"),
+                    ("floor", "127.0.0.1:3131"),
                     ("tinyproxy", "127.0.0.1:3129"),
                     ("squid", "127.0.0.1:3130")]
             if basepid is not None:
                 cols.insert(3, ("base-ns", "127.0.0.1:3128"))
         else:
-            cols = [("direct", None), ("sboxd", "127.0.0.1:3128")]
+            cols = [("direct", None), ("sboxd", "127.0.0.1:3128"),
+                    ("floor", "127.0.0.1:3131")]
             if bc is not None:
                 cols.append(("base", "127.0.0.1:3128"))
 
@@ -611,7 +623,13 @@ def run_main():
             if "squid" in mb:
                 line += "; %.2fx squid's throughput, %.2fx tinyproxy's" % (
                     mb[c] / mb["squid"], mb[c] / mb["tinyproxy"])
+            # the floor's own rounds against this column's, side by side
+            line += "; new tunnel %.2fx the floor's" % med(
+                [lat_r[c][r] / lat_r["floor"][r] for r in range(ROUNDS)])
             print(line)
+        print("   floor     new tunnel %.2fx direct, bulk %.2fx direct: the "
+              "least a CONNECT proxy costs here (bin/bench/connect-floor: "
+              "no policy, log or resolver)" % (us_x["floor"], mb_x["floor"]))
         # memory with HOLD_N open tunnels
         pid = st.daemon.proc.pid
         before = rss_kb(pid)

@@ -393,3 +393,38 @@ def test_command_list_names_commands_like_exec(ctx):
     cmds = c.call("command.list", {"session": sid})["commands"]
     assert [x["command"] for x in cmds] == [r["command"]], cmds
     assert cmds[0]["state"] == "exited" and cmds[0]["exit_code"] == 0
+
+
+def test_sandboxed_end_is_stored_before_the_next_request(ctx):
+    """A command that ran in the sandbox is answered first and its end
+    written right after, in the same turn of sboxd's loop (issue 24): a
+    request that follows the answer, on the same connection or another,
+    already reads the end from the store, as does the database itself."""
+    d = ctx.daemon()
+    c = d.client()
+    other = d.client()
+    proj = os.path.join(ctx.tmp, "p")
+    os.makedirs(proj)
+    sid = c.call("session.create", {"project": proj,
+                                    "sandbox": "workspace"})["session"]
+    for code in range(20):
+        r = c.call("command.exec", {"session": sid, "stdio": "pipes",
+                                    "argv": ["sh", "-c", "exit %d" % code]})
+        assert r["state"] == "exited" and r["exit_code"] == code, r
+        for k in (c, other):
+            log = k.call("session.log", {"session": sid})["commands"]
+            rec = [x for x in log if x["command"] == r["command"]]
+            assert rec and rec[0]["state"] == "exited" and \
+                rec[0]["exit_code"] == code, rec
+        con = sqlite3.connect(os.path.join(d.state, "sbox.db"), timeout=10)
+        try:
+            row = con.execute("SELECT state, exit_code FROM commands WHERE"
+                              " id = ?", (r["command"],)).fetchall()
+        finally:
+            con.close()
+        assert row == [("exited", code)], row
+    # the CLI's own exit code, then the record
+    r = d.cli("session", "exec", sid, "--", "sh", "-c", "exit 9")
+    assert r.returncode == 9, r
+    log = c.call("session.log", {"session": sid})["commands"]
+    assert log[-1]["state"] == "exited" and log[-1]["exit_code"] == 9, log
