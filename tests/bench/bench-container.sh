@@ -6,6 +6,9 @@
 #    (`sbox version` plus `/bin/true`; goal <= 1.2x), against /bin/true and
 #    against a fresh bwrap with the same plan per command (arguments from
 #    bin/bench/bwrapargs); targets: <= 2x /bin/true, <= 0.5x fresh bwrap;
+#    and against bin/bench/exec-floor, the least a daemon that runs each
+#    command through an init in a long-lived bwrap costs (no JSON, store,
+#    guard or limits): what the design itself leaves of the goal;
 #  - session create to ready (session.create answered), and create + close,
 #    against one fresh `bwrap ... true` with the same plan; goal: <= 1.5x;
 #  - memory: sboxd's RSS idle and with 50 open sessions; one sbox-init's RSS.
@@ -21,8 +24,10 @@ mkdir -m 700 "$work/run" "$work/state"
 export HOME="$work/home"
 export SBOX_SOCKET="$work/run/sboxd.sock"
 sboxd_pid=
+floor_pid=
 
 cleanup() {
+	[ -n "$floor_pid" ] && kill "$floor_pid" 2>/dev/null
 	if [ -n "$sboxd_pid" ]; then
 		kill -TERM "$sboxd_pid" 2>/dev/null
 		wait "$sboxd_pid" 2>/dev/null
@@ -87,9 +92,20 @@ mean_of() {
 # weighs on all alike).
 ROUNDS=${BENCH_ROUNDS:-5}
 RUNS=$(( RUNS / ROUNDS > 5 ? RUNS / ROUNDS : 5 ))
+# The least a daemon that runs commands in a long-lived sandbox costs
+# (bin/bench/exec-floor: a socket, a daemon, an init in a bwrap that forks
+# and execs; no JSON, store, guard or limits), timed like sbox.
+"$BIN/bench/exec-floor" daemon "$work/floor.sock" "$bwrap" --unshare-all \
+	--die-with-parent --ro-bind / / --dev /dev --proc /proc \
+	>"$work/floor.log" 2>&1 &
+floor_pid=$!
+for _ in $(seq 100); do [ -S "$work/floor.sock" ] && break; sleep 0.05; done
+"$BIN/bench/exec-floor" run "$work/floor.sock" /bin/true ||
+	{ echo "   exec-floor failed"; cat "$work/floor.log"; exit 1; }
 cmds=("$BIN/sbox session exec $sid --no-tty -- /bin/true" "$BIN/sbox version"
-	"/bin/true" "sh -c '$fresh'" "sh -c true")
-best=(0 0 0 0 0)
+	"/bin/true" "sh -c '$fresh'" "sh -c true"
+	"$BIN/bench/exec-floor run $work/floor.sock /bin/true")
+best=(0 0 0 0 0 0)
 for _ in $(seq "$ROUNDS"); do
 	for k in "${!cmds[@]}"; do
 		t=$(mean_of "${cmds[$k]}") || exit 1
@@ -97,19 +113,23 @@ for _ in $(seq "$ROUNDS"); do
 	done
 done
 t_exec=${best[0]} t_version=${best[1]} t_true=${best[2]} t_bwrap=${best[3]} t_sh=${best[4]}
+t_efloor=${best[5]}
+kill "$floor_pid" 2>/dev/null
+floor_pid=
 RUNS="$ROUNDS x $RUNS"
 tool=$(command -v hyperfine >/dev/null && echo hyperfine || echo "loop timer")
 
 # Session create to ready, and memory, through the socket.
 python3 - "$SBOX_SOCKET" "$work/proj" "$sboxd_pid" "$fresh" \
 	"$t_exec" "$t_true" "$t_bwrap" "$t_sh" "$tool" "$RUNS" "$idle_rss" \
-	"$t_version" <<-'EOF'
+	"$t_version" "$t_efloor" <<-'EOF'
 import json, os, socket, statistics, subprocess, sys, time
 sock, proj, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
 fresh = sys.argv[4]
 t_exec, t_true, t_bwrap, t_sh = (float(x) for x in sys.argv[5:9])
 tool, runs, idle = sys.argv[9], sys.argv[10], int(sys.argv[11])
 t_version = float(sys.argv[12])
+t_efloor = float(sys.argv[13])
 
 def rss(p):
     for line in open("/proc/%d/status" % p):
@@ -180,6 +200,8 @@ print("     sbox version                  %s" % ms(t_version))
 r = t_exec / (t_version + t_true)
 print("     floor: sbox version + /bin/true %s   sbox exec = %.2fx the floor (goal <= 1.2x: %s)"
       % (ms(t_version + t_true), r, met(r, 1.2)))
+print("     exec-floor run true           %s   = %.2fx the floor: the least a daemon + an init in a bwrap cost (no JSON, store, guard); sbox exec = %.2fx it"
+      % (ms(t_efloor), t_efloor / (t_version + t_true), t_exec / t_efloor))
 print("     /bin/true                     %s   sbox exec = %.2fx /bin/true (target <= 2x)"
       % (ms(t_true), t_exec / t_true))
 print("     fresh bwrap (same plan) true  %s   sbox exec = %.2fx fresh bwrap (target <= 0.5x)"
