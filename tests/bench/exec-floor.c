@@ -24,52 +24,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/bench/floor-fd.h"
+
 #define FLOOR_MSG 4096
 #define FLOOR_MAXARG 64
-
-/* Send len bytes of buf with nfd fds (nfd <= 3). */
-static int
-floor_send(int sock, const void *buf, size_t len, const int *fds, int nfd)
-{
-	char cbuf[CMSG_SPACE(3 * sizeof(int))] = { 0 };
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (nfd > 0) {
-		struct cmsghdr *cm;
-
-		msg.msg_control = cbuf;
-		msg.msg_controllen = CMSG_SPACE(nfd * sizeof(int));
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfd * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfd * sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
-}
-
-/* Receive a message into buf (at most len) and up to 3 fds; bytes or -1. */
-static ssize_t
-floor_recv(int sock, void *buf, size_t len, int *fds, int *nfd)
-{
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
-	struct iovec iov = { buf, len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-	struct cmsghdr *cm;
-	ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-
-	*nfd = 0;
-	if (n <= 0)
-		return -1;
-	for (cm = CMSG_FIRSTHDR(&msg); cm != NULL; cm = CMSG_NXTHDR(&msg, cm))
-		if (cm->cmsg_type == SCM_RIGHTS) {
-			*nfd = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			memcpy(fds, CMSG_DATA(cm), *nfd * sizeof(int));
-		}
-	return n;
-}
 
 /* init: fork and exec each request; answer "tag status". */
 static int
@@ -100,14 +58,14 @@ floor_init(int sock)
 				for (i = 0; i < npending; i++)
 					if (pending[i].pid == pid) {
 						int out[2] = { pending[i].tag, st };
-						floor_send(sock, out, sizeof out,
+						floor_fd_send(sock, out, sizeof out,
 						    NULL, 0);
 						pending[i] = pending[--npending];
 						break;
 					}
 		}
 		if (p[0].revents & (POLLIN | POLLHUP)) {
-			ssize_t n = floor_recv(sock, buf, FLOOR_MSG, fds, &nfd);
+			ssize_t n = floor_fd_recv(sock, buf, FLOOR_MSG, fds, &nfd);
 			char *argv[FLOOR_MAXARG + 1];
 			int argc = 0, tag;
 			pid_t pid;
@@ -179,10 +137,10 @@ floor_daemon(const char *path, char **bwrap, const char *self)
 		if (p[1].revents & (POLLIN | POLLHUP)) {
 			int out[2];
 
-			if (floor_recv(sv[0], out, sizeof out, fds, &nfd) !=
+			if (floor_fd_recv(sv[0], out, sizeof out, fds, &nfd) !=
 			    sizeof out)
 				return 1;	/* the sandbox ended */
-			floor_send(out[0], &out[1], sizeof out[1], NULL, 0);
+			floor_fd_send(out[0], &out[1], sizeof out[1], NULL, 0);
 			close(out[0]);
 		}
 		if (p[0].revents & POLLIN) {
@@ -192,10 +150,10 @@ floor_daemon(const char *path, char **bwrap, const char *self)
 			if (cfd < 0)
 				continue;
 			memcpy(buf, &cfd, sizeof cfd);
-			m = floor_recv(cfd, buf + sizeof cfd,
+			m = floor_fd_recv(cfd, buf + sizeof cfd,
 			    sizeof buf - sizeof cfd, fds, &nfd);
 			if (m <= 0 || nfd != 3 ||
-			    floor_send(sv[0], buf, sizeof cfd + (size_t)m, fds,
+			    floor_fd_send(sv[0], buf, sizeof cfd + (size_t)m, fds,
 			    3) == -1)
 				close(cfd);
 			for (i = 0; i < nfd; i++)
@@ -224,8 +182,8 @@ floor_run(const char *path, char **argv)
 	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
 	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0 ||
 	    connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    floor_send(fd, buf, len, fds, 3) == -1 ||
-	    floor_recv(fd, &st, sizeof st, fds, &nfd) != sizeof st) {
+	    floor_fd_send(fd, buf, len, fds, 3) == -1 ||
+	    floor_fd_recv(fd, &st, sizeof st, fds, &nfd) != sizeof st) {
 		perror("exec-floor run");
 		return 125;
 	}

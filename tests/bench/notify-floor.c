@@ -25,47 +25,14 @@
 #include <unistd.h>
 #include <linux/seccomp.h>
 
+#include "tests/bench/floor-fd.h"
+
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
-
-/* Send fd over sock. */
-static int
-floor_send_fd(int sock, int fd)
-{
-	char c = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &c, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-/* Receive an fd from sock, or -1. */
-static int
-floor_recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &c, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = sizeof cbuf };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1 || (cm = CMSG_FIRSTHDR(&msg)) == NULL ||
-	    cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-	return fd;
-}
 
 /* In the child: the filter, its listener to the parent, then the command. */
 static void
@@ -82,7 +49,7 @@ floor_child(int sock, char **argv)
 		fprintf(stderr, "notify-floor: cannot set the filter\n");
 		_exit(126);
 	}
-	if (floor_send_fd(sock, fd) == -1)
+	if (floor_fd_send(sock, "", 1, &fd, 1) == -1)
 		_exit(126);
 	close(fd);
 	close(sock);
@@ -97,7 +64,8 @@ main(int argc, char **argv)
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct rusage ru;
-	int sv[2], lfd, status = 0;
+	int sv[2], lfd = -1, nfd, status = 0;
+	char c;
 	pid_t pid;
 
 	if (argc < 2) {
@@ -112,7 +80,7 @@ main(int argc, char **argv)
 		floor_child(sv[1], argv + 1);
 	}
 	close(sv[1]);
-	if ((lfd = floor_recv_fd(sv[0])) < 0) {
+	if (floor_fd_recv(sv[0], &c, 1, &lfd, &nfd) != 1 || nfd != 1) {
 		waitpid(pid, &status, 0);
 		return 126;
 	}
