@@ -8,8 +8,18 @@
 
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/socket.h>
+
+/* The listener's flags of newer kernel headers (6.6), for older ones:
+ * synchronous wake-ups between a caller and its supervisor. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* The flags of the one sendmsg the notify filter lets through: the child's
  * own, which hands sbox-init the listener (notified, it would wait for a

@@ -25,14 +25,9 @@
 #include <unistd.h>
 #include <linux/seccomp.h>
 
+#include "policy/guard-filter.h"
 #include "tests/bench/floor-fd.h"
 
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
 
 /* In the child: the filter, its listener to the parent, then the command. */
 static void
