@@ -313,8 +313,13 @@ cmd_sandbox_print_provider(const char *name, const json_t *res,
 	cmd_sandbox_provider_line("  hosts", json_object_get(res,
 	    "provider_hosts"), "reachable in every network mode");
 	cmd_sandbox_provider_line("  account", json_object_get(res,
-	    "account_folders"), "read-write for its agent (its sign-in "
-	    "readable, its transcripts writable)");
+	    "account_folders"), "read-only for its agent but for what it "
+	    "writes while it works (below)");
+	cmd_sandbox_provider_line("  writable", json_object_get(res,
+	    "account_writable"), "what its agent writes while it works "
+	    "(transcripts, history, todos, logs, caches)");
+	cmd_sandbox_provider_line("  sign-in", json_object_get(res,
+	    "account_signin"), "readable, never writable");
 	cmd_sandbox_provider_line("  read-only", json_object_get(res,
 	    "account_protect"), "files that make the agent run programs "
 	    "later (hooks, settings that name commands), even for it");

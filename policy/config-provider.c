@@ -5,7 +5,9 @@
  *       "hosts": ["api.model.example"],     reachable in every network mode
  *       "env": {"MODEL_API_KEY": "..."},    set in its sessions, never shown
  *       "home": "persistent",               <state>/homes/claude as $HOME
- *       "account_folders": ["~/.claude"],   read-write (run-later files not)
+ *       "account_folders": ["~/.claude"],   read-only but for "writable"
+ *       "writable": ["~/.claude/projects/"], what its agent writes there
+ *       "signin": ["~/.claude/.credentials.json"], readable, not writable
  *       "sandbox_capable": false}}          refused with a sandboxed profile
  */
 #include "policy/config.h"
@@ -30,6 +32,10 @@ config_provider_free(struct config_binding *b)
 	strv_free(b->env_values);
 	strv_free(b->account_folders);
 	strv_free(b->runs_later);
+	strv_free(b->writable);
+	strv_free(b->signin);
+	strv_free(b->settings);
+	strv_free(b->data_keys);
 	strv_free(b->key_env);
 	strv_free(b->state_folders);
 }
@@ -139,6 +145,46 @@ config_provider_accounts(const struct config *cfg, struct config_binding *b,
 	return 0;
 }
 
+/* Parse "writable" or "signin": paths below the home folder ('/' ends a
+ * folder; wildcards within a component) into *out. */
+static int
+config_provider_paths(const struct config *cfg, char ***out, const json_t *v,
+    const char *f, sbox_error *err)
+{
+	char g[CONFIG_PROVIDER_FIELD_MAX + 32], *p, *d;
+	const char *s;
+	json_t *e;
+	size_t i;
+
+	if (!json_is_array(v))
+		return error_set_field(err, E_CONFIG, f, "must be an array of "
+		    "paths in the provider's account folders (\"~/.agent/logs/\")");
+	json_array_foreach(v, i, e) {
+		jsonpath_format(g, sizeof g, "%s[%zu]", f, i);
+		if ((s = json_string_value(e)) == NULL)
+			return error_set_field(err, E_CONFIG, g, "must be a string");
+		if ((p = path_expand(s, cfg->home, g, err)) == NULL)
+			return error_isset(err) ? -1 : error_nomem(err);
+		if (cfg->home == NULL || !path_is_under(p, cfg->home) ||
+		    strcmp(p, cfg->home) == 0) {
+			free(p);
+			return error_set_field(err, E_CONFIG, g, "\"%s\" must be "
+			    "a path below your home folder", s);
+		}
+		if (s[0] != '\0' && s[strlen(s) - 1] == '/') {
+			if (asprintf(&d, "%s/", p) == -1) {
+				free(p);
+				return error_nomem(err);
+			}
+			free(p);
+			p = d;
+		}
+		if (strv_push(out, p) == -1)
+			return error_nomem(err);
+	}
+	return 0;
+}
+
 /* Parse one key of a provider entry: 0, -1 with err, or 1 when key is not
  * one of the provider keys. */
 int
@@ -153,6 +199,10 @@ config_provider_key(const struct config *cfg, struct config_binding *b,
 		return config_provider_env(b, v, f, err);
 	if (strcmp(key, "account_folders") == 0)
 		return config_provider_accounts(cfg, b, v, f, err);
+	if (strcmp(key, "writable") == 0)
+		return config_provider_paths(cfg, &b->writable, v, f, err);
+	if (strcmp(key, "signin") == 0)
+		return config_provider_paths(cfg, &b->signin, v, f, err);
 	if (strcmp(key, "home") == 0) {
 		s = json_string_value(v);
 		if (s == NULL || (strcmp(s, "persistent") != 0 &&

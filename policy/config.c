@@ -397,7 +397,8 @@ config_parse_binding(struct config *cfg, struct config_binding *b,
 		} else
 			return error_set_field(err, E_CONFIG, f, provider ?
 			    "unknown key (expected sandbox, hosts, env, home, "
-			    "account_folders or sandbox_capable)" :
+			    "account_folders, writable, signin or "
+			    "sandbox_capable)" :
 			    "unknown key (expected sandbox)");
 	}
 	return 0;

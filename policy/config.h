@@ -57,6 +57,16 @@ struct config_binding {
 	char **state_folders;  /* providers (built-in, "home persistent"): its
 	                          folders in its own home, hidden from others */
 	int    builtin;        /* providers: known from the providers file */
+	char **writable;       /* providers: the parts of its account folders
+	                          its agent writes while it works (patterns,
+	                          '/' ends a folder); the rest is read-only */
+	char **signin;         /* providers: its sign-in files (readable,
+	                          never writable) */
+	char **settings;       /* providers: the settings files its CLI reads
+	                          (absolute, or "./" + a path in the project):
+	                          what their values name is protected */
+	char **data_keys;      /* providers: key patterns of those files whose
+	                          values are data, never paths to protect */
 };
 
 struct config {

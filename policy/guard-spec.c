@@ -66,22 +66,152 @@ guard_spec_table_json(const struct guard_table *t)
 	return j;
 }
 
+static int guard_abs_ok(const char *p, size_t len);
+
+/* Is pat a writable pattern: relative, no "." or ".." component, no
+ * empty one but a final '/', not too long? */
+static int
+guard_spec_pattern_ok(const char *pat)
+{
+	size_t n = strlen(pat);
+	const char *c;
+
+	if (n == 0 || n > GUARD_NAME_MAX || pat[0] == '/' ||
+	    strstr(pat, "//") != NULL)
+		return 0;
+	for (c = pat; c != NULL && *c != '\0'; c = strchr(c, '/')) {
+		if (*c == '/' && *++c == '\0')
+			break;
+		if (strncmp(c, "./", 2) == 0 || strcmp(c, ".") == 0 ||
+		    strncmp(c, "../", 3) == 0 || strcmp(c, "..") == 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* Add an account folder with its writable patterns. */
+int
+guard_spec_add_account(struct guard_spec *s, const char *root,
+    char *const *writable, sbox_error *err)
+{
+	struct guard_account *a;
+	size_t i, n = 0;
+	int ok = 1;
+
+	if (root == NULL || !guard_abs_ok(root, strlen(root)) ||
+	    strcmp(root, "/") == 0)
+		return error_set(err, E_INVALID_PARAMS, "guard: an account "
+		    "folder is an absolute normalised path below /");
+	if (s->n_accounts >= GUARD_ACCOUNTS_MAX)
+		return error_set(err, E_LIMIT, "guard: more than %d account "
+		    "folders", GUARD_ACCOUNTS_MAX);
+	for (i = 0; writable != NULL && writable[i] != NULL; i++, n++)
+		if (!guard_spec_pattern_ok(writable[i]))
+			return error_set(err, E_INVALID_PARAMS, "guard: \"%s\" "
+			    "is not a writable pattern of an account folder "
+			    "(relative, no . or .. parts)", writable[i]);
+	if (n > GUARD_WRITABLE_MAX)
+		return error_set(err, E_LIMIT, "guard: more than %d writable "
+		    "patterns in %s", GUARD_WRITABLE_MAX, root);
+	if ((a = realloc(s->accounts, (s->n_accounts + 1) * sizeof *a)) ==
+	    NULL)
+		return error_nomem(err);
+	s->accounts = a;
+	a += s->n_accounts;
+	a->root = strdup(root);
+	a->writable = writable != NULL && writable[0] != NULL ?
+	    strv_copy(writable, &ok) : calloc(1, sizeof(char *));
+	if (a->root == NULL || a->writable == NULL || !ok) {
+		free(a->root);
+		strv_free(a->writable);
+		return error_nomem(err);
+	}
+	s->n_accounts++;
+	return 0;
+}
+
+/* The account folders as [{root, writable}], or NULL when there are
+ * none. */
+static json_t *
+guard_spec_accounts_json(const struct guard_spec *s)
+{
+	json_t *a;
+	size_t i;
+
+	if (s->n_accounts == 0 || (a = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < s->n_accounts; i++)
+		json_array_append_new(a, json_pack("{s:s,s:o}", "root",
+		    s->accounts[i].root, "writable",
+		    strv_json(s->accounts[i].writable)));
+	return a;
+}
+
+/* Parse "accounts" (absent: none) into s. */
+static int
+guard_spec_accounts(struct guard_spec *s, json_t *a, sbox_error *err)
+{
+	json_t *v, *w, *e;
+	char **pats;
+	size_t i, k;
+	int rc;
+
+	if (a == NULL || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > GUARD_ACCOUNTS_MAX)
+		return error_set(err, E_INVALID_PARAMS, "guard: accounts (at "
+		    "most %d)", GUARD_ACCOUNTS_MAX);
+	json_array_foreach(a, i, v) {
+		w = json_object_get(v, "writable");
+		if (!json_is_object(v) || !json_is_string(json_object_get(v,
+		    "root")) || !json_is_array(w) || json_array_size(w) >
+		    GUARD_WRITABLE_MAX)
+			return error_set(err, E_INVALID_PARAMS, "guard: "
+			    "accounts[%zu] is {root, writable: [at most %d "
+			    "patterns]}", i, GUARD_WRITABLE_MAX);
+		if ((pats = calloc(json_array_size(w) + 1, sizeof *pats)) ==
+		    NULL)
+			return error_nomem(err);
+		json_array_foreach(w, k, e) {
+			if (!json_is_string(e) || strlen(json_string_value(e)) !=
+			    json_string_length(e)) {
+				strv_free(pats);
+				return error_set(err, E_INVALID_PARAMS, "guard: "
+				    "accounts[%zu].writable[%zu]", i, k);
+			}
+			pats[k] = (char *)json_string_value(e);
+		}
+		rc = guard_spec_add_account(s, json_string_value(json_object_get(
+		    v, "root")), pats, err);
+		free(pats);	/* (the strings are the JSON's) */
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The spec as JSON. */
 json_t *
 guard_spec_to_json(const struct guard_spec *s)
 {
-	json_t *roots = json_array();
+	json_t *roots = json_array(), *j;
 	size_t i;
 
 	for (i = 0; roots != NULL && s->roots != NULL && s->roots[i] != NULL;
 	    i++)
 		json_array_append_new(roots, json_string(s->roots[i]));
-	return json_pack("{s:o?,s:s,s:o?,s:o?,s:o?,s:b,s:o?,s:o?}", "roots",
+	j = json_pack("{s:o?,s:s,s:o?,s:o?,s:o?,s:b,s:o?,s:o?}", "roots",
 	    roots, "home", s->home ? s->home : "/", "protected",
 	    guard_spec_table_json(&s->table), "missing", strv_json(
 	    s->missing), "rules", guard_spec_rules_json(s), "supervise",
 	    s->supervise, "exclude", s->exclude ? strv_json(s->exclude) : NULL,
 	    "nosock", s->nosock ? strv_json(s->nosock) : NULL);
+	if (j != NULL && s->n_accounts > 0 && json_object_set_new(j,
+	    "accounts", guard_spec_accounts_json(s)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 /* An absolute path without "//", "/./", "/../", a trailing '/' or NUL. */
@@ -345,7 +475,8 @@ guard_spec_from_msg(struct guard_spec *s, json_t *j, const char *bulk,
 	    json_object_get(j, "missing"), err) < 0 ||
 	    guard_spec_paths(&s->nosock, "nosock", json_object_get(j, "nosock"),
 	    err) < 0 || exclude_from_json(&s->exclude, json_object_get(j,
-	    "exclude"), err) < 0) {
+	    "exclude"), err) < 0 || guard_spec_accounts(s, json_object_get(j,
+	    "accounts"), err) < 0) {
 		guard_spec_free(s);
 		return -1;
 	}
@@ -421,6 +552,11 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->nosock != NULL && s->nosock[i] != NULL; i++)
 		free(s->nosock[i]);
 	free(s->nosock);
+	for (i = 0; i < s->n_accounts; i++) {
+		free(s->accounts[i].root);
+		strv_free(s->accounts[i].writable);
+	}
+	free(s->accounts);
 	for (i = 0; s->exclude != NULL && s->exclude[i] != NULL; i++)
 		free(s->exclude[i]);
 	free(s->exclude);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,6 +434,84 @@ guard_rule_leading(const struct guard_spec *s, const char *full,
 	return 0;
 }
 
+/* Does the pattern pat (relative; '/' at its end: a folder) match rel,
+ * the folder's own name (*own set) or something below it? */
+static int
+guard_account_match(const char *pat, const char *rel, int *own)
+{
+	char pbuf[GUARD_NAME_MAX + 2], rbuf[GUARD_PATH_MAX + GUARD_NAME_MAX + 2];
+	size_t n = strlen(pat), comps = 0, i;
+	int dir = n > 0 && pat[n - 1] == '/';
+	const char *p;
+
+	*own = 0;
+	if (n == 0 || n >= sizeof pbuf || strlen(rel) >= sizeof rbuf)
+		return 0;
+	memcpy(pbuf, pat, n + 1);
+	if (dir)
+		pbuf[--n] = '\0';
+	for (i = 0; i < n; i++)
+		comps += pbuf[i] == '/';
+	comps++;
+	/* the first comps components of rel */
+	memcpy(rbuf, rel, strlen(rel) + 1);
+	for (p = rbuf, i = 0; p != NULL && i < comps; i++)
+		if ((p = strchr(p, '/')) != NULL && i + 1 < comps)
+			p++;
+	if (p != NULL && !dir)
+		return 0;	/* a file pattern: nothing below it */
+	if (p != NULL)
+		rbuf[p - rbuf] = '\0';
+	else if (i < comps)
+		return 0;	/* rel is shorter than the pattern */
+	if (fnmatch(pbuf, rbuf, FNM_PATHNAME | FNM_PERIOD) != 0)
+		return 0;
+	*own = dir && p == NULL;
+	return 1;
+}
+
+/* Is rel one of the account's writable patterns, or below a folder one? */
+int
+guard_account_writable(const struct guard_account *a, const char *rel,
+    int leaf)
+{
+	size_t i;
+	int own;
+
+	for (i = 0; a->writable != NULL && a->writable[i] != NULL; i++)
+		if (guard_account_match(a->writable[i], rel, &own) &&
+		    !(own && leaf))
+			return 1;
+	return 0;
+}
+
+/* Rule 0: inside an account folder only its writable patterns; 1 when
+ * refused. */
+static int
+guard_rule_account(const struct guard_spec *s, const char *full, int leaf,
+    const char *name, const struct guard_fs *fs, struct guard_verdict *v)
+{
+	const struct guard_account *a;
+	long n;
+	size_t i;
+
+	for (i = 0; i < s->n_accounts; i++) {
+		a = &s->accounts[i];
+		if ((n = guard_under(full, a->root)) < 0 || full[n] == '\0')
+			continue;
+		if (guard_account_writable(a, full + n + 1, leaf))
+			return 0;
+		guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+		    PLAN_RULE_ACCOUNT, "%s%s", "an agent's account folder is "
+		    "read-only but for what the agent writes while it works "
+		    "(transcripts, history, todos, logs, caches): its settings, "
+		    "hooks, commands, rules, instructions, .env files and "
+		    "sign-in steer the agent on the host", "");
+		return 1;
+	}
+	return 0;
+}
+
 /* May a Unix socket be bound in the folder parent? */
 int
 guard_decide_bind(const struct guard_spec *s, const char *parent,
@@ -501,6 +580,8 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 			return;
 		}
 	}
+	if (guard_rule_account(s, full, leaf, name, fs, v))
+		return;
 	for (i = 0; s->roots[i] != NULL; i++) {
 		if ((rl = guard_under(full, s->roots[i])) < 0 ||
 		    full[rl] == '\0')

@@ -8,6 +8,12 @@
  * guard_table_load. Linked into sboxd (to build the spec) and into sbox-init
  * (which asks guard_decide before it performs each notified operation).
  *
+ * Rule 0, before the others: inside an agent's account folder
+ * (guard_account) only the account's writable patterns may be made,
+ * written, renamed, linked, removed or changed; everything else is
+ * read-only (settings, hooks, commands, agents, skills, rules, policies,
+ * instructions, .env files, the sign-in, and any name the CLI adds
+ * later). A folder pattern's own name may only be a folder.
  * The rules, within any guarded root (checked in this order):
  *   1. `.git`: creating (or renaming, linking, symlinking onto) an entry
  *      named .git is refused; writing to an existing one (a gitfile) too.
@@ -68,6 +74,8 @@
 #define GUARD_PATH_MAX    4096  /* bytes in a path */
 #define GUARD_RULES_MAX   1024  /* path rules in one spec */
 #define GUARD_RULE_MAX    128   /* bytes in a rule's name */
+#define GUARD_ACCOUNTS_MAX 16   /* account folders in one spec */
+#define GUARD_WRITABLE_MAX 128  /* writable patterns of one account folder */
 
 enum guard_kind { GUARD_KIND_RUNS_LATER, GUARD_KIND_CREDENTIAL };
 enum guard_scope { GUARD_SCOPE_ROOT, GUARD_SCOPE_ANY, GUARD_SCOPE_HOME };
@@ -96,6 +104,15 @@ struct guard_rule {
 	char              *rule;    /* the PLAN_RULE_* text */
 };
 
+/* An agent's account folder: read-only but for what its agent writes
+ * while it works. Each pattern is relative to root, may hold fnmatch
+ * wildcards within a component ('*', '?', '[...]'; never across a '/'),
+ * and ends in '/' for a folder (it and everything below it). */
+struct guard_account {
+	char  *root;      /* absolute, normalised */
+	char **writable;  /* NULL-terminated patterns */
+};
+
 /* What sbox-init needs to decide: the guarded roots, home, the names. */
 struct guard_spec {
 	char             **roots;   /* NULL-terminated absolute folders */
@@ -119,6 +136,8 @@ struct guard_spec {
 	                               hidden one): sbox-init reports a read
 	                               refused where one of them is hidden */
 	size_t             n_rules;
+	struct guard_account *accounts; /* the account folders (rule 0) */
+	size_t             n_accounts;
 };
 
 /* What an operation does to the name it is decided on. */
@@ -206,6 +225,16 @@ int guard_spec_bulk_out(json_t *j, char **buf, size_t *len, sbox_error *err);
 int guard_spec_add_missing(struct guard_spec *s, json_t *a, sbox_error *err);
 /* Release what the spec owns (not the struct). */
 void guard_spec_free(struct guard_spec *s);
+/* Add an account folder (absolute, normalised) with its writable
+ * patterns (NULL-terminated, relative; see struct guard_account) to the
+ * spec. 0, or -1 with err (a bad root or pattern, past the bounds). */
+int guard_spec_add_account(struct guard_spec *s, const char *root,
+    char *const *writable, sbox_error *err);
+/* Is rel (a path below an account folder) one of its writable patterns,
+ * or below a folder pattern? 1 or 0. leaf: the name made is not a folder
+ * (a folder pattern's own name refuses it). */
+int guard_account_writable(const struct guard_account *a, const char *rel,
+    int leaf);
 /* Append a path rule to the spec; one whose path is not absolute and
  * normalised, or past GUARD_RULES_MAX, is skipped. 0, or -1 out of memory. */
 int guard_spec_add_rule(struct guard_spec *s, const char *path,

@@ -98,6 +98,40 @@ plan_guard_rules(struct plan *p)
 	return 0;
 }
 
+/* The account folders of pr that the plan binds writable, each with the
+ * patterns of pr->account_writable inside it, relative to it (rule 0 of
+ * guard.h: the rest of each is read-only). */
+static int
+plan_guard_accounts(struct plan *p, const struct profile *pr)
+{
+	sbox_error err = { 0 };
+	char **rel = NULL;
+	const char *w;
+	size_t i, j, n;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && pr->account_folders != NULL &&
+	    pr->account_folders[i] != NULL; i++) {
+		const char *acct = pr->account_folders[i];
+
+		if (acct[0] != '/' || !plan_guard_writable(p, acct))
+			continue;
+		n = strlen(acct);
+		for (j = 0; rc == 0 && pr->account_writable != NULL &&
+		    (w = pr->account_writable[j]) != NULL; j++)
+			if (strncmp(w, acct, n) == 0 && w[n] == '/' &&
+			    w[n + 1] != '\0')
+				rc = strv_append(&rel, w + n + 1);
+		/* a pattern the guard refuses: that folder stays read-only */
+		if (rc == 0 && guard_spec_add_account(p->guard, acct, rel,
+		    &err) < 0)
+			rc = guard_spec_add_account(p->guard, acct, NULL, &err);
+		strv_free(rel);
+		rel = NULL;
+	}
+	return rc;
+}
+
 /* Fill p->guard: the host-backed writable folders (the project, the
  * profile's read_write folders, home when a grant makes it writable; not
  * /tmp, the scratch folder or the caches), home, the protected names. */
@@ -157,6 +191,8 @@ plan_guard(struct plan *p, const struct profile *pr,
 			return -1;
 		v[n + 1] = NULL;
 	}
+	if (plan_guard_accounts(p, pr) < 0)
+		return -1;
 	if (!ctx->no_read_reports && plan_guard_rules(p) < 0)
 		return -1;
 	return plan_guard_missing(p);

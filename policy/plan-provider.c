@@ -201,7 +201,7 @@ plan_provider_effective(const struct plan *p, const char *path)
  * being created. Returns -1 on ENOMEM. */
 static int
 plan_provider_protect(struct plan *p, const struct plan_fs *fs,
-    const char *dst, int is_dir)
+    const char *dst, int is_dir, const char *rule)
 {
 	const struct plan_mount *eff = plan_provider_effective(p, dst);
 	struct plan_mount *m;
@@ -209,8 +209,7 @@ plan_provider_protect(struct plan *p, const struct plan_fs *fs,
 	char *host;
 	int exists;
 
-	if (plan_provider_rule(p, dst, PLAN_ACCESS_RO, PLAN_RULE_RUNS_LATER,
-	    0) == -1)
+	if (plan_provider_rule(p, dst, PLAN_ACCESS_RO, rule, 0) == -1)
 		return -1;
 	if (eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND || eff->src == NULL)
 		return 0;
@@ -220,8 +219,7 @@ plan_provider_protect(struct plan *p, const struct plan_fs *fs,
 	exists = fs->stat(fs->arg, host, &st) == 0;
 	if (exists)
 		is_dir = S_ISDIR(st.st_mode);
-	m = plan_provider_mount(p, PLAN_MOUNT_RO_BIND, host, dst,
-	    PLAN_RULE_RUNS_LATER);
+	m = plan_provider_mount(p, PLAN_MOUNT_RO_BIND, host, dst, rule);
 	free(host);
 	if (m == NULL)
 		return -1;
@@ -254,7 +252,8 @@ plan_provider_each(struct plan *p, const struct plan_fs *fs,
 			if (path_is_under(pr->account_folders[j], path))
 				skip = 1;
 		if (!skip)
-			rc = plan_provider_protect(p, fs, path, list[i][n - 1] == '/');
+			rc = plan_provider_protect(p, fs, path, list[i][n - 1] == '/',
+			    PLAN_RULE_RUNS_LATER);
 		free(path);
 	}
 	return rc;
@@ -284,7 +283,8 @@ plan_provider_accounts(struct plan *p, const struct plan_fs *fs,
 		if ((path = path_join(ctx->home, e->name)) == NULL)
 			return -1;
 		if (path_is_under(path, acct) && strcmp(path, acct) != 0)
-			rc = plan_provider_protect(p, fs, path, e->is_dir);
+			rc = plan_provider_protect(p, fs, path, e->is_dir,
+			    PLAN_RULE_RUNS_LATER);
 		free(path);
 	}
 	return rc;
@@ -370,6 +370,13 @@ plan_provider(struct plan *p, const struct profile *pr,
 	for (i = 0; pr->account_folders && pr->account_folders[i]; i++)
 		if (plan_provider_accounts(p, fs, pr, ctx,
 		    pr->account_folders[i]) == -1)
+			return error_nomem(err);
+	/* its sign-in: readable, never writable (a swapped sign-in puts the
+	 * person's next work in another account) */
+	for (i = 0; pr->account_signin && pr->account_signin[i]; i++)
+		if (pr->account_signin[i][0] == '/' &&
+		    plan_provider_protect(p, fs, pr->account_signin[i], 0,
+		    PLAN_RULE_SIGNIN) == -1)
 			return error_nomem(err);
 	return 0;
 }

@@ -28,6 +28,9 @@ struct guard_spec;
 #define PLAN_RULE_ROOT_ONLY   "readable by root only, hidden"
 #define PLAN_RULE_GITDIR      "the project's git folder (a linked worktree's)"
 #define PLAN_RULE_PROVIDER_HOME "the provider's own home folder"
+#define PLAN_RULE_ACCOUNT     "an agent's account folder, read-only but what the agent writes while it works"
+#define PLAN_RULE_SIGNIN      "an agent's sign-in, readable but not writable"
+#define PLAN_RULE_AGENT_NAMED "read-only, named by an agent's settings"
 
 /* One mount operation; applied in list order (later ones cover earlier). */
 enum plan_mount_kind {

@@ -115,6 +115,12 @@ policy_add_provider(struct profile *p, const struct config_binding *b,
 		    strv_add_unique(&p->account_folders, b->account_folders[i]) == -1)
 			return error_nomem(err);
 	}
+	for (i = 0; b->writable != NULL && b->writable[i] != NULL; i++)
+		if (strv_add_unique(&p->account_writable, b->writable[i]) == -1)
+			return error_nomem(err);
+	for (i = 0; b->signin != NULL && b->signin[i] != NULL; i++)
+		if (strv_add_unique(&p->account_signin, b->signin[i]) == -1)
+			return error_nomem(err);
 	free(p->provider);
 	if ((p->provider = strdup(b->key)) == NULL)
 		return error_nomem(err);

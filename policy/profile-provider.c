@@ -19,6 +19,8 @@ profile_provider_free(struct profile *p)
 	strv_free(p->account_folders);
 	strv_free(p->account_protect);
 	strv_free(p->hidden_accounts);
+	strv_free(p->account_writable);
+	strv_free(p->account_signin);
 	strv_free(p->state_folders);
 }
 
@@ -33,6 +35,8 @@ profile_provider_copy(struct profile *c, const struct profile *p, int *ok)
 	c->account_folders = strv_copy(p->account_folders, ok);
 	c->account_protect = strv_copy(p->account_protect, ok);
 	c->hidden_accounts = strv_copy(p->hidden_accounts, ok);
+	c->account_writable = strv_copy(p->account_writable, ok);
+	c->account_signin = strv_copy(p->account_signin, ok);
 	c->state_folders = strv_copy(p->state_folders, ok);
 }
 
@@ -64,6 +68,10 @@ profile_provider_to_json(const struct profile *p, json_t *o)
 	    profile_provider_strv(p->account_protect));
 	json_object_set_new(o, "hidden_accounts",
 	    profile_provider_strv(p->hidden_accounts));
+	json_object_set_new(o, "account_writable",
+	    profile_provider_strv(p->account_writable));
+	json_object_set_new(o, "account_signin",
+	    profile_provider_strv(p->account_signin));
 	json_object_set_new(o, "state_folders",
 	    profile_provider_strv(p->state_folders));
 }
@@ -133,6 +141,10 @@ profile_provider_apply_stored(struct profile *p, const char *key,
 		return profile_provider_list(&p->account_protect, v, 2, f, err);
 	if (strcmp(key, "hidden_accounts") == 0)
 		return profile_provider_list(&p->hidden_accounts, v, 1, f, err);
+	if (strcmp(key, "account_writable") == 0)	/* may end in '/' */
+		return profile_provider_list(&p->account_writable, v, 2, f, err);
+	if (strcmp(key, "account_signin") == 0)
+		return profile_provider_list(&p->account_signin, v, 2, f, err);
 	if (strcmp(key, "state_folders") == 0)
 		return profile_provider_list(&p->state_folders, v, 1, f, err);
 	return 1;

@@ -64,6 +64,11 @@ struct profile {
 	                              agent's state folder): what runs programs
 	                              later, read-only ('/' ends a folder) */
 	char **hidden_accounts;    /* every other agent's account folders */
+	char **account_writable;   /* what its agent writes in them (absolute
+	                              patterns, '/' ends a folder); the rest
+	                              of an account folder is read-only */
+	char **account_signin;     /* its sign-in files there: readable, not
+	                              writable */
 	char **state_folders;      /* its own home: the agents' state folders
 	                              it may create (run-later files not) */
 };

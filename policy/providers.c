@@ -116,15 +116,30 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		b->home_persistent = strcmp(v, "persistent") == 0;
 		return 0;
 	}
+	if (strcmp(key, "data") == 0) {
+		if (strlen(v) > 200 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.*") != strlen(v))
+			return snprintf(why, len, "\"%s\" is not a key pattern "
+			    "(a.b.*)", v), -1;
+		return strv_add_unique(&b->data_keys, v);
+	}
+	if (strcmp(key, "settings") == 0 && strncmp(v, "./", 2) == 0) {
+		if (strlen(v) < 3 || strstr(v, "..") != NULL)
+			return snprintf(why, len, "\"%s\" is not a path in the "
+			    "project", v), -1;
+		return strv_add_unique(&b->settings, v);
+	}
 	if (strcmp(key, "account") == 0 || strcmp(key, "runs-later") == 0 ||
-	    strcmp(key, "state") == 0) {
+	    strcmp(key, "state") == 0 || strcmp(key, "writable") == 0 ||
+	    strcmp(key, "signin") == 0 || strcmp(key, "settings") == 0) {
 		if (strncmp(v, "~/", 2) != 0 || strlen(v) < 3)
 			return snprintf(why, len, "\"%s\" must start with ~/", v), -1;
 		if (home == NULL)
 			return 0;	/* no home folder: nothing to name */
 		if ((p = path_expand(v, home, "providers", NULL)) == NULL)
 			return snprintf(why, len, "\"%s\" is not a folder path", v), -1;
-		if (strcmp(key, "runs-later") == 0 && v[strlen(v) - 1] == '/') {
+		if ((strcmp(key, "runs-later") == 0 || strcmp(key, "writable") ==
+		    0) && v[strlen(v) - 1] == '/') {
 			char *d;
 			if (asprintf(&d, "%s/", p) == -1) {
 				free(p);
@@ -135,7 +150,10 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		}
 		if (strv_add_unique(strcmp(key, "account") == 0 ?
 		    &b->account_folders : strcmp(key, "state") == 0 ?
-		    &b->state_folders : &b->runs_later, p) == -1) {
+		    &b->state_folders : strcmp(key, "writable") == 0 ?
+		    &b->writable : strcmp(key, "signin") == 0 ? &b->signin :
+		    strcmp(key, "settings") == 0 ? &b->settings :
+		    &b->runs_later, p) == -1) {
 			free(p);
 			return -1;
 		}
@@ -143,7 +161,8 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		return 0;
 	}
 	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
-	    "account, state, home, env or runs-later)", key);
+	    "account, state, home, env, runs-later, writable, signin, settings or "
+	    "data)", key);
 	return -1;
 }
 
@@ -174,6 +193,14 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		strv_free(a->key_env);
 		strv_free(a->runs_later);
 		strv_free(a->state_folders);
+		strv_free(a->writable);
+		strv_free(a->signin);
+		strv_free(a->settings);
+		strv_free(a->data_keys);
+		a->writable = strv_copy(b->writable, &ok);
+		a->signin = strv_copy(b->signin, &ok);
+		a->settings = strv_copy(b->settings, &ok);
+		a->data_keys = strv_copy(b->data_keys, &ok);
 		a->home_persistent = b->home_persistent;
 		a->state_folders = strv_copy(b->state_folders, &ok);
 		a->hosts = strv_copy(b->hosts, &ok);
@@ -309,7 +336,11 @@ providers_merge(struct config *cfg, sbox_error *err)
 		if (providers_add_all(&b->hosts, c->hosts) == -1 ||
 		    providers_add_all(&b->account_folders, c->account_folders) ==
 		    -1 || providers_add_all(&b->key_env, c->key_env) == -1 ||
-		    providers_add_all(&b->runs_later, c->runs_later) == -1) {
+		    providers_add_all(&b->runs_later, c->runs_later) == -1 ||
+		    providers_add_all(&b->writable, c->writable) == -1 ||
+		    providers_add_all(&b->signin, c->signin) == -1 ||
+		    providers_add_all(&b->settings, c->settings) == -1 ||
+		    providers_add_all(&b->data_keys, c->data_keys) == -1) {
 			rc = -1;
 			break;
 		}
@@ -318,6 +349,10 @@ providers_merge(struct config *cfg, sbox_error *err)
 		PROVIDERS_SWAP(account_folders);
 		PROVIDERS_SWAP(key_env);
 		PROVIDERS_SWAP(runs_later);
+		PROVIDERS_SWAP(writable);
+		PROVIDERS_SWAP(signin);
+		PROVIDERS_SWAP(settings);
+		PROVIDERS_SWAP(data_keys);
 #undef PROVIDERS_SWAP
 	}
 	for (i = 0; i < n; i++) {

@@ -228,6 +228,7 @@ container_guard_refused(struct container *c, json_t *m)
 	    ((e != EPERM && e != EROFS && e != EACCES && e != ENAMETOOLONG) ||
 	    (r.rule[0] != '\0' && strcmp(r.rule, PLAN_RULE_RUNS_LATER) != 0 &&
 	    strcmp(r.rule, PLAN_RULE_CREDENTIALS) != 0 &&
+	    strcmp(r.rule, PLAN_RULE_ACCOUNT) != 0 &&
 	    strcmp(r.rule, "exclude") != 0 &&
 	    /* a host program's socket: only a connect says so; a socket
 	     * in a package cache: only a bind (a create) */

@@ -66,6 +66,12 @@ rpc_provider_list(const struct config *cfg)
 			    rpc_provider_strv(b->key_env));
 			json_object_set_new(o, "account_read_only",
 			    rpc_provider_strv(b->runs_later));
+			json_object_set_new(o, "account_writable",
+			    rpc_provider_strv(b->writable));
+			json_object_set_new(o, "account_signin",
+			    rpc_provider_strv(b->signin));
+			json_object_set_new(o, "settings",
+			    rpc_provider_strv(b->settings));
 		}
 		free(home);
 		if (o != NULL)

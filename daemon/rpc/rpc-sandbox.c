@@ -14,6 +14,7 @@
 #include "daemon/rpc/rpc.h"
 #include "daemon/check/sandbox-check.h"
 #include "daemon/sboxd.h"
+#include "daemon/session/session-agentcfg.h"
 #include "daemon/session/session-provider.h"
 #include "daemon/session/session.h"
 #include "daemon/session/toolconf.h"
@@ -213,8 +214,26 @@ rpc_sandbox_protected(json_t *o)
 	guard_table_free(&t);
 }
 
-/* sandbox.show {profile}: what a profile allows (provider env values are
- * never shown). Inside a sandbox: only the session's own profile. */
+/* Add "agent_named": what the person's agents' settings name (kept
+ * read-only in every writable folder of a session), each with the setting
+ * that named it; project: the project's settings too, or NULL. */
+static int
+rpc_sandbox_agent_named(json_t *o, const char *project, sbox_error *err)
+{
+	struct session_agentcfg a;
+
+	if (session_agentcfg_scan(sboxd.config, sboxd.config != NULL &&
+	    sboxd.config->home != NULL ? sboxd.config->home : getenv("HOME"),
+	    project, &a, err) < 0)
+		return error_context(err, "the agents' settings");
+	json_object_set_new(o, "agent_named", session_agentcfg_json(&a));
+	session_agentcfg_free(&a);
+	return 0;
+}
+
+/* sandbox.show {profile, project?}: what a profile allows (provider env
+ * values are never shown). Inside a sandbox: only the session's own
+ * profile. */
 static int
 rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
     sbox_error *err)
@@ -258,6 +277,12 @@ rpc_sandbox_show(struct rpc_call *call, json_t *params, json_t **result,
 		json_object_set_new(o, "providers", rpc_provider_list(sboxd.config));
 	if (p->sandboxed)
 		rpc_sandbox_protected(o);
+	if (p->sandboxed && !inside && rpc_sandbox_agent_named(o,
+	    rpc_sandbox_str(params, "project"), err) < 0) {
+		json_decref(o);
+		profile_free(p);
+		return -1;
+	}
 	profile_free(p);
 	*result = o;
 	return 0;
@@ -505,6 +530,7 @@ rpc_sandbox_check(struct rpc_call *call, json_t *params, json_t **result,
 
 static const struct params_field rpc_sandbox_show_params[] = {
 	{ "profile", PARAMS_STRING, 1, 64 },
+	{ "project", PARAMS_STRING, 0, 4096 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_sandbox_resolve_params[] = {

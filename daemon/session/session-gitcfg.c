@@ -5,12 +5,17 @@
  * stat'ed again before each command and each file.write, and every
  * SESSION_GITCFG_TICK_MS for the jobs already running: when one changed
  * (the person ran `git config` on the host, added an include), the config
- * is read again and the new paths go to the running file guard. */
+ * is read again and the new paths go to the running file guard. The
+ * person's agents' settings files (session-agentcfg.c) are kept the same
+ * way: what their values name is protected, and a change reads them
+ * again. */
 #include <event2/event.h>
 #include <stdlib.h>
 
 #include "daemon/container/container.h"
 #include "daemon/session/gitcfg.h"
+#include "daemon/session/session-agentcfg.h"
+#include "policy/config.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
@@ -23,6 +28,7 @@
 /* A session's git config state. */
 struct session_gitcfg {
 	struct gitcfg    g;
+	struct session_agentcfg a;  /* the agents' settings */
 	struct session  *s;
 	struct event    *tick;
 	int              broken;  /* the plan took paths the guard did not */
@@ -41,6 +47,42 @@ session_gitcfg_tick(evutil_socket_t fd, short what, void *arg)
 	    session_gitcfg_refresh(sg->s, &err) < 0)
 		log_warn("session %s: %s (the next command will not start "
 		    "until it can be read)", sg->s->id, err.message);
+}
+
+/* The person's home folder (the agents' settings are there). */
+static const char *
+session_gitcfg_home(void)
+{
+	return sboxd.config != NULL && sboxd.config->home != NULL ?
+	    sboxd.config->home : getenv("HOME");
+}
+
+/* The agents' settings changed: read them again and send the paths they
+ * name now to the running guard. 0, or -1 with err. */
+static int
+session_gitcfg_agents(struct session_gitcfg *sg, sbox_error *err)
+{
+	struct session *s = sg->s;
+	struct session_agentcfg now;
+	char **added = NULL;
+	int rc;
+
+	if (session_agentcfg_scan(sboxd.config, session_gitcfg_home(),
+	    s->plan->project, &now, err) < 0)
+		return -1;
+	rc = plan_git_named(s->plan, now.named.paths, now.kinds, 0, &added,
+	    err);
+	if (rc == 0 && added != NULL)
+		rc = container_guard_protect(s->ct, added, err);
+	if (rc == 0) {
+		log_info("session %s: an agent's settings changed, %zu more "
+		    "path(s) kept read-only", s->id, strv_len(added));
+		session_agentcfg_free(&sg->a);
+		sg->a = now;
+	} else
+		session_agentcfg_free(&now);
+	strv_free(added);
+	return rc;
 }
 
 /* Scan the plan's guarded roots and protect what the config names. */
@@ -68,6 +110,13 @@ session_gitcfg_start(struct session *s, sbox_error *err)
 		session_gitcfg_free(s);
 		return error_context(err, "git config");
 	}
+	if (session_agentcfg_scan(sboxd.config, session_gitcfg_home(),
+	    s->plan->project, &sg->a, err) < 0 ||
+	    plan_git_named(s->plan, sg->a.named.paths, sg->a.kinds, 1, NULL,
+	    err) < 0) {
+		session_gitcfg_free(s);
+		return error_context(err, "the agents' settings");
+	}
 	if (sboxd.base != NULL && (sg->tick = event_new(sboxd.base, -1,
 	    EV_PERSIST, session_gitcfg_tick, sg)) != NULL)
 		event_add(sg->tick, &tv);
@@ -87,7 +136,14 @@ session_gitcfg_refresh(struct session *s, sbox_error *err)
 		return error_set(err, E_SANDBOX_SETUP, "the file guard could not "
 		    "take the paths git's config names since the session "
 		    "started: close this session and start a new one");
-	if (sg == NULL || s->ct == NULL || !gitcfg_changed(&sg->g))
+	if (sg == NULL || s->ct == NULL)
+		return 0;
+	if (session_agentcfg_changed(&sg->a) && session_gitcfg_agents(sg,
+	    err) < 0) {
+		sg->broken = 1;	/* fail closed from now on */
+		return error_context(err, "an agent's settings changed");
+	}
+	if (!gitcfg_changed(&sg->g))
 		return 0;
 	if (gitcfg_scan(sg->g.roots, sg->g.home, &now, err) < 0)
 		return error_context(err, "git config changed");
@@ -118,6 +174,7 @@ session_gitcfg_free(struct session *s)
 	if (sg->tick != NULL)
 		event_free(sg->tick);
 	gitcfg_free(&sg->g);
+	session_agentcfg_free(&sg->a);
 	free(sg);
 	s->gitcfg = NULL;
 }

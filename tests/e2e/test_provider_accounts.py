@@ -57,16 +57,17 @@ def test_provider_reads_own_signin_not_others(ctx):
     h = d.home
     r = run(c, sid, 'cat %s/.claude/.credentials.json' % h)
     assert r["exit_code"] == 0 and "fake-claude-7a1" in r["stdout"], r
-    # it writes its transcripts (a new folder and file) and its sign-in
+    # it writes its transcripts (a new folder and file), never its sign-in
+    # (issue 36: readable, not writable)
     r = run(c, sid, 'mkdir -p %s/.claude/projects/p1 && echo line > '
-            '%s/.claude/projects/p1/t.jsonl && echo rc=$? && '
-            'echo renewed > %s/.claude/.credentials.json && echo rc2=$?'
+            '%s/.claude/projects/p1/t.jsonl && echo rc=$?; '
+            'echo renewed > %s/.claude/.credentials.json; echo rc2=$?'
             % (h, h, h))
-    assert "rc=0" in r["stdout"] and "rc2=0" in r["stdout"], r
+    assert "rc=0" in r["stdout"] and "rc2=0" not in r["stdout"], r
     with open(os.path.join(h, ".claude/projects/p1/t.jsonl")) as f:
         assert f.read() == "line\n"
     with open(os.path.join(h, ".claude/.credentials.json")) as f:
-        assert f.read() == "renewed\n"
+        assert f.read() == SIGNIN
     # its hooks and settings stay read-only, and cannot be made
     r = run(c, sid, 'echo bad > %s/.claude/settings.json; echo rc=$?; '
             'echo bad > %s/.claude/hooks/stop.sh; echo rc2=$?; '
@@ -89,7 +90,7 @@ def test_provider_reads_own_signin_not_others(ctx):
     r = run(c, sid2, 'cat %s/.codex/auth.json; echo; cat '
             '%s/.claude/.credentials.json; echo rc=$?' % (h, h))
     assert "fake-codex-93b" in r["stdout"], r
-    assert "renewed" not in r["stdout"] and "rc=0" not in r["stdout"], r
+    assert "fake-claude-7a1" not in r["stdout"] and "rc=0" not in r["stdout"], r
     r = run(c, sid2, 'echo x >> %s/.codex/config.toml; echo rc=$?' % h)
     assert "rc=0" not in r["stdout"], r
     # a session without a provider reads neither

@@ -31,10 +31,13 @@ def config(home, resolve_to):
             "agent": {"sandbox": "offline", "hosts": ["api.prov.test"],
                       "env": {"AGENT_API_KEY": SECRET},
                       "home": "persistent",
-                      "account_folders": ["~/.agent"]},
+                      "account_folders": ["~/.agent"],
+                      "writable": ["~/.agent/transcript", "~/.agent/logs/"],
+                      "signin": ["~/.agent/auth.json"]},
             "other": {"sandbox": "offline", "home": "persistent",
                       "hosts": ["other.prov.test"],
-                      "account_folders": ["~/.other/acct"]},
+                      "account_folders": ["~/.other/acct"],
+                      "writable": ["~/.other/acct/sess-*.log"]},
             "hostonly": {"sandbox_capable": False},
         },
     }
@@ -162,12 +165,15 @@ def test_provider_home_kept_and_own(ctx):
     sid = create(c, ctx.tmp, "other")
     r = run(c, sid, 'cat "$HOME/note" 2>&1; echo rc=$?')
     assert "kept" not in r["stdout"] and "rc=1" in r["stdout"], r
-    # a missing account folder is made for it, and it writes there
+    # a missing account folder is made for it, and it writes there what
+    # its entry's "writable" names (a pattern), nothing else
     acct = os.path.join(d.home, ".other", "acct")
-    r = run(c, sid, 'echo in > %s/signin && echo rc=$?' % acct)
-    assert "rc=0" in r["stdout"], r
-    with open(os.path.join(acct, "signin")) as f:
+    r = run(c, sid, 'echo in > %s/sess-1.log && echo rc=$?; echo x > '
+            '%s/signin; echo rc2=$?' % (acct, acct))
+    assert "rc=0" in r["stdout"] and "rc2=0" not in r["stdout"], r
+    with open(os.path.join(acct, "sess-1.log")) as f:
         assert f.read() == "in\n"
+    assert not os.path.exists(os.path.join(acct, "signin"))
     st = os.stat(os.path.join(d.state, "homes", "other"))
     if is_root():
         assert st.st_uid != 0, st
@@ -177,11 +183,12 @@ def test_account_folder_hooks_read_only(ctx):
     d, c = setup(ctx)
     sid = create(c, ctx.tmp, "agent")
     acc = os.path.join(d.home, ".agent")
-    r = run(c, sid, 'echo new > %s/auth.json && echo rc=$? && '
+    # its transcript is writable ("writable"), its sign-in is not
+    r = run(c, sid, 'echo new > %s/auth.json; echo rc=$?; '
             'echo y > %s/transcript && echo rc2=$?' % (acc, acc))
-    assert "rc=0" in r["stdout"] and "rc2=0" in r["stdout"], r
+    assert "rc=0" not in r["stdout"] and "rc2=0" in r["stdout"], r
     with open(os.path.join(acc, "auth.json")) as f:
-        assert f.read() == "new\n"
+        assert f.read() != "new\n"
     r = run(c, sid, 'echo bad > %s/settings.json; echo rc=$?; '
             'echo bad > %s/hooks/run.sh; echo rc2=$?; '
             'mv %s/settings.json %s/x; echo rc3=$?' % (acc, acc, acc, acc))
