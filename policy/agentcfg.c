@@ -132,9 +132,11 @@ agentcfg_add(struct agentcfg_walk *k, const char *path, const char *by)
 	return 0;
 }
 
-/* Decide one string value at the key path key. */
+/* Decide one string value at the key path key (mkey: its form for the
+ * data patterns, array indexes as parts). */
 static int
-agentcfg_value(struct agentcfg_walk *k, const char *key, const char *value)
+agentcfg_value(struct agentcfg_walk *k, const char *key, const char *mkey,
+    const char *value)
 {
 	char sub[GITCONFIG_VALUE_MAX + 1], by[AGENTCFG_SETTING_MAX];
 	struct gitconfig_where gw = { 0 };
@@ -143,7 +145,7 @@ agentcfg_value(struct agentcfg_walk *k, const char *key, const char *value)
 	size_t i, b;
 	int rc = 0;
 
-	if (agentcfg_is_data(k, key) || strlen(value) > GITCONFIG_VALUE_MAX)
+	if (agentcfg_is_data(k, mkey) || strlen(value) > GITCONFIG_VALUE_MAX)
 		return 0;
 	agentcfg_subst(k, value, sub, sizeof sub);
 	bases[0] = k->w->project;
@@ -178,7 +180,7 @@ agentcfg_json(struct agentcfg_walk *k, json_t *v, const char *key,
 	if (depth > AGENTCFG_DEPTH_MAX)
 		return 0;
 	if (json_is_string(v))
-		return agentcfg_value(k, key, json_string_value(v));
+		return agentcfg_value(k, key, mkey, json_string_value(v));
 	if (json_is_object(v)) {
 		json_object_foreach(v, name, e) {
 			snprintf(nk, sizeof nk, "%s%s%s", key, key[0] ? "." : "",
@@ -295,7 +297,7 @@ agentcfg_scan(struct agentcfg_walk *k, const char *text, size_t len,
 			} else {
 				snprintf(full, sizeof full, "%s%s%s", table,
 				    table[0] && key[0] ? "." : "", key);
-				if (agentcfg_value(k, full, lit) < 0) {
+				if (agentcfg_value(k, full, full, lit) < 0) {
 					free(lit);
 					return -1;
 				}

@@ -421,6 +421,97 @@ START_TEST(test_spec_round_trip)
 }
 END_TEST
 
+/* Rule 0: an account folder is read-only but for its writable patterns
+ * (folders with all below, files, wildcards within one name); a folder
+ * pattern's own name stays a folder; the account survives the spec's
+ * JSON form, and bad patterns are refused. */
+START_TEST(test_account_allow_list)
+{
+	char *w[] = { "projects/", "history.jsonl", "debug/*.txt", "sess-*/",
+	    NULL };
+	char *bad[] = { "../x", NULL }, *bad2[] = { "a/./b", NULL };
+	struct guard_spec back;
+	sbox_error err;
+	const char *rule;
+	json_t *j;
+
+	ck_assert_int_eq(guard_spec_add_account(&spec, "/h/.agent", w, &err),
+	    0);
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/h/.agent", "projects", NULL),
+	    0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent/projects/a",
+	    "t.jsonl", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_REMOVE, "/h/.agent/projects",
+	    "old", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/h/.agent", "history.jsonl",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent/debug", "x.txt",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/h/.agent", "sess-12", NULL),
+	    0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent/sess-12", "a",
+	    NULL), 0);
+	/* everything else, whatever the name or the operation */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent", "settings.json",
+	    &rule), EPERM);
+	ck_assert_str_eq(rule, PLAN_RULE_ACCOUNT);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent/debug", "x.sh",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent/debug/sub",
+	    "x.txt", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent", "history.jsonl2",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent/history.jsonl",
+	    "x", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/h/.agent", "commands", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent", ".env", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_FROM, "/h/.agent",
+	    "settings.json", NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_LINK_FROM, "/h/.agent", "auth.json",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR_FROM, "/h/.agent", "hooks",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_CHMOD, "/h/.agent", "a.sh", NULL),
+	    EPERM);
+	/* a folder pattern's own name: only a folder */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent", "projects",
+	    NULL), EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME, "/h/.agent", "sess-9", NULL),
+	    EPERM);
+	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/h/.agent", "sess-9",
+	    NULL), 0);
+	/* next to it, in home: the account rule says nothing */
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h", ".agent2", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/h/.agent-x", "a", NULL), 0);
+	/* the JSON form */
+	j = guard_spec_to_json(&spec);
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), 0);
+	ck_assert_int_eq(back.n_accounts, 1);
+	ck_assert_str_eq(back.accounts[0].root, "/h/.agent");
+	ck_assert_str_eq(back.accounts[0].writable[3], "sess-*/");
+	ck_assert_ptr_null(back.accounts[0].writable[4]);
+	guard_spec_free(&back);
+	json_object_set_new(j, "accounts", json_pack("[{s:s,s:[s]}]", "root",
+	    "/h/.a", "writable", "../../etc/"));
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), -1);
+	json_object_set_new(j, "accounts", json_pack("[{s:s,s:[]}]", "root",
+	    "relative", "writable"));
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), -1);
+	json_object_set_new(j, "accounts", json_pack("[{s:s,s:[]}]", "root",
+	    "/h/.b", "writable"));
+	ck_assert_int_eq(guard_spec_from_json(&back, j, &err), 0);
+	ck_assert_ptr_null(back.accounts[0].writable[0]);
+	guard_spec_free(&back);
+	json_decref(j);
+	ck_assert_int_eq(guard_spec_add_account(&spec, "/h/.c", bad, &err), -1);
+	ck_assert_int_eq(guard_spec_add_account(&spec, "/h/.c", bad2, &err),
+	    -1);
+	ck_assert_int_eq(guard_spec_add_account(&spec, "/", NULL, &err), -1);
+}
+END_TEST
+
 /* Suite of file guard tests. */
 static Suite *
 guard_suite(void)
@@ -437,6 +528,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_git_allow_list);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_spec_round_trip);
+	tcase_add_test(tc, test_account_allow_list);
 	suite_add_tcase(s, tc);
 	return s;
 }
