@@ -103,6 +103,58 @@ session_agentcfg_file(struct session_agentcfg *a, const char *path,
 	return rc;
 }
 
+/* The physical spelling of path: its longest existing leading part
+ * resolved (symlinks followed), the rest appended; NULL when it is the
+ * same or cannot be known. */
+static char *
+session_agentcfg_physical(const char *path)
+{
+	char *dir = strdup(path), *slash, *real, *out = NULL;
+
+	if (dir == NULL)
+		return NULL;
+	while ((real = realpath(dir, NULL)) == NULL &&
+	    (slash = strrchr(dir, '/')) != NULL && slash != dir)
+		*slash = '\0';
+	if (real != NULL && asprintf(&out, "%s%s", real, path + strlen(dir)) ==
+	    -1)
+		out = NULL;
+	free(real);
+	free(dir);
+	if (out != NULL && strcmp(out, path) == 0) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+/* Add the physical spelling of every named path (the guard decides on
+ * resolved paths; host tools use the named one): both are kept. */
+static int
+session_agentcfg_physicals(struct session_agentcfg *a, sbox_error *err)
+{
+	size_t i, n = a->named.n, k;
+	char *phys;
+
+	for (i = 0; i < n; i++) {
+		if ((phys = session_agentcfg_physical(a->named.paths[i])) == NULL)
+			continue;
+		for (k = 0; k < a->named.n; k++)
+			if (strcmp(a->named.paths[k], phys) == 0)
+				break;
+		if (k == a->named.n && a->named.n < AGENTCFG_NAMED_MAX &&
+		    (strv_append(&a->named.paths, phys) < 0 ||
+		    strv_append(&a->named.by, a->named.by[i]) < 0)) {
+			free(phys);
+			return error_nomem(err);
+		}
+		if (k == a->named.n && a->named.n < AGENTCFG_NAMED_MAX)
+			a->named.n++;
+		free(phys);
+	}
+	return 0;
+}
+
 /* Read every provider's settings files. */
 int
 session_agentcfg_scan(const struct config *cfg, const char *home,
@@ -131,6 +183,8 @@ session_agentcfg_scan(const struct config *cfg, const char *home,
 			free(path);
 		}
 	}
+	if (rc == 0)
+		rc = session_agentcfg_physicals(out, err);
 	if (rc == 0 && out->named.n > 0 &&
 	    (out->kinds = calloc(out->named.n, 1)) == NULL)
 		rc = error_nomem(err);
