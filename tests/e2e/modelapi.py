@@ -399,11 +399,20 @@ class ModelAPI:
         elif turn.get("side") and "json" in str(
                 cfg.get("responseMimeType", "")).lower():
             # next-speaker check, model routing, loop detection...
-            part = {"text": json.dumps({
-                "reasoning": "scripted", "next_speaker": "user",
-                "model_choice": "flash", "complexity_score": 1,
-                "unproductive_state_confidence": 0.0,
-                "unproductive_state_analysis": "none"})}
+            obj = {"reasoning": "scripted", "next_speaker": "user",
+                   "model_choice": "flash", "complexity_score": 1,
+                   "unproductive_state_confidence": 0.0,
+                   "unproductive_state_analysis": "none"}
+            sch = cfg.get("responseJsonSchema") or cfg.get(
+                "responseSchema") or {}
+            for k, v in (sch.get("properties") or {}).items():
+                if k not in obj:
+                    t = str((v or {}).get("type", "string")).lower()
+                    obj[k] = {"number": 1, "integer": 1, "boolean": False,
+                              "array": [], "object": {}}.get(t, "scripted")
+                    if (v or {}).get("enum"):
+                        obj[k] = v["enum"][0]
+            part = {"text": json.dumps(obj)}
         else:
             part = {"text": turn["text"]}
         reply = {"candidates": [{"content": {"role": "model",

@@ -135,6 +135,8 @@ def test_claude_account_is_an_allow_list(ctx):
         "echo x > {a}/shell-snapshots-evil.sh",
         "mkdir {a}/shell-snapshots",
         "mkdir -p {a}/session-env",
+        "mkdir -p {a}/file-history/s && echo x > {a}/file-history/s/b@v1",
+        "mkdir -p {a}/backups && echo '{{}}' > {a}/backups/.claude.json.b",
         "ln -s /tmp {a}/projects2",
         "mv {a}/projects {a}/hooks",
         "ln {a}/.credentials.json {a}/projects/cred-link",
