@@ -129,7 +129,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		if [ "$BIN" != bin ] && [ -x bin/sbox ]; then
 			mkdir -p "$stage/bin" && cp -a bin/sbox "$stage/bin/sbox"
 		fi
-		cp -a tests/e2e "$stage/tests/e2e"
+		cp -a tests/e2e "$stage/tests/e2e" && cp -a tests/agents "$stage/tests/agents"
 		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md protocol/error.h "$stage/protocol/"
 		mkdir -p "$stage/client" && cp -a systemd launchd "$stage/" && cp client/sbox.1 "$stage/client/"
 		# sboxd finds the protected names beside its bin/ (no sandbox
