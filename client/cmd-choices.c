@@ -37,6 +37,11 @@ cmd_choices_print_status(const json_t *r)
 	printf("%-10s %s: %s\n", "runs here", json_is_true(json_object_get(r,
 	    "runs_here")) ? "yes" : "no", text_member(sb, "detail", ""));
 	printf("%-10s %s\n", "network", text_member(r, "network", "?"));
+	json_array_foreach(json_object_get(r, "env_dropped"), i, e)
+		printf("%s%s%s", i == 0 ? "env        not passed into the "
+		    "sandbox: " : ", ", json_string_value(e) ?
+		    json_string_value(e) : "?", i + 1 == json_array_size(
+		    json_object_get(r, "env_dropped")) ? "\n" : "");
 	/* hosts allowed since their refusal (session allow-host) are not
 	 * refused any more: listed apart */
 	json_array_foreach(json_object_get(r, "refused"), i, e) {

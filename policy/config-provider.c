@@ -20,6 +20,7 @@
 #include "policy/hostpat.h"
 #include "policy/jsonpath.h"
 #include "policy/path.h"
+#include "policy/profile-env.h"
 #include "policy/strv.h"
 
 #define CONFIG_PROVIDER_FIELD_MAX 320
@@ -38,6 +39,9 @@ config_provider_free(struct config_binding *b)
 	strv_free(b->data_keys);
 	strv_free(b->key_env);
 	strv_free(b->state_folders);
+	strv_free(b->pass_env);
+	strv_free(b->set_env);
+	free(b->alias_of);
 }
 
 /* True when a provider's name can name its home folder. */
@@ -260,8 +264,21 @@ config_provider_resolve(const struct config *cfg,
 	int own;
 
 	if (b != NULL && (config_provider_add_all(&p->env, b->key_env) == -1 ||
+	    config_provider_add_all(&p->env, b->pass_env) == -1 ||
 	    config_provider_add_all(&p->account_protect, b->runs_later) == -1))
 		return error_nomem(err);
+	for (i = 0; b != NULL && b->set_env != NULL && b->set_env[i] != NULL;
+	    i++) {	/* what sbox sets for its CLI inside */
+		char name[256];
+		size_t n = strcspn(b->set_env[i], "=");
+
+		if (n >= sizeof name || b->set_env[i][n] != '=')
+			continue;
+		memcpy(name, b->set_env[i], n);
+		name[n] = '\0';
+		if (profile_env_set_value(p, name, b->set_env[i] + n + 1) == -1)
+			return error_nomem(err);
+	}
 	for (i = 0; cfg != NULL && i < cfg->n_providers; i++) {
 		o = &cfg->providers[i];
 		for (j = 0; j < strv_len(o->account_folders) +

@@ -67,6 +67,11 @@ struct config_binding {
 	                          what their values name is protected */
 	char **data_keys;      /* providers: key patterns of those files whose
 	                          values are data, never paths to protect */
+	char  *alias_of;       /* providers (built-in): the provider this name
+	                          is another name of, NULL for the provider */
+	char **pass_env;       /* providers: names of variables its CLI needs
+	                          that are not secrets (passed from the client) */
+	char **set_env;        /* providers: "NAME=VALUE" sbox sets inside */
 };
 
 struct config {

@@ -13,6 +13,7 @@
 #include "policy/hostpat.h"
 #include "policy/path.h"
 #include "policy/strv.h"
+#include "policy/suggest.h"
 
 /* The project binding of the longest configured folder containing project. */
 static const struct config_binding *
@@ -137,6 +138,26 @@ policy_add_provider(struct profile *p, const struct config_binding *b,
 	return 0;
 }
 
+/* E_INVALID_PARAMS for a provider name cfg does not know (field
+ * "provider"), with the closest known name. */
+static void
+policy_unknown_provider(const struct config *cfg, const char *name,
+    sbox_error *err)
+{
+	const char *names[130], *sugg;
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->n_providers && n + 1 < sizeof names / sizeof
+	    *names; i++)
+		names[n++] = cfg->providers[i].key;
+	names[n] = NULL;
+	sugg = suggest_closest(name, names);
+	error_set_field(err, E_INVALID_PARAMS, "provider", "no provider \"%s\" "
+	    "in the config or the built-in providers%s%s%s", name,
+	    sugg ? " (did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?)" :
+	    "");
+}
+
 /* The profile for a session, with provenance. */
 struct profile *
 policy_resolve(const struct config *cfg, const struct resolve_request *req,
@@ -161,9 +182,12 @@ policy_resolve(const struct config *cfg, const struct resolve_request *req,
 			return NULL;
 		}
 	}
-	if (req->provider != NULL)
-		provider = config_find_binding(cfg->providers, cfg->n_providers,
-		    req->provider);
+	if (req->provider != NULL && (provider = config_find_binding(
+	    cfg->providers, cfg->n_providers, req->provider)) == NULL) {
+		policy_unknown_provider(cfg, req->provider, err);
+		free(project);
+		return NULL;
+	}
 	if (req->sandbox != NULL) {
 		name = req->sandbox;
 		level = "session";

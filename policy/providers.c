@@ -109,6 +109,21 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 			return snprintf(why, len, "\"%s\" is not a variable name", v), -1;
 		return strv_add_unique(&b->key_env, v);
 	}
+	if (strcmp(key, "pass-env") == 0) {
+		if (!envfilter_name_valid(v) || strchr(v, '*') != NULL)
+			return snprintf(why, len, "\"%s\" is not a variable name", v), -1;
+		return strv_add_unique(&b->pass_env, v);
+	}
+	if (strcmp(key, "set-env") == 0) {
+		char name[128];
+		const char *eq = strchr(v, '=');
+
+		if (eq == NULL || (size_t)(eq - v) >= sizeof name ||
+		    (memcpy(name, v, (size_t)(eq - v)), name[eq - v] = '\0',
+		    !envfilter_name_valid(name)) || strchr(name, '*') != NULL)
+			return snprintf(why, len, "\"%s\" is not NAME=VALUE", v), -1;
+		return strv_add_unique(&b->set_env, v);
+	}
 	if (strcmp(key, "home") == 0) {
 		if (strcmp(v, "persistent") != 0 && strcmp(v, "empty") != 0)
 			return snprintf(why, len, "home must be persistent or "
@@ -161,8 +176,8 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		return 0;
 	}
 	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
-	    "account, state, home, env, runs-later, writable, signin, settings or "
-	    "data)", key);
+	    "account, state, home, env, pass-env, set-env, runs-later, writable, "
+	    "signin, settings or data)", key);
 	return -1;
 }
 
@@ -197,6 +212,13 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		strv_free(a->signin);
 		strv_free(a->settings);
 		strv_free(a->data_keys);
+		strv_free(a->pass_env);
+		strv_free(a->set_env);
+		free(a->alias_of);
+		if ((a->alias_of = strdup(b->key)) == NULL)
+			ok = 0;
+		a->pass_env = strv_copy(b->pass_env, &ok);
+		a->set_env = strv_copy(b->set_env, &ok);
 		a->writable = strv_copy(b->writable, &ok);
 		a->signin = strv_copy(b->signin, &ok);
 		a->settings = strv_copy(b->settings, &ok);
@@ -291,25 +313,104 @@ providers_add_all(char ***to, char *const *from)
 	return 0;
 }
 
-/* Merge the built-in providers into cfg. */
+/* A new copy of src's facts in dst, keyed key (0, or -1 on ENOMEM). */
+static int
+providers_copy(struct config_binding *dst, const struct config_binding *src,
+    const char *key)
+{
+	int ok = 1;
+
+	memset(dst, 0, sizeof *dst);
+	dst->key = strdup(key);
+	dst->sandbox = src->sandbox ? strdup(src->sandbox) : NULL;
+	dst->alias_of = strdup(src->key);
+	if (dst->key == NULL || dst->alias_of == NULL ||
+	    (src->sandbox != NULL && dst->sandbox == NULL))
+		ok = 0;
+	dst->home_persistent = src->home_persistent;
+	dst->no_sandbox = src->no_sandbox;
+	dst->builtin = src->builtin;
+	dst->hosts = strv_copy(src->hosts, &ok);
+	dst->env_values = strv_copy(src->env_values, &ok);
+	dst->account_folders = strv_copy(src->account_folders, &ok);
+	dst->runs_later = strv_copy(src->runs_later, &ok);
+	dst->key_env = strv_copy(src->key_env, &ok);
+	dst->state_folders = strv_copy(src->state_folders, &ok);
+	dst->writable = strv_copy(src->writable, &ok);
+	dst->signin = strv_copy(src->signin, &ok);
+	dst->settings = strv_copy(src->settings, &ok);
+	dst->data_keys = strv_copy(src->data_keys, &ok);
+	dst->pass_env = strv_copy(src->pass_env, &ok);
+	dst->set_env = strv_copy(src->set_env, &ok);
+	return ok ? 0 : -1;
+}
+
+/* The config's entry called key, or NULL. */
+static struct config_binding *
+providers_in_config(struct config *cfg, const char *key)
+{
+	size_t j;
+
+	for (j = 0; j < cfg->n_providers; j++)
+		if (strcmp(cfg->providers[j].key, key) == 0)
+			return &cfg->providers[j];
+	return NULL;
+}
+
+/* Name each config entry that names a built-in provider by another name
+ * by the provider's own name (two entries of one provider: E_CONFIG). */
+static int
+providers_canonical(struct config *cfg, struct config_binding *bi, size_t n,
+    sbox_error *err)
+{
+	struct config_binding *c;
+	size_t i;
+	char *k;
+
+	for (i = 0; i < n; i++) {
+		if (bi[i].alias_of == NULL ||
+		    (c = providers_in_config(cfg, bi[i].key)) == NULL)
+			continue;
+		if (providers_in_config(cfg, bi[i].alias_of) != NULL)
+			return error_set_field(err, E_CONFIG, "providers",
+			    "providers \"%s\" and \"%s\" are the same provider: "
+			    "give it one entry", bi[i].key, bi[i].alias_of);
+		if ((k = strdup(bi[i].alias_of)) == NULL)
+			return error_nomem(err);
+		free(c->key);
+		c->key = k;
+	}
+	return 0;
+}
+
+/* Merge the built-in providers into cfg: a config entry under any name of
+ * a provider extends it, and each other name gets the merged facts. */
 int
 providers_merge(struct config *cfg, sbox_error *err)
 {
 	struct config_binding *bi = NULL, *b, *c;
 	const char *file = providers_file();
-	size_t n = 0, i, j;
+	size_t n = 0, i;
 	int rc = 0;
 
 	if (file == NULL)
 		return 0;
 	if (providers_read(file, cfg->home, &bi, &n, err) == -1)
 		return -1;
+	if (providers_canonical(cfg, bi, n, err) == -1) {
+		for (i = 0; i < n; i++) {
+			free(bi[i].key);
+			config_provider_free(&bi[i]);
+		}
+		free(bi);
+		return -1;
+	}
 	for (i = 0; rc == 0 && i < n; i++) {
 		b = &bi[i];
-		for (j = 0, c = NULL; j < cfg->n_providers; j++)
-			if (strcmp(cfg->providers[j].key, b->key) == 0)
-				c = &cfg->providers[j];
-		if (c == NULL) {	/* taken over as it is */
+		if (b->alias_of != NULL)
+			continue;	/* made from the merged entry below */
+		if ((c = providers_in_config(cfg, b->key)) == NULL) {
+			/* taken over as it is */
 			c = realloc(cfg->providers, (cfg->n_providers + 2) *
 			    sizeof *c);
 			if (c == NULL) {
@@ -340,7 +441,9 @@ providers_merge(struct config *cfg, sbox_error *err)
 		    providers_add_all(&b->writable, c->writable) == -1 ||
 		    providers_add_all(&b->signin, c->signin) == -1 ||
 		    providers_add_all(&b->settings, c->settings) == -1 ||
-		    providers_add_all(&b->data_keys, c->data_keys) == -1) {
+		    providers_add_all(&b->data_keys, c->data_keys) == -1 ||
+		    providers_add_all(&b->pass_env, c->pass_env) == -1 ||
+		    providers_add_all(&b->set_env, c->set_env) == -1) {
 			rc = -1;
 			break;
 		}
@@ -353,7 +456,34 @@ providers_merge(struct config *cfg, sbox_error *err)
 		PROVIDERS_SWAP(signin);
 		PROVIDERS_SWAP(settings);
 		PROVIDERS_SWAP(data_keys);
+		PROVIDERS_SWAP(pass_env);
+		PROVIDERS_SWAP(set_env);
 #undef PROVIDERS_SWAP
+	}
+	for (i = 0; rc == 0 && i < n; i++) {	/* the other names */
+		struct config_binding copy;
+
+		if (bi[i].alias_of == NULL || (c = providers_in_config(cfg,
+		    bi[i].alias_of)) == NULL)
+			continue;
+		if (providers_copy(&copy, c, bi[i].key) == -1) {
+			free(copy.key);
+			free(copy.sandbox);
+			config_provider_free(&copy);
+			rc = -1;
+			break;
+		}
+		c = realloc(cfg->providers, (cfg->n_providers + 2) * sizeof *c);
+		if (c == NULL) {
+			free(copy.key);
+			free(copy.sandbox);
+			config_provider_free(&copy);
+			rc = -1;
+			break;
+		}
+		cfg->providers = c;
+		cfg->providers[cfg->n_providers++] = copy;
+		memset(&cfg->providers[cfg->n_providers], 0, sizeof *c);
 	}
 	for (i = 0; i < n; i++) {
 		free(bi[i].key);

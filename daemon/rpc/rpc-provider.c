@@ -118,6 +118,10 @@ rpc_provider_status(struct rpc_call *call, json_t *params, json_t **result,
 			    sboxd_now_ms() - c->start_ms : 0)));
 		}
 	}
+	/* what the client sent at create that the profile did not pass */
+	json_object_set_new(*result, "env_dropped", s != NULL &&
+	    s->env_dropped != NULL ? json_deep_copy(s->env_dropped) :
+	    json_array());
 	sb = json_object_get(*result, "sandbox");
 	json_object_set_new(*result, "runs_here", json_boolean(json_is_true(
 	    json_object_get(sb, "runs_here"))));

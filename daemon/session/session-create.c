@@ -240,6 +240,10 @@ session_make_env(struct session *s, sbox_error *err)
 	if (session_setenv(&s->env, "NO_PROXY", "localhost,127.0.0.1,::1") == -1 ||
 	    session_setenv(&s->env, "no_proxy", "localhost,127.0.0.1,::1") == -1)
 		return error_nomem(err);
+	/* any tool can tell it runs in sbox, and under which profile */
+	if (s->profile != NULL && s->profile->name != NULL &&
+	    session_setenv(&s->env, "SBOX_SANDBOX", s->profile->name) == -1)
+		return error_nomem(err);
 	return 0;
 }
 

@@ -231,14 +231,18 @@ def test_cli_warnings_and_notes(ctx):
     d = ctx.daemon(CONFIG)
     proj = os.path.join(ctx.tmp, "proj")
     os.makedirs(proj)
-    # unknown provider, model or space in resolve
-    r = d.cli("sandbox", "resolve", "--provider", "nope", "--model", "m",
-              "--space", "s")
+    # an unknown provider is refused (issue 37), with the closest name
+    r = d.cli("sandbox", "resolve", "--provider", "claud")
+    assert r.returncode != 0, text(r)
+    assert 'no provider "claud"' in r.stderr.decode(), text(r)
+    assert 'did you mean "claude' in r.stderr.decode(), text(r)
+    # unknown model or space in resolve
+    r = d.cli("sandbox", "resolve", "--model", "m", "--space", "s")
     err = r.stderr.decode()
     assert r.returncode == 0, text(r)
-    for w in ('no provider "nope"', 'no model "m"', 'no space "s"'):
+    for w in ('no model "m"', 'no space "s"'):
         assert w in err, (w, err)
-    j = one_json(d, "--json", "sandbox", "resolve", "--provider", "nope")
+    j = one_json(d, "--json", "sandbox", "resolve", "--model", "nope")
     assert j["warnings"] and j["chosen_by"] == "default", j
     r = d.cli("session", "create", "--project", proj, "--sandbox", "guarded")
     sid = r.stdout.decode().strip()

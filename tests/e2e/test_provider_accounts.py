@@ -2,12 +2,12 @@
 account folder (reads its sign-in, writes its transcripts; its hooks and
 settings stay read-only), another agent's sign-in stays hidden, the built-in
 providers (policy/providers.default) need no config, a config entry of the
-same name extends one, and an unknown provider is warned about."""
+same name extends one, and an unknown provider is refused (issue 37)."""
 import base64
 import json
 import os
 
-from sboxtest import is_root
+from sboxtest import RpcError, is_root
 
 SIGNIN = '{"claudeAiOauth": {"accessToken": "fake-claude-7a1"}}\n'
 CODEX = '{"OPENAI_API_KEY": "fake-codex-93b"}\n'
@@ -128,19 +128,25 @@ def test_builtin_providers_shown_and_extended(ctx):
     assert "hooks/" in out and ".codex" in out, out
 
 
-def test_unknown_provider_warned_by_session_create(ctx):
+def test_unknown_provider_refused_by_session_create(ctx):
+    """Issue 37: an unknown provider is an error (it was a warning and a
+    session without a sandbox); an unknown model is still a warning."""
     d, c = setup(ctx)
-    r = c.call("session.create", {"project": ctx.tmp, "provider": "nosuch",
+    try:
+        c.call("session.create", {"project": ctx.tmp, "provider": "nosuch",
                                   "model": "nomodel", "sandbox": "strict"})
-    w = " ".join(r.get("warnings", []))
-    assert 'provider "nosuch"' in w and 'model "nomodel"' in w, r
+        raise AssertionError("a session of an unknown provider was made")
+    except RpcError as e:
+        assert e.name == "sbox.InvalidParams" and e.field == "provider", e
+        assert 'provider "nosuch"' in e.message, e
     r = d.cli("session", "create", "--project", ctx.tmp, "--provider",
               "nosuch2", "--sandbox", "strict")
-    assert r.returncode == 0, r
+    assert r.returncode != 0, r
     assert b'provider "nosuch2"' in r.stderr, r
     r = c.call("session.create", {"project": ctx.tmp, "provider": "codex",
-                                  "sandbox": "strict"})
-    assert not r.get("warnings"), r
+                                  "model": "nomodel", "sandbox": "strict"})
+    w = " ".join(r.get("warnings", []))
+    assert 'model "nomodel"' in w and "provider" not in w, r
 
 
 def test_builtin_provider_hosts_only_for_it(ctx):

@@ -234,3 +234,84 @@ def test_sandbox_check_provider(ctx):
     r = d.cli("--json", "sandbox", "check", "--provider", "hostonly",
               "--profile", "strict")
     assert r.returncode == 1 and b"cannot run in a sandbox" in r.stderr, r
+
+
+def builtin_daemon(ctx, providers):
+    d = ctx.daemon({"providers": providers})
+    return d, d.client()
+
+
+def test_alias_config_entry_applies(ctx):
+    """Issue 37: a config entry under any name of a built-in provider
+    applies to its sessions under every name (claude/claude-code,
+    codex/openai, gemini/gemini-cli)."""
+    d, c = builtin_daemon(ctx, {"claude-code": {"sandbox": "strict"},
+                                "openai": {"sandbox": "lab"},
+                                "gemini": {"sandbox": "strict"}})
+    for name, prof in (("claude", "strict"), ("claude-code", "strict"),
+                       ("codex", "lab"), ("openai", "lab"),
+                       ("gemini", "strict"), ("gemini-cli", "strict")):
+        r = c.call("sandbox.resolve", {"provider": name})
+        assert r["profile"] == prof, (name, r)
+        assert r["warnings"] == [], (name, r)
+        assert r["resolved"]["provider_hosts"], (name, r)
+    r = c.call("session.create", {"project": ctx.tmp, "provider": "claude"})
+    assert r["profile"] == "strict", r
+    r = d.cli("--json", "sandbox", "resolve", "--provider", "claude")
+    assert r.returncode == 0 and json.loads(r.stdout)["profile"] == \
+        "strict", r
+
+
+def test_unknown_provider_refused_with_suggestion(ctx):
+    d, c = builtin_daemon(ctx, {})
+    for method, params in (("session.create", {"project": ctx.tmp,
+                                               "provider": "claude-cod"}),
+                           ("sandbox.resolve", {"provider": "claude-cod"})):
+        try:
+            c.call(method, params)
+            raise AssertionError("%s took an unknown provider" % method)
+        except RpcError as e:
+            assert e.name == "sbox.InvalidParams" and \
+                e.field == "provider", e
+            assert 'did you mean "claude-code"' in e.message, e
+    r = d.cli("session", "create", "--project", ctx.tmp, "--provider",
+              "codx")
+    assert r.returncode != 0 and b'did you mean "codex"' in r.stderr, r
+
+
+def test_provider_pass_env_and_set_env(ctx):
+    """ANTHROPIC_BASE_URL passes into a claude session without a profile
+    line, IS_SANDBOX=1 and SBOX_SANDBOX are set; a dropped variable is
+    named in the warnings and in session.status."""
+    d, c = builtin_daemon(ctx, {"claude": {"sandbox": "strict"}})
+    r = c.call("session.create", {
+        "project": ctx.tmp, "provider": "claude",
+        "env": {"ANTHROPIC_BASE_URL": "http://base.prov.test",
+                "DROPPED_BY_PROFILE": "x", "PATH": os.environ["PATH"]}})
+    sid = r["session"]
+    assert r["env_dropped"] == ["DROPPED_BY_PROFILE"], r
+    w = [x for x in r["warnings"] if "DROPPED_BY_PROFILE" in x]
+    assert len(w) == 1, r
+    out = run(c, sid, "env")["stdout"]
+    assert "ANTHROPIC_BASE_URL=http://base.prov.test\n" in out, out
+    assert "IS_SANDBOX=1\n" in out and "SBOX_SANDBOX=strict\n" in out, out
+    assert "DROPPED_BY_PROFILE" not in out, out
+    st = c.call("session.status", {"session": sid})
+    assert st["env_dropped"] == ["DROPPED_BY_PROFILE"], st
+    r = d.cli("session", "status", sid)
+    assert r.stdout.decode().count("DROPPED_BY_PROFILE") == 1, r
+    # the client's environment, through the CLI
+    r = d.cli("--json", "session", "create", "--project", ctx.tmp,
+              "--provider", "claude-code",
+              env={"ANTHROPIC_MODEL": "m-prov-1"})
+    sid2 = json.loads(r.stdout)["session"]
+    out = run(c, sid2, "env")["stdout"]
+    assert "ANTHROPIC_MODEL=m-prov-1\n" in out, out
+    assert "IS_SANDBOX=1\n" in out, out
+    # another provider's session does not get them
+    sid3 = c.call("session.create", {
+        "project": ctx.tmp, "provider": "codex", "sandbox": "strict",
+        "env": {"ANTHROPIC_BASE_URL": "http://base.prov.test"}})["session"]
+    out = run(c, sid3, "env")["stdout"]
+    assert "ANTHROPIC_BASE_URL" not in out and "IS_SANDBOX" not in out, out
+    assert "SBOX_SANDBOX=strict\n" in out, out

@@ -242,8 +242,16 @@ def test_resolve_precedence(ctx):
     # nothing configured: none, by default
     d2 = ctx.daemon(name="empty")
     r = d2.client().call("sandbox.resolve", {"project": proj, "space": "x",
-                                             "provider": "p", "model": "m"})
+                                             "model": "m"})
     assert r["profile"] == "none" and r["sandboxed"] is False, r
+    # an unknown provider is refused, never a session without a sandbox
+    # (issue 37; it chose nothing before)
+    try:
+        d2.client().call("sandbox.resolve", {"project": proj,
+                                             "provider": "p"})
+        raise AssertionError("an unknown provider was resolved")
+    except RpcError as e:
+        assert e.field == "provider", e
     assert r["provenance"].startswith("none, by default"), r
     out = cli_ok(d2, "sandbox", "resolve", "--project", proj)
     assert out.startswith("none, by default") and "not sandboxed" in out

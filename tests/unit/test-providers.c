@@ -168,6 +168,100 @@ START_TEST(test_merge_and_resolve)
 }
 END_TEST
 
+static const char alias_text[] =
+    "agent alias  ag agent-cli\n"
+    "agent hosts  api.agent.example\n"
+    "agent env    AGENT_API_KEY\n"
+    "agent pass-env AGENT_BASE_URL AGENT_MODEL\n"
+    "agent set-env IS_SANDBOX=1\n";
+
+START_TEST(test_alias_entry_and_env_keys)
+{
+	static const char *const configs[] = {
+		"{\"providers\": {\"ag\": {\"sandbox\": \"strict\", \"hosts\": "
+		"[\"x.example\"]}}}",
+		"{\"providers\": {\"agent\": {\"sandbox\": \"strict\", \"hosts\": "
+		"[\"x.example\"]}}}", NULL };
+	static const char *const names[] = { "agent", "ag", "agent-cli", NULL };
+	const struct config_binding *b;
+	struct resolve_request req = { 0 };
+	struct config *cfg;
+	struct profile *p;
+	sbox_error err;
+	size_t i, j;
+
+	for (i = 0; configs[i] != NULL; i++) {
+		cfg = load(configs[i], alias_text);
+		for (j = 0; names[j] != NULL; j++) {
+			b = find(cfg->providers, cfg->n_providers, names[j]);
+			ck_assert_msg(b != NULL, "%s", names[j]);
+			ck_assert_str_eq(b->sandbox, "strict");
+			ck_assert(strv_contains(b->hosts, "x.example"));
+			ck_assert(strv_contains(b->hosts, "api.agent.example"));
+			ck_assert(strv_contains(b->pass_env, "AGENT_MODEL"));
+			req.provider = names[j];
+			error_clear(&err);
+			p = policy_resolve(cfg, &req, &err);
+			ck_assert_msg(p != NULL, "%s", err.message);
+			ck_assert_str_eq(p->name, "strict");
+			ck_assert(strv_contains(p->env, "AGENT_API_KEY"));
+			ck_assert(strv_contains(p->env, "AGENT_BASE_URL"));
+			ck_assert(strv_contains(p->env_values, "IS_SANDBOX=1"));
+			profile_free(p);
+		}
+		/* an unknown name: refused, with the closest one */
+		req.provider = "agnet";
+		error_clear(&err);
+		ck_assert_ptr_null(policy_resolve(cfg, &req, &err));
+		ck_assert_str_eq(err.name, E_INVALID_PARAMS);
+		ck_assert_str_eq(err.field, "provider");
+		ck_assert_ptr_nonnull(strstr(err.message,
+		    "did you mean \"agent\""));
+		config_free(cfg);
+	}
+}
+END_TEST
+
+START_TEST(test_alias_two_entries_refused)
+{
+	const char *pf = tmpfile_with(alias_text);
+	char pfile[64], cfile[64];
+	sbox_error err;
+
+	snprintf(pfile, sizeof pfile, "%s", pf);
+	snprintf(cfile, sizeof cfile, "%s", tmpfile_with("{\"providers\": "
+	    "{\"ag\": {}, \"agent\": {}}}"));
+	setenv("SBOX_PROVIDERS_FILE", pfile, 1);
+	error_clear(&err);
+	ck_assert_ptr_null(config_load_home(cfile, "/home/me", &err));
+	ck_assert_str_eq(err.name, E_CONFIG);
+	ck_assert_ptr_nonnull(strstr(err.message, "same provider"));
+	unsetenv("SBOX_PROVIDERS_FILE");
+	unlink(pfile);
+	unlink(cfile);
+}
+END_TEST
+
+START_TEST(test_env_key_errors)
+{
+	static const char *const bad[] = { "agent pass-env NOT-A-NAME\n",
+		"agent set-env NOEQUALS\n", "agent set-env BAD-NAME=1\n", NULL };
+	struct config_binding *out;
+	sbox_error err;
+	size_t n, i;
+
+	for (i = 0; bad[i] != NULL; i++) {
+		const char *path = tmpfile_with(bad[i]);
+
+		error_clear(&err);
+		ck_assert_msg(providers_read(path, "/home/me", &out, &n, &err) ==
+		    -1, "accepted %s", bad[i]);
+		ck_assert_str_eq(err.name, E_CONFIG);
+		unlink(path);
+	}
+}
+END_TEST
+
 /* The entry KIND home NAME of t, or NULL. */
 static const struct guard_entry *
 entry(const struct guard_table *t, enum guard_kind k, const char *name)
@@ -253,6 +347,9 @@ providers_suite(void)
 	tcase_add_test(tc, test_read_file);
 	tcase_add_test(tc, test_read_errors);
 	tcase_add_test(tc, test_merge_and_resolve);
+	tcase_add_test(tc, test_alias_entry_and_env_keys);
+	tcase_add_test(tc, test_alias_two_entries_refused);
+	tcase_add_test(tc, test_env_key_errors);
 	tcase_add_test(tc, test_session_table);
 	tcase_add_test(tc, test_notes_and_hosts_mode);
 	suite_add_tcase(s, tc);
