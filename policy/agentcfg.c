@@ -145,8 +145,9 @@ agentcfg_value(struct agentcfg_walk *k, const char *key, const char *mkey,
 	size_t i, b;
 	int rc = 0;
 
-	if (agentcfg_is_data(k, mkey) || strlen(value) > GITCONFIG_VALUE_MAX)
-		return 0;
+	if (agentcfg_is_data(k, mkey))
+		return 0;	/* (a longer value: its first GITCONFIG_VALUE_MAX
+			   bytes are decided, as a git config value's) */
 	agentcfg_subst(k, value, sub, sizeof sub);
 	bases[0] = k->w->project;
 	bases[1] = k->dir;
@@ -177,8 +178,11 @@ agentcfg_json(struct agentcfg_walk *k, json_t *v, const char *key,
 	json_t *e;
 	size_t i;
 
-	if (depth > AGENTCFG_DEPTH_MAX)
-		return 0;
+	if (depth > AGENTCFG_DEPTH_MAX)	/* what lies deeper cannot be
+					   skipped: refuse the file */
+		return error_set(k->err, E_LIMIT, "%s nests deeper than %d "
+		    "levels: what it names cannot be known", k->w->file,
+		    AGENTCFG_DEPTH_MAX);
 	if (json_is_string(v))
 		return agentcfg_value(k, key, mkey, json_string_value(v));
 	if (json_is_object(v)) {

@@ -23,7 +23,7 @@ session_agentcfg_read(const char *path, char **buf, size_t *len,
     sbox_error *err)
 {
 	struct stat st;
-	ssize_t r;
+	ssize_t r = 0;
 	size_t got = 0;
 	int fd;
 
@@ -47,9 +47,16 @@ session_agentcfg_read(const char *path, char **buf, size_t *len,
 		close(fd);
 		return error_nomem(err);
 	}
-	while (got < (size_t)st.st_size && (r = read(fd, *buf + got,
-	    (size_t)st.st_size - got)) > 0)
-		got += (size_t)r;
+	while (got < (size_t)st.st_size && ((r = read(fd, *buf + got,
+	    (size_t)st.st_size - got)) > 0 || (r < 0 && errno == EINTR)))
+		got += r > 0 ? (size_t)r : 0;
+	if (r < 0) {	/* a part unread: what it names cannot be known */
+		close(fd);
+		free(*buf);
+		*buf = NULL;
+		return error_set_errno(err, E_SANDBOX_SETUP, errno, "cannot "
+		    "read the agent settings file %s", path);
+	}
 	close(fd);
 	(*buf)[got] = '\0';
 	*len = got;

@@ -112,6 +112,15 @@ START_TEST(test_hostile_text)
 		big[i] = '[';
 	ck_assert_int_eq(parse("/h/a.json", big, 0, NULL, &n), 0);
 	agentcfg_named_free(&n);
+	/* valid JSON nested past the bound is refused, never skipped */
+	for (i = 0; i < 70; i++)
+		big[i] = '[';
+	memcpy(big + 70, "\"/h/x.sh\"", 9);
+	for (i = 79; i < 149; i++)
+		big[i] = ']';
+	big[149] = '\0';
+	ck_assert_int_eq(parse("/h/a.json", big, 0, NULL, &n), -1);
+	agentcfg_named_free(&n);
 	free(big);
 }
 END_TEST
