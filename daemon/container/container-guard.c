@@ -185,6 +185,20 @@ container_guard_str(json_t *m, const char *key, size_t max)
 	return json_string_value(v);
 }
 
+/* Answer a report's ticket: what sbox-init tells the refused process
+ * (text NULL: nothing), so its held call is answered. */
+static void
+container_guard_told(struct container *c, json_int_t ticket,
+    const char *text)
+{
+	json_t *m = ctl_msg("told", "{s:I,s:s?}", "ticket", ticket, "text",
+	    text);
+
+	if (m != NULL)
+		container_ctl_send(c, m, NULL, 0, NULL);
+	json_decref(m);
+}
+
 /* Handle refused {id, pid, process, op, path, errno, rule, reason,
  * hidden}; -1 = invalid. */
 int
@@ -195,7 +209,9 @@ container_guard_refused(struct container *c, json_t *m)
 	    "connect", NULL };
 	json_t *id = json_object_get(m, "id"), *pid = json_object_get(m, "pid");
 	json_t *en = json_object_get(m, "errno");
+	json_t *ticket = json_object_get(m, "ticket");
 	struct container_refusal r;
+	char *tell = NULL;
 	const char *process = container_guard_str(m, "process", 64);
 	long long now;
 	size_t i;
@@ -212,7 +228,9 @@ container_guard_refused(struct container *c, json_t *m)
 	    r.path[0] != '/' || r.rule == NULL || r.reason == NULL ||
 	    !json_is_integer(id) || json_integer_value(id) < 0 ||
 	    !json_is_integer(pid) || json_integer_value(pid) <= 0 ||
-	    json_integer_value(pid) > (1 << 22) || !json_is_integer(en))
+	    json_integer_value(pid) > (1 << 22) || !json_is_integer(en) ||
+	    (ticket != NULL && (!json_is_integer(ticket) ||
+	    json_integer_value(ticket) < 0)))
 		return -1;
 	e = (int)json_integer_value(en);
 	r.hidden = json_is_true(json_object_get(m, "hidden"));
@@ -241,6 +259,7 @@ container_guard_refused(struct container *c, json_t *m)
 	r.pid = (pid_t)json_integer_value(pid);
 	r.process = process != NULL ? process : "";
 	r.errnum = e;
+	r.tell = json_integer_value(ticket) > 0 ? &tell : NULL;
 	now = container_now_ms();
 	if (c->refused_ms == 0)
 		c->refused_tokens = CONTAINER_REFUSED_BURST;
@@ -249,11 +268,14 @@ container_guard_refused(struct container *c, json_t *m)
 	if (c->refused_tokens > CONTAINER_REFUSED_BURST)
 		c->refused_tokens = CONTAINER_REFUSED_BURST;
 	c->refused_ms = now;
-	if (c->refused_tokens < 1)
-		return 0; /* a flood: dropped */
-	c->refused_tokens -= 1;
-	if (c->on_refused)
-		c->on_refused(c, &r, c->arg);
+	if (c->refused_tokens >= 1) {
+		c->refused_tokens -= 1;
+		if (c->on_refused)
+			c->on_refused(c, &r, c->arg);
+	} /* else a flood: dropped */
+	if (r.tell != NULL)
+		container_guard_told(c, json_integer_value(ticket), tell);
+	free(tell);
 	return 0;
 }
 

@@ -79,6 +79,10 @@ struct container_refusal {
 	                         source of a rename or link): the caller
 	                         checks that the plan hides it and the host
 	                         has it */
+	char      **tell;     /* out: NULL, or where the callee puts the
+	                         words (malloc'd, ending in a line break) that
+	                         sbox-init writes to the refused process's
+	                         own stderr */
 };
 typedef void (*container_refused_cb)(struct container *c,
     const struct container_refusal *r, void *arg);

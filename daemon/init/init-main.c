@@ -15,6 +15,7 @@
 #include "daemon/init/init-reads.h"
 #include "daemon/init/init-spawn.h"
 #include "daemon/init/init-supervise.h"
+#include "daemon/init/init-tell.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,6 +153,8 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_supervise_protect(msg);
 	else if (strcmp(t, "exclude_done") == 0)
 		init_exclude_done(msg);
+	else if (strcmp(t, "told") == 0)
+		init_tell_told(msg);
 	else if (strcmp(t, "shutdown") == 0)
 		init_msg_exit(0);
 	else
@@ -255,9 +258,13 @@ main(int argc, char **argv)
 		nx = init_exclude_pollfds(pfd + 2 + np + ns, INIT_POLL_MAX - 2 -
 		    np - ns);
 		timeout = init_spawn_timeouts();
+		if (init_tell_timeout() >= 0 && (timeout < 0 ||
+		    init_tell_timeout() < timeout))
+			timeout = init_tell_timeout();
 		n = poll(pfd, (nfds_t)(2 + np + ns + nx), timeout);
 		if (n < 0 && errno != EINTR)
 			init_msg_fatal("poll: %s", strerror(errno));
+		init_tell_expire();
 		if (n <= 0)
 			continue;
 		/* Exec results first, so spawned goes out before exit. */

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -41,6 +42,9 @@ struct init_child {
 	int                reaped;    /* exited before its exec status was read */
 	int                status;
 	int                master;    /* its terminal's master until sent */
+	int                err_known; /* err_dev/err_ino: the stderr it got */
+	dev_t              err_dev;
+	ino_t              err_ino;
 	struct init_child *next;
 };
 
@@ -179,6 +183,7 @@ init_spawn(json_t *msg, const char *text, size_t len, int *fds, int nfds)
 {
 	struct init_spawnreq r;
 	struct init_child *c;
+	struct stat st;
 	const char *why;
 	int p[2], g[2], master = -1, slave = -1, e;
 	pid_t pid;
@@ -245,6 +250,11 @@ init_spawn(json_t *msg, const char *text, size_t len, int *fds, int nfds)
 	close(g[0]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 adopted:
+	if (r.use_fds && !r.tty && nfds >= 3 && fstat(fds[2], &st) == 0) {
+		c->err_known = 1;
+		c->err_dev = st.st_dev;
+		c->err_ino = st.st_ino;
+	}
 	c->id = r.idv;
 	c->pid = pid;
 	c->pipe = p[0];
@@ -263,6 +273,17 @@ out:
 	ctl_close_fds(fds, nfds);
 	free(r.argv);
 	free(r.env);
+}
+
+/* Is (dev, ino) the stderr command id was started with (what sboxd relays
+ * to its client, who is told of refusals there)? */
+int
+init_spawn_is_stderr(json_int_t id, dev_t dev, ino_t ino)
+{
+	struct init_child *c = init_spawn_find(id, 0);
+
+	return c != NULL && c->err_known && c->err_dev == dev &&
+	    c->err_ino == ino;
 }
 
 /* Read a child's exec status: spawned {id, pid} or an error. */

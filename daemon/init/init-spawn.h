@@ -24,4 +24,7 @@ void init_spawn_pipes(struct pollfd *pfd, int n);
 /* Milliseconds until the next command timeout (-1 = none); kills those due. */
 int init_spawn_timeouts(void);
 
+/* Is (dev, ino) the stderr command id was started with? */
+int init_spawn_is_stderr(json_int_t id, dev_t dev, ino_t ino);
+
 #endif

@@ -21,6 +21,12 @@ static int init_state_st;            /* 0 no guard yet, 1 ready, -1 broken */
 static double init_state_tokens = INIT_STATE_BURST;
 static long long init_state_last_ms;
 static char init_state_last_report[512];
+/* The notification being handled: its reports share one ticket, which
+ * sboxd answers with a "told" each (init-tell.c). */
+static int init_state_in_call;
+static json_int_t init_state_ticket, init_state_next_ticket;
+static int init_state_ticket_reports;
+static pid_t init_state_ticket_tgid;
 
 /* The guard spec (NULL before the guard message). */
 const struct guard_spec *
@@ -103,11 +109,42 @@ init_state_report(json_int_t id, pid_t pid, const char *op,
 	init_msg_utf8(clean, path, sizeof clean);
 	init_state_process(pid, &tgid, key, sizeof key);
 	init_msg_utf8(name, key, sizeof name);
+	if (init_state_in_call) {
+		if (init_state_ticket == 0)
+			init_state_ticket = ++init_state_next_ticket;
+		init_state_ticket_reports++;
+		init_state_ticket_tgid = tgid;
+	}
 	init_msg_send(ctl_msg("refused",
-	    "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b}",
+	    "{s:I,s:i,s:s,s:s,s:s,s:i,s:s,s:s,s:b,s:I}",
 	    "id", id, "pid", (int)tgid, "process", name, "op", op, "path",
 	    clean, "errno", err, "rule", rule ? rule : "", "reason", reason ?
-	    reason : "", "hidden", reason == NULL), NULL, 0);
+	    reason : "", "hidden", reason == NULL, "ticket", init_state_in_call ?
+	    init_state_ticket : 0), NULL, 0);
+}
+
+/* A notification's handling begins: its reports get one ticket. */
+void
+init_state_call_begin(void)
+{
+	init_state_in_call = 1;
+	init_state_ticket = 0;
+	init_state_ticket_reports = 0;
+}
+
+/* A notification's handling ends: its ticket (0 when it reported nothing),
+ * how many reports carry it, and the caller's process. */
+json_int_t
+init_state_call_end(int *reports, pid_t *tgid)
+{
+	json_int_t t = init_state_ticket;
+
+	*reports = init_state_ticket_reports;
+	*tgid = init_state_ticket_tgid;
+	init_state_in_call = 0;
+	init_state_ticket = 0;
+	init_state_ticket_reports = 0;
+	return t;
 }
 
 static char init_state_und_path[PATH_MAX];

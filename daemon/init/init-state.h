@@ -17,6 +17,12 @@ const struct guard_spec *init_state_spec(void);
  * NULL for one by a hidden path (sent as hidden: sboxd explains it). */
 void init_state_report(json_int_t id, pid_t pid, const char *op,
     const char *path, int err, const char *rule, const char *reason);
+/* A notification's handling begins: the reports made until its end share
+ * one ticket, which sboxd answers (a "told" per report). */
+void init_state_call_begin(void);
+/* It ends: its ticket (0: nothing reported), the reports that carry it and
+ * the calling process. */
+json_int_t init_state_call_end(int *reports, pid_t *tgid);
 
 /* Keep why the guard cannot decide on path (NULL: the call's own) for the
  * report; returns SV_UNDECIDED. */

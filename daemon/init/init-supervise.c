@@ -22,6 +22,7 @@
 #include "daemon/init/init-reads.h"
 #include "daemon/init/init-state.h"
 #include "daemon/init/init-supervise.h"
+#include "daemon/init/init-tell.h"
 #include "daemon/init/init-types.h"
 #include "daemon/init/init-walk.h"
 #include "policy/guard-calls.h"
@@ -377,12 +378,31 @@ init_supervise_pollfds(struct pollfd *pfd, int max)
 	return i;
 }
 
-/* Answer a notification with an error (0 = success, value val). */
-static void
-init_sv_answer(int lfd, int err, long long val)
+/* Answer notification id of listener lfd: with fd injected (err 0, fd >= 0,
+ * which it closes), or with err (0: success, value val). */
+void
+init_supervise_send(int lfd, uint64_t id, int err, long long val, int fd,
+    int cloexec)
 {
+	struct seccomp_notif_addfd add;
+
+	if (err == 0 && fd >= 0) {
+		memset(&add, 0, sizeof add);
+		add.id = id;
+		add.flags = SECCOMP_ADDFD_FLAG_SEND;
+		add.srcfd = (uint32_t)fd;
+		add.newfd_flags = cloexec ? O_CLOEXEC : 0;
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
+		    errno != ENOENT && errno != EINPROGRESS)
+			init_supervise_send(lfd, id, errno == EMFILE ? EMFILE :
+			    EPERM, 0, -1, 0);
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
 	memset(init_sv_resp, 0, sizeof *init_sv_resp);
-	init_sv_resp->id = init_sv_req->id;
+	init_sv_resp->id = id;
 	init_sv_resp->error = err ? -err : 0;
 	init_sv_resp->val = err ? 0 : val;
 	ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, init_sv_resp);
@@ -428,33 +448,24 @@ init_sv_op(int sc)
 static void
 init_sv_reply(struct init_sv_call *call, int err, int fd)
 {
-	struct seccomp_notif_addfd add;
 	char path[PATH_MAX];
 	const char *why;
+	json_int_t ticket;
+	pid_t tgid;
+	int reports;
 
 	if (err == SV_ANSWERED) {
 		if (fd >= 0)
 			close(fd);
+		init_state_call_end(&reports, &tgid);
 		return;
 	}
-	if (err == 0 && fd >= 0) {
-		memset(&add, 0, sizeof add);
-		add.id = call->notif_id;
-		add.flags = SECCOMP_ADDFD_FLAG_SEND;
-		add.srcfd = (uint32_t)fd;
-		add.newfd_flags = call->cloexec ? O_CLOEXEC : 0;
-		if (ioctl(call->lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 &&
-		    errno != ENOENT && errno != EINPROGRESS)
-			init_sv_answer(call->lfd, errno == EMFILE ? EMFILE :
-			    EPERM, 0);
-		close(fd);
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
 	if (err == SV_CONTINUE && call->reads && (call->sc == SV_OPEN ||
 	    call->sc == SV_OPENAT) && !((uint32_t)call->data->args[
 	    call->sc == SV_OPEN ? 1 : 2] & (O_ACCMODE | O_CREAT | O_TRUNC))) {
+		if (fd >= 0)
+			close(fd);
+		init_state_call_end(&reports, &tgid);
 		memset(init_sv_resp, 0, sizeof *init_sv_resp);
 		init_sv_resp->id = call->notif_id;
 		init_sv_resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -462,6 +473,9 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 		return;
 	}
 	if (err < 0 || err >= SV_ERRNO_END) {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
 		why = init_state_undecided_why(path, sizeof path);
 		if (path[0] != '/' && call->where != NULL &&
 		    call->where[0] == '/')
@@ -471,7 +485,14 @@ init_sv_reply(struct init_sv_call *call, int err, int fd)
 		    why);
 		err = EPERM;
 	}
-	init_sv_answer(call->lfd, err, call->val);
+	/* a call the guard reported: answered once sboxd has worded it for
+	 * the caller (init-tell.c) */
+	ticket = init_state_call_end(&reports, &tgid);
+	if (ticket != 0 && init_tell_defer(call->lfd, call->notif_id, err,
+	    call->val, fd, call->cloexec, call->id, ticket, reports, tgid) == 0)
+		return;
+	init_supervise_send(call->lfd, call->notif_id, err, call->val, fd,
+	    call->cloexec);
 }
 
 /* Which of our calls a notification is (-1 when none). */
@@ -510,6 +531,7 @@ init_sv_one(int i)
 	call.lfd = lfd;
 	call.data = &init_sv_req->data;
 	if (sc < 0) {
+		init_state_call_begin();
 		init_sv_reply(&call, init_state_undecided(NULL,
 		    "a call the file guard does not know"), -1);
 		return;
@@ -520,6 +542,7 @@ init_sv_one(int i)
 	}
 	fd = -1;
 	where[0] = '\0';
+	init_state_call_begin();
 	if ((err = init_reads_call(&call, &fd)) < 0) {
 		call.where = where;
 		call.wherelen = sizeof where;

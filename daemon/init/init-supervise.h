@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <poll.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* init-supervise.c: the file guard (seccomp user notification). */
@@ -21,6 +22,10 @@ int init_supervise_child(int sock);
 /* After fork: take the child's listener for command id; -1 when none came
  * (the child is then killed or already failed). */
 int init_supervise_adopt(int sock, pid_t pid, json_int_t id);
+/* Answer notification id of listener lfd: with fd injected (err 0, fd >= 0;
+ * closes it) or with err (0: success, value val). */
+void init_supervise_send(int lfd, uint64_t id, int err, long long val, int fd,
+    int cloexec);
 /* Fill pfd[] with the listeners; returns how many (<= max). */
 int init_supervise_pollfds(struct pollfd *pfd, int max);
 /* Handle the listeners poll reported. */

@@ -366,6 +366,43 @@ session_access_hidden(const struct session *s, const char *op,
 	return 0;
 }
 
+/* Copy text as one line of printable ASCII and UTF-8 (control bytes are
+ * '?'): what a process inside is told must not act on a terminal that
+ * later shows it. */
+static void
+session_access_line(char *out, size_t len, const char *text)
+{
+	size_t o = 0;
+
+	for (; text != NULL && *text != '\0' && o + 1 < len; text++)
+		out[o++] = ((unsigned char)*text < 0x20 || *text == 0x7f) ? '?' :
+		    *text;
+	out[o] = '\0';
+}
+
+/* The words sbox-init writes to the refused process's own stderr: what was
+ * refused, by which rule, and what can be done (malloc'd, or NULL). */
+static char *
+session_access_tell(const struct session *s, const char *msg,
+    const char *reason)
+{
+	char what[1024], why[1024], *t = NULL;
+	int never = s->profile != NULL &&
+	    s->profile->run_outside == PROFILE_RUN_NEVER;
+
+	session_access_line(what, sizeof what, msg);
+	session_access_line(why, sizeof why, reason);
+	if (asprintf(&t, "sbox: blocked: %s%s%s%s; the sandbox refused it "
+	    "(retrying will not help): %s%s%s\n", what, why[0] ? " (" : "",
+	    why, why[0] ? ")" : "", never ? "this session's profile never runs "
+	    "a command outside the sandbox; ask the person to run it" :
+	    "ask the person to run the command outside the sandbox: sbox "
+	    "session outside ", never ? "" : s->id, never ? "" :
+	    " --reason WHY -- COMMAND") < 0)
+		return NULL;
+	return t;
+}
+
 /* The file guard refused an operation of a command: note it, publish it. A
  * refusal by the kernel (rule "") counts only when the plan explains it;
  * one by a hidden path only when the plan hides it and the host has it. */
@@ -408,6 +445,8 @@ session_access_file_refused(struct container *ct,
 	if (session_hooks.file_refused != NULL)
 		session_hooks.file_refused(s, f->id, f->path, xop, xrule, msg,
 		    reason, (int)f->pid, f->process);
+	if (f->tell != NULL)
+		*f->tell = session_access_tell(s, msg, reason);
 	session_access_rl_init();
 	if (!ratelimit_hit(&session_access_rl_fsession, s->id, sboxd_now_ms(),
 	    session_access_file_summary, NULL))
