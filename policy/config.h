@@ -72,6 +72,10 @@ struct config_binding {
 	char **pass_env;       /* providers: names of variables its CLI needs
 	                          that are not secrets (passed from the client) */
 	char **set_env;        /* providers: "NAME=VALUE" sbox sets inside */
+	char **keep;           /* providers (built-in): "FILE\tKEY" for a file
+	                          of the home outside its account folders that
+	                          its CLI keeps state in: only the KEY patterns
+	                          pass between the host and the sandbox */
 };
 
 struct config {

@@ -21,6 +21,7 @@ profile_provider_free(struct profile *p)
 	strv_free(p->hidden_accounts);
 	strv_free(p->account_writable);
 	strv_free(p->account_signin);
+	strv_free(p->account_keep);
 	strv_free(p->state_folders);
 }
 
@@ -37,6 +38,7 @@ profile_provider_copy(struct profile *c, const struct profile *p, int *ok)
 	c->hidden_accounts = strv_copy(p->hidden_accounts, ok);
 	c->account_writable = strv_copy(p->account_writable, ok);
 	c->account_signin = strv_copy(p->account_signin, ok);
+	c->account_keep = strv_copy(p->account_keep, ok);
 	c->state_folders = strv_copy(p->state_folders, ok);
 }
 
@@ -72,6 +74,8 @@ profile_provider_to_json(const struct profile *p, json_t *o)
 	    profile_provider_strv(p->account_writable));
 	json_object_set_new(o, "account_signin",
 	    profile_provider_strv(p->account_signin));
+	json_object_set_new(o, "account_keep",
+	    profile_provider_strv(p->account_keep));
 	json_object_set_new(o, "state_folders",
 	    profile_provider_strv(p->state_folders));
 }
@@ -145,6 +149,8 @@ profile_provider_apply_stored(struct profile *p, const char *key,
 		return profile_provider_list(&p->account_writable, v, 2, f, err);
 	if (strcmp(key, "account_signin") == 0)
 		return profile_provider_list(&p->account_signin, v, 2, f, err);
+	if (strcmp(key, "account_keep") == 0)	/* "FILE\tKEY" */
+		return profile_provider_list(&p->account_keep, v, 2, f, err);
 	if (strcmp(key, "state_folders") == 0)
 		return profile_provider_list(&p->state_folders, v, 1, f, err);
 	return 1;

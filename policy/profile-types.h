@@ -67,6 +67,10 @@ struct profile {
 	char **account_writable;   /* what its agent writes in them (absolute
 	                              patterns, '/' ends a folder); the rest
 	                              of an account folder is read-only */
+	char **account_keep;       /* "FILE\tKEY": the keys of a home file its
+	                              CLI keeps state in that pass between
+	                              the host and the sandbox ("FILE\t"
+	                              alone starts a file's list) */
 	char **account_signin;     /* its sign-in files there: readable, not
 	                              writable */
 	char **state_folders;      /* its own home: the agents' state folders

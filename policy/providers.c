@@ -90,6 +90,52 @@ providers_entry(struct config_binding **out, size_t *n, const char *name)
 	return b;
 }
 
+/* Add one value of keep to b: a ~/ file (outside the account folders)
+ * starts a group, each key pattern after it is kept of that file. */
+static int
+providers_keep(struct config_binding *b, const char *v, const char *home,
+    char *why, size_t len)
+{
+	size_t n = strv_len(b->keep);
+	char *p, *e;
+	int rc;
+
+	if (strncmp(v, "~/", 2) == 0) {
+		if (strlen(v) < 3 || strstr(v, "..") != NULL ||
+		    v[strlen(v) - 1] == '/')
+			return snprintf(why, len, "\"%s\" is not a file of the "
+			    "home", v), -1;
+		if (home == NULL)
+			return 0;
+		if ((p = path_expand(v, home, "providers", NULL)) == NULL)
+			return snprintf(why, len, "\"%s\" is not a file path",
+			    v), -1;
+		rc = asprintf(&e, "%s\t", p);
+		free(p);
+		if (rc == -1)
+			return -1;
+		rc = strv_add_unique(&b->keep, e);
+		free(e);
+		return rc;
+	}
+	if (strlen(v) > 200 || v[0] == '.' || strstr(v, "..") != NULL ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_-.*") != strlen(v))
+		return snprintf(why, len, "\"%s\" is not a key pattern (a.b.*)",
+		    v), -1;
+	if (home == NULL)
+		return 0;
+	if (n == 0 || (e = strchr(b->keep[n - 1], '\t')) == NULL)
+		return snprintf(why, len, "keep: a key pattern before its ~/ "
+		    "file"), -1;
+	if (asprintf(&p, "%.*s%s", (int)(e - b->keep[n - 1] + 1),
+	    b->keep[n - 1], v) == -1)
+		return -1;
+	rc = strv_add_unique(&b->keep, p);
+	free(p);
+	return rc;
+}
+
 /* Add one value of KEY to b; a message in why when it is not valid. */
 static int
 providers_value(struct config_binding *b, const char *key, const char *v,
@@ -138,6 +184,8 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 			    "(a.b.*)", v), -1;
 		return strv_add_unique(&b->data_keys, v);
 	}
+	if (strcmp(key, "keep") == 0)
+		return providers_keep(b, v, home, why, len);
 	if (strcmp(key, "settings") == 0 && strncmp(v, "./", 2) == 0) {
 		if (strlen(v) < 3 || strstr(v, "..") != NULL)
 			return snprintf(why, len, "\"%s\" is not a path in the "
@@ -177,7 +225,7 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 	}
 	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
 	    "account, state, home, env, pass-env, set-env, runs-later, writable, "
-	    "signin, settings or data)", key);
+	    "signin, settings, data or keep)", key);
 	return -1;
 }
 
@@ -214,11 +262,13 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		strv_free(a->data_keys);
 		strv_free(a->pass_env);
 		strv_free(a->set_env);
+		strv_free(a->keep);
 		free(a->alias_of);
 		if ((a->alias_of = strdup(b->key)) == NULL)
 			ok = 0;
 		a->pass_env = strv_copy(b->pass_env, &ok);
 		a->set_env = strv_copy(b->set_env, &ok);
+		a->keep = strv_copy(b->keep, &ok);
 		a->writable = strv_copy(b->writable, &ok);
 		a->signin = strv_copy(b->signin, &ok);
 		a->settings = strv_copy(b->settings, &ok);
@@ -342,6 +392,7 @@ providers_copy(struct config_binding *dst, const struct config_binding *src,
 	dst->data_keys = strv_copy(src->data_keys, &ok);
 	dst->pass_env = strv_copy(src->pass_env, &ok);
 	dst->set_env = strv_copy(src->set_env, &ok);
+	dst->keep = strv_copy(src->keep, &ok);
 	return ok ? 0 : -1;
 }
 
@@ -458,6 +509,7 @@ providers_merge(struct config *cfg, sbox_error *err)
 		PROVIDERS_SWAP(data_keys);
 		PROVIDERS_SWAP(pass_env);
 		PROVIDERS_SWAP(set_env);
+		PROVIDERS_SWAP(keep);
 #undef PROVIDERS_SWAP
 	}
 	for (i = 0; rc == 0 && i < n; i++) {	/* the other names */

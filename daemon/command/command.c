@@ -29,6 +29,7 @@
 #include "daemon/command/hostexec.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
+#include "daemon/session/session-keep.h"
 #include "daemon/session/session.h"
 #include "policy/envfilter.h"
 #include "policy/policy.h"
@@ -191,6 +192,8 @@ command_finish(struct command *c)
 	if (in_sandbox)
 		command_finish_answer(c);
 	blocked = command_state_blocked(c);
+	if (in_sandbox)	/* what its CLI kept in a home file (~/.claude.json) */
+		session_keep_sync(c->s);
 	error_clear(&err);
 	diskguard_check(NULL, NULL, NULL);	/* room for the record */
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,

@@ -26,6 +26,29 @@ rpc_provider_strv(char *const *v)
 	return a;
 }
 
+/* A provider's kept home files as [{file, keys}] ("FILE\tKEY" entries). */
+static json_t *
+rpc_provider_keep(char *const *keep)
+{
+	json_t *out = json_array(), *e = NULL;
+	const char *tab;
+	size_t i;
+
+	for (i = 0; out != NULL && keep != NULL && keep[i] != NULL; i++) {
+		if ((tab = strchr(keep[i], '\t')) == NULL)
+			continue;
+		if (tab[1] == '\0') {
+			e = json_pack("{s:s%, s:[]}", "file", keep[i],
+			    (size_t)(tab - keep[i]), "keys");
+			if (e != NULL)
+				json_array_append_new(out, e);
+		} else if (e != NULL)
+			json_array_append_new(json_object_get(e, "keys"),
+			    json_string(tab + 1));
+	}
+	return out;
+}
+
 /* The providers of cfg: hosts, variables (names, "(set)"), home, account
  * folders and whether they run in a sandbox. */
 json_t *
@@ -72,6 +95,8 @@ rpc_provider_list(const struct config *cfg)
 			    rpc_provider_strv(b->signin));
 			json_object_set_new(o, "settings",
 			    rpc_provider_strv(b->settings));
+			json_object_set_new(o, "account_keep",
+			    rpc_provider_keep(b->keep));
 		}
 		free(home);
 		if (o != NULL)

@@ -3,6 +3,7 @@
  * row, its container started and the answer once it is ready or failed. */
 #define _XOPEN_SOURCE 700
 #include "daemon/session/session-internal.h"
+#include "daemon/session/session-keep.h"
 #include "daemon/session/session.h"
 #include <errno.h>
 #include <event2/event.h>
@@ -102,6 +103,32 @@ session_ready_stored(evutil_socket_t fd, short what, void *arg)
 	free(id);
 }
 
+/* The container, the proxy and the kept files are ready: the session is. */
+static void
+session_ct_ready_done(struct session *s)
+{
+	char *id;
+	sbox_error err;
+
+	error_clear(&err);
+	/* (its note, written at create, holds what it still needs) */
+	s->state = SESSION_READY;
+	id = strdup(s->id);
+	if (id == NULL || sboxd.base == NULL || event_base_once(sboxd.base, -1,
+	    EV_TIMEOUT, session_ready_stored, id, &(struct timeval){ 0, 0 }) <
+	    0) {
+		free(id);
+		if (store_session_set_state(sboxd.store, s->id, "ready", NULL,
+		    &err) == -1)
+			log_error("session %s: %s", s->id, err.message);
+	}
+	log_info("session %s ready in %lld ms (profile %s)", s->id,
+	    container_start_ms(s->ct), s->profile->name);
+	events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",
+	    "profile", s->profile->name, "project", s->project, "sandboxed", 1));
+	session_answer(s, NULL);
+}
+
 /* The container is ready (or failed): start the proxy, answer the callers. */
 static void
 session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
@@ -111,10 +138,10 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	const char *fam[2];
 	sbox_error err;
 	int fds[2], n;
-	char *id;
 	size_t i;
 
 	error_clear(&err);
+	s->ct = ct;
 	if (cerr != NULL) {
 		err = *cerr;
 		goto fail;
@@ -144,22 +171,8 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 			goto fail;
 		}
 	}
-	/* (its note, written at create, holds what it still needs) */
-	s->state = SESSION_READY;
-	id = strdup(s->id);
-	if (id == NULL || sboxd.base == NULL || event_base_once(sboxd.base, -1,
-	    EV_TIMEOUT, session_ready_stored, id, &(struct timeval){ 0, 0 }) <
-	    0) {
-		free(id);
-		if (store_session_set_state(sboxd.store, s->id, "ready", NULL,
-		    &err) == -1)
-			log_error("session %s: %s", s->id, err.message);
-	}
-	log_info("session %s ready in %lld ms (profile %s)", s->id,
-	    container_start_ms(ct), s->profile->name);
-	events_publish("session.ready", s->id, json_pack("{s:s, s:s, s:b}",
-	    "profile", s->profile->name, "project", s->project, "sandboxed", 1));
-	session_answer(s, NULL);
+	/* the provider's kept home files first (session-keep.c) */
+	session_keep_seed(s, session_ct_ready_done);
 	return;
 fail:
 	log_error("session %s could not start: %s", s->id, err.message);

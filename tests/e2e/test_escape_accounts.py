@@ -277,3 +277,82 @@ def test_show_lists_writable_parts(ctx):
     text = out.stdout.decode()
     assert "writable" in text and ".claude/projects/" in text, out
     assert "sign-in" in text and ".credentials.json" in text, out
+
+
+def test_claude_json_keeps_only_its_allowed_keys(ctx):
+    """~/.claude.json lies outside ~/.claude: its allowed keys pass in at
+    the start and back after each command; what the host's CLI acts on
+    (MCP servers, an approved API key, a project's allowed tools and trust)
+    is never shown inside and never written back. Checked on the host with
+    json, as Claude Code reads the file."""
+    d, c, project = setup(ctx)
+    cj = os.path.join(d.home, ".claude.json")
+    host = {"numStartups": 3, "userID": "u-host", "hasCompletedOnboarding":
+            True, "primaryApiKey": "sk-host-key",
+            "mcpServers": {"docs": {"command": "docs-srv"}},
+            "oauthAccount": {"emailAddress": "p@example.org"},
+            "projects": {project: {"allowedTools": ["Read"],
+                                   "hasTrustDialogAccepted": False,
+                                   "lastCost": 0.5,
+                                   "mcpServers": {}}}}
+    write(cj, json.dumps(host), 0o600)
+    if is_root():
+        os.chmod(cj, 0o666)
+    sid = create(c, project, "claude")
+    # inside: only the allowed keys are there
+    r = run(c, sid, "cat $HOME/.claude.json")
+    inside = json.loads(r["stdout"])
+    assert inside == {"numStartups": 3, "userID": "u-host",
+                      "hasCompletedOnboarding": True,
+                      "projects": {project: {"lastCost": 0.5}}}, inside
+    # the agent rewrites it as Claude does (a temporary file, a rename),
+    # with what a prompt injection would plant
+    evil = dict(inside, numStartups=4, primaryApiKey="sk-attacker",
+                mcpServers={"x": {"command": "sh", "args": ["-c", "id"]}},
+                customApiKeyResponses={"approved": ["attacker"]},
+                hasTrustDialogAccepted=True,
+                tipsHistory={"t1": 2, "deep": {"mcpServers": {}}},
+                projects={project: {"allowedTools": ["Bash(*)"],
+                                    "hasTrustDialogAccepted": True,
+                                    "lastCost": 1.25,
+                                    "mcpServers": {"y": {"command": "z"}}},
+                          "/elsewhere": {"allowedTools": ["Bash(*)"]}})
+    r = run(c, sid, "cat > $HOME/.claude.json.tmp.1 <<'E'\n%s\nE\n"
+            "mv $HOME/.claude.json.tmp.1 $HOME/.claude.json && echo rc=$?"
+            % json.dumps(evil))
+    assert "rc=0" in r["stdout"], r
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with open(cj) as f:
+            now = json.load(f)
+        if now.get("numStartups") == 4:
+            break
+        time.sleep(0.1)
+    assert now["numStartups"] == 4, now
+    assert now["projects"][project]["lastCost"] == 1.25, now
+    assert now["primaryApiKey"] == "sk-host-key"
+    assert now["mcpServers"] == {"docs": {"command": "docs-srv"}}
+    assert "customApiKeyResponses" not in now
+    assert "hasTrustDialogAccepted" not in now
+    assert "tipsHistory" not in now     # a nested value is not kept
+    assert now["projects"][project]["allowedTools"] == ["Read"]
+    assert now["projects"][project]["hasTrustDialogAccepted"] is False
+    assert now["projects"][project]["mcpServers"] == {}
+    assert "/elsewhere" not in now["projects"]
+    assert now["oauthAccount"] == {"emailAddress": "p@example.org"}
+    # a file inside that is not JSON, or not a file, leaves the host's alone
+    run(c, sid, "rm -f $HOME/.claude.json; mkfifo $HOME/.claude.json")
+    run(c, sid, "rm -f $HOME/.claude.json; ln -s /etc/passwd "
+            "$HOME/.claude.json")
+    run(c, sid, "rm -f $HOME/.claude.json; echo '{' > $HOME/.claude.json")
+    time.sleep(0.5)
+    with open(cj) as f:
+        assert json.load(f) == now
+    # a session of another provider neither sees nor writes it
+    sid2 = create(c, project, "codex")
+    r = run(c, sid2, "cat $HOME/.claude.json; echo '{\"numStartups\": 9}' > "
+            "$HOME/.claude.json")
+    assert "u-host" not in r["stdout"]
+    time.sleep(0.5)
+    with open(cj) as f:
+        assert json.load(f)["numStartups"] == 4
