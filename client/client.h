@@ -241,6 +241,10 @@ int cmd_command(const struct client_opts *o, int argc, char **argv);
 /* cmd-follow.c: sbox command follow COMMAND (its exit status). */
 int cmd_command_follow(const struct client_opts *o, long long command);
 int cmd_config(const struct client_opts *o, int argc, char **argv);
+/* cmd-run.c: did nothing in the config choose a profile for project (and
+ * provider, or NULL)? Then sbox run and sbox agent use workspace. */
+int cmd_run_is_default(struct client *cl, const char *project,
+    const char *provider);
 /* cmd-shell.c: sbox shell, the program an agent takes as its shell. */
 int cmd_shell(const struct client_opts *o, int argc, char **argv);
 /* Is sbox run by a shell's name (a link sbox-bash, sbox-shell or bash)? */

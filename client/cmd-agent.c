@@ -3,9 +3,12 @@
  * session made for this project (provider: that agent, so its profile
  * applies) through `sbox shell` (cmd-shell.c), which each CLI is pointed at
  * in the way it chooses its shell: Claude Code by CLAUDE_CODE_SHELL (a path
- * that names bash: the link sbox-bash), Gemini CLI and Codex by the `bash`
- * they find on PATH (a folder whose only entry is a link `bash` to sbox,
- * put first). The session is made with close_with_client: it closes when
+ * that names bash: the link sbox-bash), Gemini CLI by the `bash` it finds
+ * on PATH (a folder whose only entry is a link `bash` to sbox, put first),
+ * and Codex, which runs the login shell of the account database (/bin/bash)
+ * by its absolute path and has no setting for it, in a mount namespace of
+ * its own where that file is sbox (a user namespace too when not root, its
+ * uid mapped to itself). The session is made with close_with_client: it closes when
  * this sbox ends, by the CLI's exit, a signal or a kill. */
 #include "client/client.h"
 
@@ -15,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +32,7 @@ struct cmd_agent_kind {
 	const char *name;      /* as typed, and its provider */
 	const char *program;   /* its CLI's name on PATH */
 	int         path_bash; /* finds "bash" on PATH (else CLAUDE_CODE_SHELL) */
+	int         bind_bash; /* runs /bin/bash by path: bind sbox there */
 	const char *const *pre;/* arguments put before the person's */
 };
 
@@ -34,10 +41,10 @@ static const char *const cmd_agent_codex_pre[] = { "-c",
 	"sandbox_mode=\"danger-full-access\"", NULL };
 
 static const struct cmd_agent_kind cmd_agent_kinds[] = {
-	{ "claude", "claude", 0, NULL },
-	{ "codex", "codex", 1, cmd_agent_codex_pre },
-	{ "gemini", "gemini", 1, NULL },
-	{ NULL, NULL, 0, NULL },
+	{ "claude", "claude", 0, 0, NULL },
+	{ "codex", "codex", 1, 1, cmd_agent_codex_pre },
+	{ "gemini", "gemini", 1, 0, NULL },
+	{ NULL, NULL, 0, 0, NULL },
 };
 
 static volatile sig_atomic_t cmd_agent_child;
@@ -152,6 +159,12 @@ cmd_agent_session(struct client *cl, const struct cmd_agent_kind *k,
 	json_t *params, *r, *c;
 	char title[64];
 
+	/* as sbox run: workspace when nothing in the config chooses */
+	if (sandbox == NULL && cmd_run_is_default(cl, project, k->name)) {
+		sandbox = "workspace";
+		fprintf(stderr, "sbox: sandbox workspace (the default for sbox "
+		    "agent; choose with --sandbox or in the config)\n");
+	}
 	snprintf(title, sizeof title, "sbox agent %s", k->name);
 	params = json_pack("{s:s, s:s, s:s, s:o, s:b}", "project", project,
 	    "provider", k->name, "title", title, "env", cmd_agent_environ(),
@@ -201,6 +214,63 @@ cmd_agent_env(const struct cmd_agent_kind *k, const char *sid,
 	return rc;
 }
 
+/* Write one line to a /proc file of this process; 0 or -1. */
+static int
+cmd_agent_proc_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = -1;
+
+	if (fd >= 0) {
+		rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+		close(fd);
+	}
+	return rc;
+}
+
+/* In the CLI's child, before exec: a mount namespace of its own (and a
+ * user namespace with its uid and gid mapped to themselves, when not root)
+ * where the account's shell, /bin/bash, is sbox (run as bash it is sbox
+ * shell); 0, or -1 with the reason on stderr. Nothing outside changes. */
+static int
+cmd_agent_bind_bash(void)
+{
+	char self[PATH_MAX], target[PATH_MAX], map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int user = geteuid() != 0;
+
+	if (realpath("/proc/self/exe", self) == NULL ||
+	    realpath("/bin/bash", target) == NULL) {
+		fprintf(stderr, "sbox: /bin/bash or sbox itself: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	if (unshare(CLONE_NEWNS | (user ? CLONE_NEWUSER : 0)) == -1) {
+		fprintf(stderr, "sbox: a mount namespace for the agent: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	if (user) {
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid,
+		    (unsigned)uid);
+		if (cmd_agent_proc_write("/proc/self/setgroups", "deny") == -1 ||
+		    cmd_agent_proc_write("/proc/self/uid_map", map) == -1)
+			goto fail;
+		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid,
+		    (unsigned)gid);
+		if (cmd_agent_proc_write("/proc/self/gid_map", map) == -1)
+			goto fail;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    mount(self, target, NULL, MS_BIND, NULL) == -1)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "sbox: binding sbox over %s for the agent: %s\n",
+	    target, strerror(errno));
+	return -1;
+}
+
 /* Run the CLI and wait for it; its exit status (128+N for signal N). */
 static int
 cmd_agent_spawn(const char *bin, const struct cmd_agent_kind *k, int argc,
@@ -234,6 +304,8 @@ cmd_agent_spawn(const char *bin, const struct cmd_agent_kind *k, int argc,
 		sigaction(SIGQUIT, &old_quit, NULL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		if (k->bind_bash && cmd_agent_bind_bash() == -1)
+			_exit(126);	/* fail closed: never its own /bin/bash */
 		execv(bin, av);
 		fprintf(stderr, "sbox: cannot run %s: %s\n", bin, strerror(errno));
 		_exit(127);
