@@ -62,7 +62,8 @@ cmd_session_print_info(const json_t *r)
 {
 	static const char *keys[] = { "session", "title", "project", "profile",
 	    "provenance", "state", "sandboxed", "network", "scratch", "provider",
-	    "model", "space", "parent", "container_pid", "running", NULL };
+	    "model", "space", "parent", "container_pid", "running",
+	    "close_reason", NULL };
 	json_t *v;
 	int i;
 
