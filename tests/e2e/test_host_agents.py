@@ -262,9 +262,9 @@ def run_host_agent(ctx, agent):
         rec = [s for s in c.call("session.list", {"all": True})["sessions"]
                if s.get("provider") in (agent, "claude-code", "gemini-cli")]
         assert len(rec) == 1 and rec[0]["state"] == "closed", rec
-        info = c.call("session.info", {"session": rec[0]["session"]})
-        assert not os.path.exists(info["scratch"]), info
-        assert not glob.glob(os.path.join(d.state, "sessions", "*.json"))
+        left = glob.glob(os.path.join(d.state, "**", "*%s*" %
+                                      rec[0]["session"]), recursive=True)
+        assert left == [], left
         return d, api, r, outs
     finally:
         api.stop()
