@@ -5,15 +5,16 @@
  * in the way it chooses its shell: Claude Code by CLAUDE_CODE_SHELL (a path
  * that names bash: the link sbox-bash), Gemini CLI by the `bash` it finds
  * on PATH (a folder whose only entry is a link `bash` to sbox, put first),
- * and Codex, which runs the login shell of the account database (/bin/bash)
- * by its absolute path and has no setting for it, in a mount namespace of
- * its own where that file is sbox (a user namespace too when not root, its
+ * and Codex, which runs the login shell of the account database by its
+ * absolute path (bash when there is none) and has no setting for it, in a
+ * mount namespace of its own where that file and /bin/bash are sbox (a user namespace too when not root, its
  * uid mapped to itself). The session is made with close_with_client: it closes when
  * this sbox ends, by the CLI's exit, a signal or a kill. */
 #include "client/client.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,8 +230,9 @@ cmd_agent_proc_write(const char *path, const char *text)
 
 /* In the CLI's child, before exec: a mount namespace of its own (and a
  * user namespace with its uid and gid mapped to themselves, when not root)
- * where the account's shell, /bin/bash, is sbox (run as bash it is sbox
- * shell); 0, or -1 with the reason on stderr. Nothing outside changes. */
+ * where the account's login shell and /bin/bash are sbox (run by such a
+ * name it is sbox shell); 0, or -1 with the reason on stderr. Nothing
+ * outside changes. */
 static int
 cmd_agent_bind_bash(void)
 {
@@ -239,6 +241,15 @@ cmd_agent_bind_bash(void)
 	gid_t gid = getgid();
 	int user = geteuid() != 0;
 
+	struct passwd *pw = getpwuid(uid);
+	char login[PATH_MAX];
+	int i;
+
+	/* the account's shell (Codex runs it), and bash (its fallback) */
+	login[0] = '\0';
+	if (pw != NULL && pw->pw_shell != NULL && pw->pw_shell[0] == '/' &&
+	    realpath(pw->pw_shell, login) == NULL)
+		login[0] = '\0';
 	if (realpath("/proc/self/exe", self) == NULL ||
 	    realpath("/bin/bash", target) == NULL) {
 		fprintf(stderr, "sbox: /bin/bash or sbox itself: %s\n",
@@ -261,9 +272,18 @@ cmd_agent_bind_bash(void)
 		if (cmd_agent_proc_write("/proc/self/gid_map", map) == -1)
 			goto fail;
 	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
-	    mount(self, target, NULL, MS_BIND, NULL) == -1)
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		goto fail;
+	for (i = 0; i < 2; i++) {
+		const char *t = i == 0 ? target : login;
+
+		if (t[0] == '\0' || (i == 1 && strcmp(login, target) == 0))
+			continue;
+		if (mount(self, t, NULL, MS_BIND, NULL) == -1) {
+			snprintf(target, sizeof target, "%s", t);
+			goto fail;
+		}
+	}
 	return 0;
 fail:
 	fprintf(stderr, "sbox: binding sbox over %s for the agent: %s\n",

@@ -31,7 +31,8 @@ struct cmd_shell_line {
 };
 
 /* Is this program run by a name of its own as a shell (sbox-bash,
- * sbox-shell, sbox-sh, bash: a link to sbox)? */
+ * sbox-shell, sbox-sh, bash, sh, zsh, dash: a link to sbox, or sbox bound
+ * over an account's shell by sbox agent)? */
 int
 cmd_shell_is_argv0(const char *argv0)
 {
@@ -41,7 +42,9 @@ cmd_shell_is_argv0(const char *argv0)
 	if (*b == '-')	/* a login shell's "-bash" */
 		b++;
 	return strcmp(b, "bash") == 0 || strcmp(b, "sbox-bash") == 0 ||
-	    strcmp(b, "sbox-shell") == 0 || strcmp(b, "sbox-sh") == 0;
+	    strcmp(b, "sbox-shell") == 0 || strcmp(b, "sbox-sh") == 0 ||
+	    strcmp(b, "sh") == 0 || strcmp(b, "zsh") == 0 ||
+	    strcmp(b, "dash") == 0;
 }
 
 /* Parse the shell flags from argv[i]: -c, -l, -i, -s, --login and the like
