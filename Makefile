@@ -188,6 +188,7 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
 	  $(DESTDIR)$(PREFIX)/share/sbox/protected \
 	  $(DESTDIR)$(PREFIX)/share/sbox/providers
+	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox/shell 2>/dev/null || true
 	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox $(DESTDIR)$(PREFIX)/share/sbox 2>/dev/null || true
 
 clean:
