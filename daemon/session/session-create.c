@@ -517,6 +517,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	s->parent = p->parent ? strdup(p->parent) : NULL;
 	s->creator_uid = p->uid;
 	s->created_ms = store_clock_now_ms();
+	s->active_ms = s->created_ms;
 	s->refused = json_array();
 	s->scratch = session_path("scratch", s->id);
 	if (s->scratch == NULL || s->project == NULL) {

@@ -57,6 +57,8 @@ struct session {
 	                                     names, and the files watched */
 	unsigned long        with_client; /* close_with_client: the id of the
 	                                     connection that created it, or 0 */
+	long long            active_ms;   /* last client request about it or
+	                                     running command (idle_close_s) */
 };
 
 /* What session.create was asked for. */
@@ -159,6 +161,10 @@ int session_create(const struct session_params *p, struct rpc_call *call,
  * err when the call has no connection. */
 int session_client_bind(struct session *s, struct rpc_call *call,
     sbox_error *err);
+/* session-idle.c: from the daemon's timer: close the sessions idle past
+ * the config's idle_close_s (no running command, no client request about
+ * them, no close_with_client client). */
+void session_idle_tick(void);
 /* The reason recorded when such a session closes with its client. */
 #define SESSION_ENDED_WITH_CLIENT "ended_with_client"
 /* Close a session: every process ends, the container and proxy go, the

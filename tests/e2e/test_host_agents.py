@@ -332,3 +332,34 @@ def test_agent_usage(ctx):
     assert r.returncode == 0 and b"sbox agent" in r.stdout
     # nothing was made
     assert d.client().call("session.list")["sessions"] == []
+
+
+def test_idle_close_s(ctx):
+    """daemon.idle_close_s: a session with no running command, no client
+    request about it and no close_with_client client for that long is
+    closed; a running command keeps it, and so does its creating client."""
+    d = ctx.daemon({"daemon": {"idle_close_s": 1}})
+    project = _project(ctx, d)
+    c = d.client()
+    sid = c.call("session.create", {"project": project,
+                                    "sandbox": "workspace"})["session"]
+    held = c.call("session.create", {"project": project, "sandbox":
+                                     "workspace",
+                                     "close_with_client": True})["session"]
+    r = c.call("command.exec", {"session": sid, "argv": ["sleep", "2.5"]})
+    assert r["exit_code"] == 0     # not closed while it ran
+    o = d.client()                 # asks about neither
+    wait_for(lambda: not any(s["session"] == sid for s in
+                             o.call("session.list")["sessions"]), 10,
+             what="the idle session to close")
+    rec = [s for s in o.call("session.list", {"all": True})["sessions"]
+           if s["session"] == sid][0]
+    assert rec["close_reason"].startswith("idle"), rec
+    time.sleep(1.5)
+    assert any(s["session"] == held for s in
+               o.call("session.list")["sessions"])
+    r = d.cli("config", "check", d.config)
+    assert r.returncode == 0, r.stdout + r.stderr
+    d.write_config({"daemon": {"idle_close_s": -1}})
+    r = d.cli("config", "check", d.config)
+    assert r.returncode == 1 and b"idle_close_s" in r.stdout + r.stderr
