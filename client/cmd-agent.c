@@ -370,7 +370,8 @@ cmd_agent(const struct client_opts *o, int argc, char **argv)
 		slot = strncmp(a, "--sandbox", 9) == 0 ? &sandbox :
 		    strncmp(a, "--project", 9) == 0 ? &proj :
 		    strncmp(a, "--bin", 5) == 0 ? &binopt : NULL;
-		a += slot == &binopt ? 5 : 9;
+		if (slot != NULL)
+			a += slot == &binopt ? 5 : 9;
 		if (slot == NULL || (*a != '\0' && *a != '='))
 			return client_usage("unknown option %s for 'sbox agent'",
 			    argv[i]);
@@ -394,9 +395,9 @@ cmd_agent(const struct client_opts *o, int argc, char **argv)
 		binopt = a;
 	error_clear(&err);
 	if ((bin = cmd_agent_which(binopt ? binopt : k->program)) == NULL) {
-		error_set(&err, E_INVALID_PARAMS, "%s not found%s%s (give its "
+		error_set(&err, E_INVALID_PARAMS, "%s not found%s (give its "
 		    "path with --bin or SBOX_AGENT_BIN)", binopt ? binopt :
-		    k->program, binopt ? "" : " on PATH", "");
+		    k->program, binopt ? "" : " on PATH");
 		return client_fail(&err);
 	}
 	project = proj != NULL ? realpath(proj, NULL) : worktree_top(".");

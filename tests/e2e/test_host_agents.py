@@ -328,6 +328,10 @@ def test_agent_usage(ctx):
     assert r.returncode == 2 and b"claude, codex and gemini" in r.stderr
     r = d.cli("agent", "claude", env={"PATH": "/nonexistent"})
     assert r.returncode == 1 and b"not found" in r.stderr, r.stderr
+    r = d.cli("agent", "-x", "claude")
+    assert r.returncode == 2 and b"unknown option" in r.stderr
+    r = d.cli("agent", "--sandbox")
+    assert r.returncode == 2 and b"needs a value" in r.stderr
     r = d.cli("agent", "--help")
     assert r.returncode == 0 and b"sbox agent" in r.stdout
     # nothing was made
