@@ -285,6 +285,16 @@ def test_gemini_on_host(ctx):
 def test_agent_session_closes_when_sbox_is_killed(ctx):
     """sbox agent killed with SIGKILL while the agent's tool runs: sboxd
     closes its session (close_with_client) and the tool's command ends."""
+    _agent_stopped(ctx, signal.SIGKILL, "ended_with_client")
+
+
+def test_agent_sigterm_ends_the_cli_and_its_session(ctx):
+    """SIGTERM to sbox agent goes to the CLI; once it has exited sbox
+    closes the session itself and exits."""
+    _agent_stopped(ctx, signal.SIGTERM, "closed by a client")
+
+
+def _agent_stopped(ctx, sig, reason):
     d_agents = agentlib.install()
     api = modelapi.ModelAPI([{"shell": "echo started > started.txt; "
                               "sleep 60"}, {"text": "done"}])
@@ -307,12 +317,12 @@ def test_agent_session_closes_when_sbox_is_killed(ctx):
         live = c.call("session.list")["sessions"]
         assert len(live) == 1
         sid = live[0]["session"]
-        os.kill(p.pid, signal.SIGKILL)
-        p.wait(10)
+        os.kill(p.pid, sig)
+        p.wait(30)
         wait_for(lambda: not c.call("session.info", {"session": sid})["live"],
                  15, what="the session to close with sbox agent")
         assert c.call("session.info", {"session": sid})["close_reason"] == \
-            "ended_with_client"
+            reason
     finally:
         if p is not None:
             try:
