@@ -62,7 +62,7 @@ UNIT_BINS   := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(UNIT_SRC))
 BENCH_BINS  := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 
 .PHONY: all deps test unit e2e bench fuzz install uninstall clean check-deps
-all: check-deps $(BIN)/sboxd $(BIN)/sbox-init $(BIN)/sbox $(UNIT_BINS) $(BENCH_BINS)
+all: check-deps $(BIN)/sboxd $(BIN)/sbox-init $(BIN)/sbox $(BIN)/sbox-bash $(BIN)/shell/bash $(UNIT_BINS) $(BENCH_BINS)
 
 check-deps:
 	@pkg-config --exists $(PKGS) check || { \
@@ -117,6 +117,15 @@ $(BIN)/sbox: $(call obj,client/main.c) $(LIBCLIENT) $(LIBPOLICY) $(LIBPROTOCOL)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS)
 
+# The shell links `sbox agent` points the agents at (cmd-agent.c): a path
+# that names bash for CLAUDE_CODE_SHELL, a folder holding only `bash` to put
+# first on PATH; run by these names sbox is `sbox shell`.
+$(BIN)/sbox-bash: $(BIN)/sbox
+	ln -sf sbox $@
+$(BIN)/shell/bash: $(BIN)/sbox
+	@mkdir -p $(dir $@)
+	ln -sf ../sbox $@
+
 $(BIN)/tests/%: $(OUT)/tests/unit/%.o $(LIBCLIENT) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBCLIENT) $(ALL_LIBS) $(PKG_LIBS) $(CHECK_LIBS)
@@ -153,6 +162,9 @@ install: all
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(PREFIX)/share/sbox
 	install -m 0755 $(BIN)/sboxd $(BIN)/sbox $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(BIN)/sbox-init $(DESTDIR)$(PREFIX)/libexec/sbox/
+	ln -sf sbox $(DESTDIR)$(PREFIX)/bin/sbox-bash
+	install -d $(DESTDIR)$(PREFIX)/libexec/sbox/shell
+	ln -sf ../../../bin/sbox $(DESTDIR)$(PREFIX)/libexec/sbox/shell/bash
 	sed 's|@PREFIX@|$(PREFIX)|g' systemd/sboxd.service.in > $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service
 	install -m 0644 systemd/sboxd.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
 	install -m 0644 policy/registries.default $(DESTDIR)$(PREFIX)/share/sbox/registries
@@ -166,6 +178,7 @@ install: all
 # Remove what install put (the same list), and sbox's own folders.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sboxd $(DESTDIR)$(PREFIX)/bin/sbox \
+	  $(DESTDIR)$(PREFIX)/bin/sbox-bash $(DESTDIR)$(PREFIX)/libexec/sbox/shell/bash \
 	  $(DESTDIR)$(PREFIX)/libexec/sbox/sbox-init \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.service \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.socket \
@@ -175,6 +188,7 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
 	  $(DESTDIR)$(PREFIX)/share/sbox/protected \
 	  $(DESTDIR)$(PREFIX)/share/sbox/providers
+	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox/shell 2>/dev/null || true
 	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox $(DESTDIR)$(PREFIX)/share/sbox 2>/dev/null || true
 
 clean:

@@ -241,6 +241,17 @@ int cmd_command(const struct client_opts *o, int argc, char **argv);
 /* cmd-follow.c: sbox command follow COMMAND (its exit status). */
 int cmd_command_follow(const struct client_opts *o, long long command);
 int cmd_config(const struct client_opts *o, int argc, char **argv);
+/* cmd-run.c: did nothing in the config choose a profile for project (and
+ * provider, or NULL)? Then sbox run and sbox agent use workspace. */
+int cmd_run_is_default(struct client *cl, const char *project,
+    const char *provider);
+/* cmd-shell.c: sbox shell, the program an agent takes as its shell. */
+int cmd_shell(const struct client_opts *o, int argc, char **argv);
+/* Is sbox run by a shell's name (a link sbox-bash, sbox-shell or bash)? */
+int cmd_shell_is_argv0(const char *argv0);
+/* cmd-agent.c: sbox agent claude|codex|gemini [ARGS...]: the agent's CLI
+ * on this computer, its shell commands in a session of its own. */
+int cmd_agent(const struct client_opts *o, int argc, char **argv);
 
 /* exec-run.c: run a prepared command.exec (terminal, detached, or
  * --json in pipes mode); session is the session record, or NULL. */

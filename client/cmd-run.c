@@ -29,11 +29,13 @@ cmd_run_environ(void)
 	return env;
 }
 
-/* Did nothing in the config choose a profile for this project? Asks
- * sandbox.resolve (host clients only; inside a sandbox the daemon narrows
- * to the parent anyway, so the answer is "no"). */
-static int
-cmd_run_is_default(struct client *cl, const char *project)
+/* Did nothing in the config choose a profile for this project (and
+ * provider, when not NULL)? Asks sandbox.resolve (host clients only;
+ * inside a sandbox the daemon narrows to the parent anyway, so the answer
+ * is "no"). */
+int
+cmd_run_is_default(struct client *cl, const char *project,
+    const char *provider)
 {
 	const char *by, *prov;
 	sbox_error err;
@@ -41,8 +43,8 @@ cmd_run_is_default(struct client *cl, const char *project)
 	int def;
 
 	error_clear(&err);
-	r = client_call(cl, "sandbox.resolve", json_pack("{s:s}", "project",
-	    project), NULL, 0, &err);
+	r = client_call(cl, "sandbox.resolve", json_pack("{s:s, s:s?}",
+	    "project", project, "provider", provider), NULL, 0, &err);
 	if (r == NULL)
 		return 0;
 	by = json_string_value(json_object_get(r, "chosen_by"));
@@ -122,7 +124,7 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 	error_clear(&err);
 	if ((cl = client_connect(o, &err)) == NULL)
 		return client_fail(&err);
-	if (sandbox == NULL && cmd_run_is_default(cl, project)) {
+	if (sandbox == NULL && cmd_run_is_default(cl, project, NULL)) {
 		sandbox = "workspace";
 		by_default = 1;
 	}

@@ -62,7 +62,8 @@ cmd_session_print_info(const json_t *r)
 {
 	static const char *keys[] = { "session", "title", "project", "profile",
 	    "provenance", "state", "sandboxed", "network", "scratch", "provider",
-	    "model", "space", "parent", "container_pid", "running", NULL };
+	    "model", "space", "parent", "container_pid", "running",
+	    "close_reason", NULL };
 	json_t *v;
 	int i;
 
@@ -103,6 +104,43 @@ cmd_session_print_list(const json_t *r)
 		    text_member(s, "project", "?"));
 }
 
+/* The notification callback of cmd_session_hold: stop once the held
+ * session is closed (by anyone). */
+static int
+cmd_session_hold_cb(const char *method, json_t *params, void *arg)
+{
+	const char *id = arg;
+	const char *s = json_string_value(json_object_get(params, "session"));
+
+	return strcmp(method, "events.event") == 0 && s != NULL &&
+	    strcmp(s, id) == 0;
+}
+
+/* --close-with-client: stay connected (stdout closed once the id is out,
+ * so a reader sees its end) until the session closes; a signal or a kill
+ * of this sbox ends the connection, and sboxd closes the session with it. */
+static void
+cmd_session_hold(struct client *cl, const char *id)
+{
+	sbox_error err;
+	json_t *r;
+	int fd;
+
+	fflush(stdout);
+	if ((fd = open("/dev/null", O_WRONLY)) >= 0) {
+		dup2(fd, 1);
+		close(fd);
+	}
+	error_clear(&err);
+	client_on_notify(cl, cmd_session_hold_cb, (void *)id);
+	r = client_call(cl, "events.subscribe", json_pack("{s:[s]}", "topics",
+	    "session.closed"), NULL, 0, &err);
+	if (r != NULL)
+		client_wait(cl, &err);
+	json_decref(r);
+	client_close(cl);
+}
+
 /* sbox session create --project DIR [--sandbox P] [--title T] ... */
 static int
 cmd_session_create(const struct client_opts *o, int argc, char **argv)
@@ -115,9 +153,11 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		{ "model", required_argument, NULL, 'm' },
 		{ "space", required_argument, NULL, 'S' },
 		{ "worktree", required_argument, NULL, 'w' },
+		{ "close-with-client", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *params = json_object(), *r;
+	int with_client = 0;
 	const char *env_sb = NULL, *branch = NULL;
 	struct client *cl;
 	char *project = NULL;
@@ -134,6 +174,8 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 				project = strdup(optarg);
 		} else if (ch == 'w')
 			branch = optarg;
+		else if (ch == 'X')
+			with_client = 1;
 		else if (key != NULL)
 			json_object_set_new(params, key, json_string(optarg));
 		else {
@@ -180,6 +222,8 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		project = wt;
 	}
 	json_object_set_new(params, "project", json_string(project));
+	if (with_client)
+		json_object_set_new(params, "close_with_client", json_true());
 	r = client_call(cl, "session.create", params, NULL, 0, &err);
 	if (r == NULL) {
 		client_close(cl);
@@ -195,7 +239,8 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 	exec_quiet_env_warning(r);
 	client_print_warnings(r);
 	exec_folder_warnings(cl, r);
-	client_close(cl);
+	if (!with_client)
+		client_close(cl);
 	if (env_sb != NULL && env_sb[0] != '\0' && isatty(2) &&
 	    json_is_true(json_object_get(r, "sandboxed")))
 		fprintf(stderr, "sbox: sandbox %s (from SBOX_SANDBOX)\n",
@@ -206,6 +251,9 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 		client_print_json(r);
 	else
 		printf("%s\n", text_member(r, "session", "?"));
+	if (with_client)
+		cmd_session_hold(cl, json_string_value(json_object_get(r,
+		    "session")));
 	json_decref(r);
 	return EXIT_OK;
 }

@@ -23,6 +23,8 @@ static const struct client_cmd main_cmds[] = {
 	{ "sandbox", cmd_sandbox },
 	{ "config", cmd_config },
 	{ "cache", cmd_cache },
+	{ "shell", cmd_shell },
+	{ "agent", cmd_agent },
 	{ "completion", table_completion },
 	{ "help", main_help },
 	{ NULL, NULL },
@@ -113,6 +115,14 @@ main_help(const struct client_opts *o, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Does a command parse its own line (shell flags, an agent's arguments)?
+ * Then table_prepare and --json anywhere on the line do not apply. */
+static int
+main_raw(const char *cmd)
+{
+	return strcmp(cmd, "shell") == 0 || strcmp(cmd, "agent") == 0;
+}
+
 /* Parse the global options, check the command line, run the command. */
 int
 main(int argc, char **argv)
@@ -129,6 +139,12 @@ main(int argc, char **argv)
 	const struct client_cmd *c;
 	int ch, rc, sub, n;
 
+	/* run by a shell's name (an agent's shell setting): sbox shell, its
+	 * session from SBOX_SESSION, every argument a shell's */
+	if (argc > 0 && cmd_shell_is_argv0(argv[0])) {
+		argv[0] = "sbox-bash";
+		return cmd_shell(&o, argc, argv);
+	}
 	opterr = 0; /* one "sbox: ..." line of our own instead */
 	/* "+": stop at the first non-option (the command). */
 	while ((ch = getopt_long(argc, argv, "+s:jnhV", opts, NULL)) != -1) {
@@ -149,7 +165,8 @@ main(int argc, char **argv)
 	}
 	/* --json anywhere before "--": errors before the command runs are one
 	 * JSON document too */
-	for (n = optind; n < argc && strcmp(argv[n], "--") != 0; n++)
+	for (n = optind; n < argc && strcmp(argv[n], "--") != 0 &&
+	    !main_raw(argv[optind]); n++)
 		if (strcmp(argv[n], "--json") == 0)
 			o.json = 1;
 	client_set_json(o.json);
@@ -169,6 +186,10 @@ main(int argc, char **argv)
 	client_usage_cmd(c->name, n > 1 && argv[sub + 1][0] != '-' &&
 	    table_find(c->name, argv[sub + 1]) != NULL &&
 	    table_find(c->name, NULL) == NULL ? argv[sub + 1] : NULL);
+	if (main_raw(c->name)) {	/* its arguments are a shell's, an agent's */
+		optind = 0;
+		return c->fn(&o, n, argv + sub);
+	}
 	if ((rc = table_prepare(&o, &n, argv + sub)) != 0)
 		return rc == 1 ? EXIT_OK : EXIT_USAGE;
 	client_set_json(o.json);

@@ -33,11 +33,14 @@ static const struct client_sub table_subs[] = {
 	  "sbox session create [--project DIR] [--sandbox PROFILE|none] [--title T]\n"
 	  "                    [--provider P] [--model M] [--space S]\n"
 	  "                    [--worktree BRANCH]  (a new linked worktree of DIR,\n"
-	  "                    default the current folder, on BRANCH)",
+	  "                    default the current folder, on BRANCH)\n"
+	  "                    [--close-with-client]  (prints the id, then stays:\n"
+	  "                    the session closes when this sbox ends, killed too)",
 	  "start a session; prints its id (the project: --project, else the "
 	  "top of the git work tree here, else the current folder; "
 	  "SBOX_SANDBOX chooses the profile below --sandbox)",
-	  "project= sandbox= title= provider= model= space= worktree=", -1 },
+	  "project= sandbox= title= provider= model= space= worktree= "
+	  "close-with-client", -1 },
 	{ "session", "list", "sbox session list [--all]",
 	  "the live sessions (--all: closed ones too)", "all", -1 },
 	{ "session", "info", "sbox session info ID",
@@ -100,6 +103,27 @@ static const struct client_sub table_subs[] = {
 	  "run one command in a one-shot sandbox (by default "
 	  "workspace)",
 	  "s/sandbox= p/project= T/timeout= v/verbose no-ask", 0 },
+	{ "shell", NULL,
+	  "sbox shell [SESSION] [-l|-i|--login|-e|-x|-o OPT]... [-c CMD [NAME "
+	  "[ARG...]] | FILE [ARG...]]\n"
+	  "       (SESSION: else SBOX_SESSION; run as a link named sbox-bash, "
+	  "sbox-shell\n"
+	  "       or bash, it takes no SESSION: an agent's shell setting is one "
+	  "path)",
+	  "a shell for an agent: each command runs in the session (its bash, "
+	  "else sh), in this folder when it is inside the project (else the "
+	  "project's top), stdio passed through, its exit status; refusals as "
+	  "'sbox: blocked:' lines on stderr; no -c at a terminal: an "
+	  "interactive shell there", "", 0 },
+	{ "agent", NULL,
+	  "sbox agent [--sandbox PROFILE] [--project DIR] [--bin PATH] "
+	  "claude|codex|gemini\n"
+	  "           [ARGS...]  (ARGS go to the agent's CLI as they are)",
+	  "run an agent's CLI on this computer with every shell command it "
+	  "runs in a session made for this project (provider: that agent), "
+	  "closed when the CLI exits or sbox goes away; --bin, else "
+	  "SBOX_AGENT_BIN, else the CLI on PATH",
+	  "sandbox= project= bin=", 0 },
 	{ "command", "list", "sbox command list SESSION",
 	  "a session's commands and background jobs, with their ids", "", -1 },
 	{ "command", "read", "sbox command read COMMAND",

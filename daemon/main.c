@@ -253,6 +253,7 @@ main_flush_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd; (void)what; (void)arg;
 	log_flush_repeats(0);
 	session_access_tick();
+	session_idle_tick();
 	store_watch_tick();
 	conn_tick();
 	if (ticks++ % 3000 == 0 && store_event_prune(sboxd.store,

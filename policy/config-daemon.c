@@ -1,12 +1,15 @@
 /* config-daemon.c: the "daemon" object of the config: sboxd's own budgets
  *
  *   "daemon": {"output_mb_per_session": 16, "output_mb_total": 256,
- *              "disk_reserve_mb": 64}
+ *              "disk_reserve_mb": 64, "idle_close_s": 0}
  *
  * output_mb_per_session: output kept for command.read/wait/result by one
  * top-level session and the sessions created inside it, together;
  * output_mb_total: by every session; disk_reserve_mb: free space sboxd
- * keeps on its state folder's file system for its own records. */
+ * keeps on its state folder's file system for its own records;
+ * idle_close_s: a session with no running command, no client request
+ * about it and no close_with_client client for that long is closed (0:
+ * never, the default). */
 #include "policy/config.h"
 
 #include <stddef.h>
@@ -24,12 +27,16 @@
 int
 config_parse_daemon(struct config *cfg, const json_t *obj, sbox_error *err)
 {
-	static const struct { const char *key; size_t off; json_int_t min; }
-	    keys[] = {
+	static const struct { const char *key; size_t off; json_int_t min;
+	    const char *unit; } keys[] = {
 		{ "output_mb_per_session",
-		  offsetof(struct config, output_session_mb), 1 },
-		{ "output_mb_total", offsetof(struct config, output_total_mb), 1 },
-		{ "disk_reserve_mb", offsetof(struct config, disk_reserve_mb), 0 },
+		  offsetof(struct config, output_session_mb), 1, "MiB" },
+		{ "output_mb_total", offsetof(struct config, output_total_mb), 1,
+		  "MiB" },
+		{ "disk_reserve_mb", offsetof(struct config, disk_reserve_mb), 0,
+		  "MiB" },
+		{ "idle_close_s", offsetof(struct config, idle_close_s), 0,
+		  "seconds, 0: never" },
 	};
 	char f[CONFIG_DAEMON_FIELD_MAX];
 	const char *key;
@@ -45,12 +52,13 @@ config_parse_daemon(struct config *cfg, const json_t *obj, sbox_error *err)
 		jsonpath_format(f, sizeof f, "daemon.%s", key);
 		if (i == sizeof keys / sizeof keys[0])
 			return error_set_field(err, E_CONFIG, f, "unknown key "
-			    "(expected output_mb_per_session, output_mb_total or "
-			    "disk_reserve_mb)");
+			    "(expected output_mb_per_session, output_mb_total, "
+			    "disk_reserve_mb or idle_close_s)");
 		if (!json_is_integer(v) || json_integer_value(v) < keys[i].min ||
 		    json_integer_value(v) > 1024 * 1024)
 			return error_set_field(err, E_CONFIG, f, "must be an "
-			    "integer from %d to 1048576 (MiB)", (int)keys[i].min);
+			    "integer from %d to 1048576 (%s)", (int)keys[i].min,
+			    keys[i].unit);
 		*(int64_t *)((char *)cfg + keys[i].off) = json_integer_value(v);
 	}
 	return 0;
@@ -78,4 +86,11 @@ config_disk_reserve_bytes(const struct config *cfg)
 {
 	return (uint64_t)(cfg && cfg->disk_reserve_mb >= 0 ?
 	    cfg->disk_reserve_mb : CONFIG_DISK_RESERVE_MB) << 20;
+}
+
+/* Seconds a session may stay idle before sboxd closes it (0: never). */
+int64_t
+config_idle_close_s(const struct config *cfg)
+{
+	return cfg && cfg->idle_close_s > 0 ? cfg->idle_close_s : 0;
 }

@@ -602,6 +602,7 @@ config_parse(const json_t *root, const char *path, const char *home,
 	cfg->approvals_timeout_s = -1;
 	cfg->output_session_mb = cfg->output_total_mb = -1;
 	cfg->disk_reserve_mb = -1;
+	cfg->idle_close_s = -1;
 	cfg->report_reads = 1;
 	home = config_home(home);
 	cfg->path = strdup(path);

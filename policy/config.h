@@ -100,6 +100,7 @@ struct config {
 	int64_t output_session_mb;        /* daemon.*: -1 = not set */
 	int64_t output_total_mb;
 	int64_t disk_reserve_mb;
+	int64_t idle_close_s;             /* daemon.idle_close_s: -1 = not set */
 };
 
 /* The default config path: $XDG_CONFIG_HOME/sbox/config.json when that is
@@ -142,6 +143,10 @@ uint64_t config_output_total_bytes(const struct config *cfg);
 /* Bytes sboxd keeps free on its state file system for its own records
  * (daemon.disk_reserve_mb, default 64 MiB). */
 uint64_t config_disk_reserve_bytes(const struct config *cfg);
+/* Seconds with no command, no client request and no close_with_client
+ * client after which a session is closed (daemon.idle_close_s; 0: never,
+ * the default). */
+int64_t config_idle_close_s(const struct config *cfg);
 /* config-provider.c: parse one key of a provider entry (hosts, env, home,
  * account_folders, sandbox_capable): 0, -1 with err, or 1 when key is not
  * a provider key. */

@@ -45,6 +45,8 @@ rpc_session_create(struct rpc_call *call, json_t *params, json_t **result,
 		.env = json_object_get(params, "env"),
 		.parent = c ? conn_sandbox_session(c) : NULL,
 		.uid = c ? conn_uid(c) : 0,
+		.close_with_client = json_is_true(json_object_get(params,
+		    "close_with_client")),
 	};
 	const char *within = rpc_session_str(params, "within");
 
@@ -242,6 +244,7 @@ static const struct params_field rpc_session_create_params[] = {
 	{ "space", PARAMS_STRING, 0, 256 },
 	{ "env", PARAMS_OBJECT, 0, 0 },
 	{ "within", PARAMS_STRING, 0, 64 },
+	{ "close_with_client", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_session_id_params[] = {

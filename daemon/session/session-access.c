@@ -100,6 +100,7 @@ session_access_lookup(struct rpc_call *call, const char *id, sbox_error *err)
 		    "no live session %s", id);
 		return NULL;
 	}
+	s->active_ms = store_clock_now_ms();	/* not idle (idle_close_s) */
 	return s;
 }
 

@@ -506,6 +506,10 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	if (session_access_budget(p->parent, err) == -1 ||
 	    diskguard_check(NULL, NULL, err) == -1)
 		return -1;
+	if (p->close_with_client && (call == NULL || rpc_call_conn(call) ==
+	    NULL))
+		return error_set_field(err, E_INVALID_PARAMS, "close_with_client",
+		    "close_with_client needs a client connection");
 	if (p->project == NULL || p->project[0] != '/')
 		return error_set_field(err, E_INVALID_PARAMS, "project",
 		    "project must be an absolute folder path");
@@ -526,6 +530,7 @@ session_create(const struct session_params *p, struct rpc_call *call,
 	s->parent = p->parent ? strdup(p->parent) : NULL;
 	s->creator_uid = p->uid;
 	s->created_ms = store_clock_now_ms();
+	s->active_ms = s->created_ms;
 	s->refused = json_array();
 	s->scratch = session_path("scratch", s->id);
 	if (s->scratch == NULL || s->project == NULL) {
@@ -558,6 +563,11 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		goto fail_rm;
 	session_env_dropped(s, p->env);
 	session_register(s);
+	/* close_with_client: it ends when the creating connection does */
+	if (p->close_with_client && session_client_bind(s, call, err) == -1) {
+		session_unregister(s);
+		goto fail_rm;
+	}
 	/* a backend can show at once whether the session is sandboxed */
 	events_publish("session.created", s->id, json_pack("{s:s, s:s, s:s, "
 	    "s:b, s:s?}", "profile", s->profile->name, "project", s->project,

@@ -221,6 +221,8 @@ session_to_json(const struct session *s)
 	    "container_pid", s->ct ? (int)container_pid(s->ct) : 0,
 	    "proxy_port", s->ct ? container_proxy_port(s->ct) : 0,
 	    "network", json_string(profile_network_name(s->profile->network)));
+	if (j != NULL && s->with_client != 0)
+		json_object_set_new(j, "close_with_client", json_true());
 	if (j != NULL)
 		shape_time(j, "created", s->created_ms);
 	return j;

@@ -55,6 +55,10 @@ struct session {
 	uid_t                creator_uid;
 	struct session_gitcfg *gitcfg;     /* what its repositories' git config
 	                                     names, and the files watched */
+	unsigned long        with_client; /* close_with_client: the id of the
+	                                     connection that created it, or 0 */
+	long long            active_ms;   /* last client request about it or
+	                                     running command (idle_close_s) */
 };
 
 /* What session.create was asked for. */
@@ -68,6 +72,8 @@ struct session_params {
 	json_t     *env;          /* the client's environment {NAME: VALUE} */
 	const char *parent;       /* the session the client runs inside, or NULL */
 	uid_t       uid;          /* the client's uid */
+	int         close_with_client; /* close it when the creating
+	                                  connection goes away */
 };
 
 /* What the rooms above (commands, approvals) do when something happens to a
@@ -150,6 +156,17 @@ struct session *session_access_lookup(struct rpc_call *call, const char *id,
  * state (session_find) itself. */
 int session_create(const struct session_params *p, struct rpc_call *call,
     json_t **result, sbox_error *err);
+/* session-client.c: a session that closes with the connection that made
+ * it (close_with_client): bind s to the call's connection; 0, or -1 with
+ * err when the call has no connection. */
+int session_client_bind(struct session *s, struct rpc_call *call,
+    sbox_error *err);
+/* session-idle.c: from the daemon's timer: close the sessions idle past
+ * the config's idle_close_s (no running command, no client request about
+ * them, no close_with_client client). */
+void session_idle_tick(void);
+/* The reason recorded when such a session closes with its client. */
+#define SESSION_ENDED_WITH_CLIENT "ended_with_client"
 /* Close a session: every process ends, the container and proxy go, the
  * scratch folder and placeholders are removed; recorded with reason. */
 void session_close(struct session *s, const char *reason);
