@@ -320,6 +320,9 @@ cmd_sandbox_print_provider(const char *name, const json_t *res,
 	    "(transcripts, history, todos, logs, caches)");
 	cmd_sandbox_provider_line("  sign-in", json_object_get(res,
 	    "account_signin"), "readable, never writable");
+	cmd_sandbox_provider_line("  private", json_object_get(res,
+	    "account_private"), "empty per session, discarded at close (the "
+	    "host's folder is never written)");
 	cmd_sandbox_provider_line("  read-only", json_object_get(res,
 	    "account_protect"), "files that make the agent run programs "
 	    "later (hooks, settings that name commands), even for it");

@@ -42,6 +42,7 @@ config_provider_free(struct config_binding *b)
 	strv_free(b->pass_env);
 	strv_free(b->set_env);
 	strv_free(b->keep);
+	strv_free(b->private_dirs);
 	free(b->alias_of);
 }
 
@@ -267,7 +268,8 @@ config_provider_resolve(const struct config *cfg,
 	if (b != NULL && (config_provider_add_all(&p->env, b->key_env) == -1 ||
 	    config_provider_add_all(&p->env, b->pass_env) == -1 ||
 	    config_provider_add_all(&p->account_protect, b->runs_later) == -1 ||
-	    config_provider_add_all(&p->account_keep, b->keep) == -1))
+	    config_provider_add_all(&p->account_keep, b->keep) == -1 ||
+	    config_provider_add_all(&p->account_private, b->private_dirs) == -1))
 		return error_nomem(err);
 	for (i = 0; b != NULL && b->set_env != NULL && b->set_env[i] != NULL;
 	    i++) {	/* what sbox sets for its CLI inside */

@@ -72,6 +72,10 @@ struct config_binding {
 	char **pass_env;       /* providers: names of variables its CLI needs
 	                          that are not secrets (passed from the client) */
 	char **set_env;        /* providers: "NAME=VALUE" sbox sets inside */
+	char **private_dirs;   /* providers (built-in): folders of its account
+	                          folders that each session gets a private,
+	                          empty copy of (what its CLI sources or runs
+	                          later, made per session, never the host's) */
 	char **keep;           /* providers (built-in): "FILE\tKEY" for a file
 	                          of the home outside its account folders that
 	                          its CLI keeps state in: only the KEY patterns

@@ -206,6 +206,11 @@ guard_spec_to_json(const struct guard_spec *s)
 	    s->missing), "rules", guard_spec_rules_json(s), "supervise",
 	    s->supervise, "exclude", s->exclude ? strv_json(s->exclude) : NULL,
 	    "nosock", s->nosock ? strv_json(s->nosock) : NULL);
+	if (j != NULL && s->private_dirs != NULL && json_object_set_new(j,
+	    "private", strv_json(s->private_dirs)) < 0) {
+		json_decref(j);
+		return NULL;
+	}
 	if (j != NULL && s->n_accounts > 0 && json_object_set_new(j,
 	    "accounts", guard_spec_accounts_json(s)) < 0) {
 		json_decref(j);
@@ -474,7 +479,8 @@ guard_spec_from_msg(struct guard_spec *s, json_t *j, const char *bulk,
 	if (rc < 0 || guard_spec_paths(&s->missing, "missing",
 	    json_object_get(j, "missing"), err) < 0 ||
 	    guard_spec_paths(&s->nosock, "nosock", json_object_get(j, "nosock"),
-	    err) < 0 || exclude_from_json(&s->exclude, json_object_get(j,
+	    err) < 0 || guard_spec_paths(&s->private_dirs, "private",
+	    json_object_get(j, "private"), err) < 0 || exclude_from_json(&s->exclude, json_object_get(j,
 	    "exclude"), err) < 0 || guard_spec_accounts(s, json_object_get(j,
 	    "accounts"), err) < 0) {
 		guard_spec_free(s);
@@ -552,6 +558,9 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->nosock != NULL && s->nosock[i] != NULL; i++)
 		free(s->nosock[i]);
 	free(s->nosock);
+	for (i = 0; s->private_dirs != NULL && s->private_dirs[i] != NULL; i++)
+		free(s->private_dirs[i]);
+	free(s->private_dirs);
 	for (i = 0; i < s->n_accounts; i++) {
 		free(s->accounts[i].root);
 		strv_free(s->accounts[i].writable);

@@ -580,6 +580,12 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 			return;
 		}
 	}
+	/* a folder of the session's own: nothing made there reaches the
+	 * host (its mount point itself the kernel keeps: EBUSY) */
+	for (i = 0; s->private_dirs != NULL && s->private_dirs[i] != NULL; i++)
+		if ((rl = guard_under(full, s->private_dirs[i])) >= 0 &&
+		    full[rl] != '\0')
+			return;
 	if (guard_rule_account(s, full, leaf, name, fs, v))
 		return;
 	for (i = 0; s->roots[i] != NULL; i++) {

@@ -138,6 +138,10 @@ struct guard_spec {
 	size_t             n_rules;
 	struct guard_account *accounts; /* the account folders (rule 0) */
 	size_t             n_accounts;
+	char             **private_dirs; /* NULL-terminated folders of the
+	                               session's own (a tmpfs over a part of an
+	                               account folder): anything below them is
+	                               allowed, nothing there outlives it */
 };
 
 /* What an operation does to the name it is decided on. */

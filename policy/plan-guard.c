@@ -191,6 +191,15 @@ plan_guard(struct plan *p, const struct profile *pr,
 			return -1;
 		v[n + 1] = NULL;
 	}
+	/* an agent's folders of its own in this session (tmpfs): free */
+	for (i = 0; i < p->n_mounts; i++) {
+		const struct plan_mount *m = &p->mounts[i];
+
+		if (m->kind == PLAN_MOUNT_TMPFS && m->rule != NULL &&
+		    strcmp(m->rule, PLAN_RULE_ACCOUNT_PRIVATE) == 0 &&
+		    strv_append(&p->guard->private_dirs, m->dst) == -1)
+			return -1;
+	}
 	if (plan_guard_accounts(p, pr) < 0)
 		return -1;
 	if (!ctx->no_read_reports && plan_guard_rules(p) < 0)

@@ -348,6 +348,42 @@ plan_provider_home(struct plan *p, const struct plan_context *ctx,
 	return plan_provider_names(p, fs, pr, ctx);
 }
 
+/* An empty tmpfs of the session's own over dir (a folder of one of pr's
+ * account folders that exists on the host); -1 on ENOMEM. */
+static int
+plan_provider_private(struct plan *p, const struct plan_fs *fs,
+    const struct profile *pr, const char *dir)
+{
+	const struct plan_mount *eff;
+	struct plan_mount *m;
+	struct stat st;
+	char path[4096];
+	size_t i, n = strlen(dir);
+	int in = 0;
+
+	if (n == 0 || n >= sizeof path)
+		return 0;
+	memcpy(path, dir, n + 1);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	for (i = 0; pr->account_folders && pr->account_folders[i]; i++)
+		if (path_is_under(path, pr->account_folders[i]) &&
+		    strcmp(path, pr->account_folders[i]) != 0)
+			in = 1;
+	eff = plan_provider_effective(p, path);
+	if (!in || eff == NULL || eff->kind != PLAN_MOUNT_RW_BIND ||
+	    fs->stat(fs->arg, path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if ((m = plan_provider_mount(p, PLAN_MOUNT_TMPFS, NULL, path,
+	    PLAN_RULE_ACCOUNT_PRIVATE)) == NULL)
+		return -1;
+	m->mode = 0700;
+	m->size_bytes = 64ULL << 20;
+	m->is_dir = 1;
+	return plan_provider_rule(p, path, PLAN_ACCESS_RW,
+	    PLAN_RULE_ACCOUNT_PRIVATE, 1);
+}
+
 /* Add the provider's home folder and account folder protections to p. */
 int
 plan_provider(struct plan *p, const struct profile *pr,
@@ -370,6 +406,12 @@ plan_provider(struct plan *p, const struct profile *pr,
 	for (i = 0; pr->account_folders && pr->account_folders[i]; i++)
 		if (plan_provider_accounts(p, fs, pr, ctx,
 		    pr->account_folders[i]) == -1)
+			return error_nomem(err);
+	/* its folders of its own per session: an empty tmpfs over each
+	 * (only one that exists in an account folder: the daemon makes it) */
+	for (i = 0; pr->account_private && pr->account_private[i]; i++)
+		if (plan_provider_private(p, fs, pr, pr->account_private[i]) ==
+		    -1)
 			return error_nomem(err);
 	/* its sign-in: readable, never writable (a swapped sign-in puts the
 	 * person's next work in another account) */

@@ -22,6 +22,7 @@ profile_provider_free(struct profile *p)
 	strv_free(p->account_writable);
 	strv_free(p->account_signin);
 	strv_free(p->account_keep);
+	strv_free(p->account_private);
 	strv_free(p->state_folders);
 }
 
@@ -39,6 +40,7 @@ profile_provider_copy(struct profile *c, const struct profile *p, int *ok)
 	c->account_writable = strv_copy(p->account_writable, ok);
 	c->account_signin = strv_copy(p->account_signin, ok);
 	c->account_keep = strv_copy(p->account_keep, ok);
+	c->account_private = strv_copy(p->account_private, ok);
 	c->state_folders = strv_copy(p->state_folders, ok);
 }
 
@@ -76,6 +78,8 @@ profile_provider_to_json(const struct profile *p, json_t *o)
 	    profile_provider_strv(p->account_signin));
 	json_object_set_new(o, "account_keep",
 	    profile_provider_strv(p->account_keep));
+	json_object_set_new(o, "account_private",
+	    profile_provider_strv(p->account_private));
 	json_object_set_new(o, "state_folders",
 	    profile_provider_strv(p->state_folders));
 }
@@ -149,6 +153,8 @@ profile_provider_apply_stored(struct profile *p, const char *key,
 		return profile_provider_list(&p->account_writable, v, 2, f, err);
 	if (strcmp(key, "account_signin") == 0)
 		return profile_provider_list(&p->account_signin, v, 2, f, err);
+	if (strcmp(key, "account_private") == 0)	/* may end in '/' */
+		return profile_provider_list(&p->account_private, v, 2, f, err);
 	if (strcmp(key, "account_keep") == 0)	/* "FILE\tKEY" */
 		return profile_provider_list(&p->account_keep, v, 2, f, err);
 	if (strcmp(key, "state_folders") == 0)

@@ -67,6 +67,8 @@ struct profile {
 	char **account_writable;   /* what its agent writes in them (absolute
 	                              patterns, '/' ends a folder); the rest
 	                              of an account folder is read-only */
+	char **account_private;    /* folders of its account folders each
+	                              session gets an empty one of its own */
 	char **account_keep;       /* "FILE\tKEY": the keys of a home file its
 	                              CLI keeps state in that pass between
 	                              the host and the sandbox ("FILE\t"

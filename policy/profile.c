@@ -269,7 +269,7 @@ profile_json(const struct profile *p, int redact)
 	json_object_set_new(o, "limits", limits);
 	json_object_set_new(o, "resolve", res);
 	profile_provider_to_json(p, o);
-	if (json_object_size(o) != 28) {	/* some allocation failed */
+	if (json_object_size(o) != 29) {	/* some allocation failed */
 		json_decref(o);
 		return NULL;
 	}

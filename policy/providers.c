@@ -194,7 +194,8 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 	}
 	if (strcmp(key, "account") == 0 || strcmp(key, "runs-later") == 0 ||
 	    strcmp(key, "state") == 0 || strcmp(key, "writable") == 0 ||
-	    strcmp(key, "signin") == 0 || strcmp(key, "settings") == 0) {
+	    strcmp(key, "signin") == 0 || strcmp(key, "settings") == 0 ||
+	    strcmp(key, "private") == 0) {
 		if (strncmp(v, "~/", 2) != 0 || strlen(v) < 3)
 			return snprintf(why, len, "\"%s\" must start with ~/", v), -1;
 		if (home == NULL)
@@ -216,6 +217,7 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		    &b->state_folders : strcmp(key, "writable") == 0 ?
 		    &b->writable : strcmp(key, "signin") == 0 ? &b->signin :
 		    strcmp(key, "settings") == 0 ? &b->settings :
+		    strcmp(key, "private") == 0 ? &b->private_dirs :
 		    &b->runs_later, p) == -1) {
 			free(p);
 			return -1;
@@ -225,7 +227,7 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 	}
 	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
 	    "account, state, home, env, pass-env, set-env, runs-later, writable, "
-	    "signin, settings, data or keep)", key);
+	    "signin, settings, data, keep or private)", key);
 	return -1;
 }
 
@@ -263,12 +265,14 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		strv_free(a->pass_env);
 		strv_free(a->set_env);
 		strv_free(a->keep);
+		strv_free(a->private_dirs);
 		free(a->alias_of);
 		if ((a->alias_of = strdup(b->key)) == NULL)
 			ok = 0;
 		a->pass_env = strv_copy(b->pass_env, &ok);
 		a->set_env = strv_copy(b->set_env, &ok);
 		a->keep = strv_copy(b->keep, &ok);
+		a->private_dirs = strv_copy(b->private_dirs, &ok);
 		a->writable = strv_copy(b->writable, &ok);
 		a->signin = strv_copy(b->signin, &ok);
 		a->settings = strv_copy(b->settings, &ok);
@@ -393,6 +397,7 @@ providers_copy(struct config_binding *dst, const struct config_binding *src,
 	dst->pass_env = strv_copy(src->pass_env, &ok);
 	dst->set_env = strv_copy(src->set_env, &ok);
 	dst->keep = strv_copy(src->keep, &ok);
+	dst->private_dirs = strv_copy(src->private_dirs, &ok);
 	return ok ? 0 : -1;
 }
 
@@ -510,6 +515,7 @@ providers_merge(struct config *cfg, sbox_error *err)
 		PROVIDERS_SWAP(pass_env);
 		PROVIDERS_SWAP(set_env);
 		PROVIDERS_SWAP(keep);
+		PROVIDERS_SWAP(private_dirs);
 #undef PROVIDERS_SWAP
 	}
 	for (i = 0; rc == 0 && i < n; i++) {	/* the other names */

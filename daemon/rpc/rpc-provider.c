@@ -97,6 +97,8 @@ rpc_provider_list(const struct config *cfg)
 			    rpc_provider_strv(b->settings));
 			json_object_set_new(o, "account_keep",
 			    rpc_provider_keep(b->keep));
+			json_object_set_new(o, "account_private",
+			    rpc_provider_strv(b->private_dirs));
 		}
 		free(home);
 		if (o != NULL)

@@ -58,6 +58,27 @@ session_provider_accounts(const struct profile *p)
 		}
 		(void)mkdir(path, 0700);
 	}
+	/* its folders of its own per session: their mount points (one
+	 * level below an account folder that exists, a plain folder) */
+	for (i = 0; p->account_private && p->account_private[i]; i++) {
+		struct stat st;
+		size_t n;
+
+		if (snprintf(path, sizeof path, "%s", p->account_private[i]) >=
+		    (int)sizeof path)
+			continue;
+		n = strlen(path);
+		while (n > 1 && path[n - 1] == '/')
+			path[--n] = '\0';
+		if (lstat(path, &st) == 0 || (slash = strrchr(path, '/')) ==
+		    NULL || slash == path)
+			continue;
+		*slash = '\0';
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		*slash = '/';
+		(void)mkdir(path, 0700);
+	}
 }
 
 /* The provider's home folder, created when missing. */

