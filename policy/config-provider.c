@@ -43,6 +43,7 @@ config_provider_free(struct config_binding *b)
 	strv_free(b->set_env);
 	strv_free(b->keep);
 	strv_free(b->private_dirs);
+	strv_free(b->telemetry);
 	free(b->alias_of);
 }
 

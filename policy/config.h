@@ -72,6 +72,10 @@ struct config_binding {
 	char **pass_env;       /* providers: names of variables its CLI needs
 	                          that are not secrets (passed from the client) */
 	char **set_env;        /* providers: "NAME=VALUE" sbox sets inside */
+	char **telemetry;      /* providers (built-in): host patterns its CLI
+	                          contacts in the background (telemetry,
+	                          feature flags, syncs): refused unless
+	                          allowed, recorded once per session */
 	char **private_dirs;   /* providers (built-in): folders of its account
 	                          folders that each session gets a private,
 	                          empty copy of (what its CLI sources or runs

@@ -31,6 +31,7 @@ struct guard_spec;
 #define PLAN_RULE_ACCOUNT     "an agent's account folder, read-only but what the agent writes while it works"
 #define PLAN_RULE_SIGNIN      "an agent's sign-in, readable but not writable"
 #define PLAN_RULE_AGENT_NAMED "read-only, named by an agent's settings"
+#define PLAN_RULE_TELEMETRY   "an agent's telemetry and background hosts, refused by default"
 #define PLAN_RULE_ACCOUNT_PRIVATE "an agent's folder of its own in this session (discarded at close)"
 
 /* One mount operation; applied in list order (later ones cover earlier). */

@@ -150,6 +150,12 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 		hostpat_format(&hp, buf, sizeof buf);
 		return strv_add_unique(&b->hosts, buf);
 	}
+	if (strcmp(key, "telemetry") == 0) {
+		if (hostpat_parse(v, &hp, NULL) == -1)
+			return snprintf(why, len, "\"%s\" is not a host pattern", v), -1;
+		hostpat_format(&hp, buf, sizeof buf);
+		return strv_add_unique(&b->telemetry, buf);
+	}
 	if (strcmp(key, "env") == 0) {
 		if (!envfilter_name_valid(v) || strchr(v, '*') != NULL)
 			return snprintf(why, len, "\"%s\" is not a variable name", v), -1;
@@ -227,7 +233,7 @@ providers_value(struct config_binding *b, const char *key, const char *v,
 	}
 	snprintf(why, len, "unknown key \"%s\" (expected alias, hosts, "
 	    "account, state, home, env, pass-env, set-env, runs-later, writable, "
-	    "signin, settings, data, keep or private)", key);
+	    "signin, settings, data, keep, private or telemetry)", key);
 	return -1;
 }
 
@@ -266,6 +272,7 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		strv_free(a->set_env);
 		strv_free(a->keep);
 		strv_free(a->private_dirs);
+		strv_free(a->telemetry);
 		free(a->alias_of);
 		if ((a->alias_of = strdup(b->key)) == NULL)
 			ok = 0;
@@ -273,6 +280,7 @@ providers_aliases(struct config_binding **out, size_t *n, char **aliases)
 		a->set_env = strv_copy(b->set_env, &ok);
 		a->keep = strv_copy(b->keep, &ok);
 		a->private_dirs = strv_copy(b->private_dirs, &ok);
+		a->telemetry = strv_copy(b->telemetry, &ok);
 		a->writable = strv_copy(b->writable, &ok);
 		a->signin = strv_copy(b->signin, &ok);
 		a->settings = strv_copy(b->settings, &ok);
@@ -398,6 +406,7 @@ providers_copy(struct config_binding *dst, const struct config_binding *src,
 	dst->set_env = strv_copy(src->set_env, &ok);
 	dst->keep = strv_copy(src->keep, &ok);
 	dst->private_dirs = strv_copy(src->private_dirs, &ok);
+	dst->telemetry = strv_copy(src->telemetry, &ok);
 	return ok ? 0 : -1;
 }
 
@@ -516,6 +525,7 @@ providers_merge(struct config *cfg, sbox_error *err)
 		PROVIDERS_SWAP(set_env);
 		PROVIDERS_SWAP(keep);
 		PROVIDERS_SWAP(private_dirs);
+		PROVIDERS_SWAP(telemetry);
 #undef PROVIDERS_SWAP
 	}
 	for (i = 0; rc == 0 && i < n; i++) {	/* the other names */

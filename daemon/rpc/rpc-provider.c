@@ -99,6 +99,8 @@ rpc_provider_list(const struct config *cfg)
 			    rpc_provider_keep(b->keep));
 			json_object_set_new(o, "account_private",
 			    rpc_provider_strv(b->private_dirs));
+			json_object_set_new(o, "telemetry",
+			    rpc_provider_strv(b->telemetry));
 		}
 		free(home);
 		if (o != NULL)

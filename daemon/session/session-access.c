@@ -15,9 +15,12 @@
 #include "daemon/rpc-call.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
+#include "policy/config.h"
 #include "policy/guard.h"
+#include "policy/hostpat.h"
 #include "policy/plan.h"
 #include "policy/profile.h"
+#include "policy/strv.h"
 #include "store/store.h"
 
 /* May a client inside session viewer (NULL: a host client) use s? */
@@ -210,15 +213,50 @@ session_access_tick(void)
 	    session_access_file_summary, NULL);
 }
 
+/* Is host one of the session's provider's background (telemetry) hosts?
+ * 1 and *first set (first refusal of it in the session), or 0. */
+static int
+session_access_telemetry(struct session *s, const char *host, int port,
+    int *first)
+{
+	const struct config_binding *b;
+	char key[300];
+
+	if (sboxd.config == NULL || s->profile == NULL ||
+	    s->profile->provider == NULL || (b = config_find_binding(
+	    sboxd.config->providers, sboxd.config->n_providers,
+	    s->profile->provider)) == NULL || b->telemetry == NULL ||
+	    !hostpat_match_list(b->telemetry, host, port))
+		return 0;
+	snprintf(key, sizeof key, "%s:%d", host, port);
+	*first = !strv_contains(s->telemetry_noted, key);
+	if (*first && strv_len(s->telemetry_noted) < 256)
+		(void)strv_add_unique(&s->telemetry_noted, key);
+	return 1;
+}
+
 /* Called by the proxy for each refused host of a session: counted in the
- * store always, published as an event within the rate limits. */
+ * store always (a provider's telemetry host: once per session), published
+ * as an event within the rate limits. */
 void
 session_access_host_refused(const char *session, const char *host, int port,
     const char *reason, const char *rule, void *arg)
 {
 	struct session *s = arg;
-	char key[RATELIMIT_KEY_MAX];
+	char key[RATELIMIT_KEY_MAX], why[400];
 	long long cmd, now = sboxd_now_ms();
+	int first;
+
+	if (strcmp(rule, "network allowlist") == 0 &&
+	    session_access_telemetry(s, host, port, &first)) {
+		if (!first)
+			return; /* refused again: said once already */
+		snprintf(why, sizeof why, "%s is where %s sends telemetry or "
+		    "syncs in the background; refused unless a person allows "
+		    "it (recorded once per session)", host, s->profile->provider);
+		rule = PLAN_RULE_TELEMETRY;
+		reason = why;
+	}
 
 	cmd = session_hooks.host_refused != NULL ?
 	    session_hooks.host_refused(s, host, port, rule, reason) : 0;

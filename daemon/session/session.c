@@ -233,6 +233,7 @@ void
 session_free(struct session *s)
 {
 	free(s->title);
+	strv_free(s->telemetry_noted);
 	free(s->project);
 	free(s->scratch);
 	free(s->provider);

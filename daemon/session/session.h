@@ -31,6 +31,9 @@ struct session {
 	TAILQ_ENTRY(session) entry;
 	char                 id[17];
 	char                *title;
+	char               **telemetry_noted; /* its provider's background
+	                                          hosts refused so far (each
+	                                          recorded once) */
 	char                *project;
 	int                  project_fd;  /* the project, held since it was checked */
 	char                *scratch;

@@ -315,3 +315,39 @@ def test_provider_pass_env_and_set_env(ctx):
     out = run(c, sid3, "env")["stdout"]
     assert "ANTHROPIC_BASE_URL" not in out and "IS_SANDBOX" not in out, out
     assert "SBOX_SANDBOX=strict\n" in out, out
+
+
+def test_telemetry_hosts_refused_and_recorded_once(ctx):
+    """A built-in provider's telemetry and background hosts (Codex's
+    ab.chatgpt.com) stay refused by default and are recorded once per
+    session, with their own rule; another refused host is recorded every
+    time, as before. A person's allow-host lets one through."""
+    d = ctx.daemon({})
+    c = d.client()
+    sid = create(c, ctx.tmp, "codex", sandbox="workspace")
+    provs = {p["name"]: p for p in c.call(
+        "sandbox.show", {"profile": "workspace"})["providers"]}
+    assert "ab.chatgpt.com" in provs["codex"]["telemetry"], provs["codex"]
+    blocked = []
+    for _ in range(3):
+        r = c.call("command.exec", {"session": sid, "argv": [
+            "sh", "-c", "curl -sS -m 10 http://ab.chatgpt.com/e >/dev/null "
+            "2>&1; curl -sS -m 10 http://other.example.test/ >/dev/null "
+            "2>&1; true"]})
+        blocked.append([(h["host"], h["rule"]) for h in
+                        r["blocked"]["hosts"]])
+    tele = [b for b in blocked if ("ab.chatgpt.com",
+                                   "an agent's telemetry and background "
+                                   "hosts, refused by default") in b]
+    assert len(tele) == 1 and blocked[0] == tele[0], blocked
+    assert all(any(h == "other.example.test" for h, _ in b)
+               for b in blocked), blocked
+    st = c.call("sandbox.status", {"session": sid})
+    counts = {x["host"]: x["count"] for x in st["refused"]}
+    assert counts["ab.chatgpt.com"] == 1, st["refused"]
+    assert counts["other.example.test"] == 3, st["refused"]
+    # a new session says it once again
+    sid2 = create(c, ctx.tmp, "codex", sandbox="workspace")
+    r = c.call("command.exec", {"session": sid2, "argv": [
+        "sh", "-c", "curl -sS -m 10 http://ab.chatgpt.com/e; true"]})
+    assert [h["host"] for h in r["blocked"]["hosts"]] == ["ab.chatgpt.com"]
