@@ -7,12 +7,13 @@
  * which exits at once, has said why before it prints its own error. An
  * agent that runs commands inside reads the reason in its tool output.
  *
- * Written only where it cannot harm: the caller's stderr is a pipe or a
- * socket (never a terminal, whose screen a program may be drawing, nor a
- * file or /dev/null), open for writing, reached as a copy of the caller's
- * own descriptor (pidfd_getfd: nothing the caller could not write itself),
- * without blocking (a pipe reopened O_NONBLOCK, a socket sent
- * MSG_DONTWAIT): a full pipe drops the line, never stalls the guard. At
+ * Written only where it cannot harm: the caller's stderr is a pipe, a
+ * socket or a plain file (never a terminal, whose screen a program may be
+ * drawing, nor /dev/null), open for writing, reached as a copy of the
+ * caller's own descriptor (pidfd_getfd: nothing the caller could not
+ * write itself, at the offset it would write at), without blocking (a
+ * pipe reopened O_NONBLOCK, a socket sent MSG_DONTWAIT): a full pipe
+ * drops the line, never stalls the guard. At
  * most INIT_TELL_MAX answers wait at once, each at most INIT_TELL_WAIT_MS,
  * and lines are rate-limited (a bucket), so a flood of refusals costs
  * what it costs without this. */
@@ -71,7 +72,7 @@ init_tell_token(void)
 	return 1;
 }
 
-/* Write text to tgid's stderr when it is a pipe or a socket open for
+/* Write text to tgid's stderr when it is a pipe, a socket or a file open for
  * writing, without blocking. */
 static void
 init_tell_write(json_int_t cmd, pid_t tgid, const char *text, size_t len)
@@ -101,6 +102,12 @@ init_tell_write(json_int_t cmd, pid_t tgid, const char *text, size_t len)
 					/* full, or no reader: dropped */
 				}
 				close(w);
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			/* a file the caller writes its errors to (Claude
+			 * Code's tool output): written as its own write */
+			if (write(fd, text, len) < 0) {
+				/* full: dropped */
 			}
 		} else if (S_ISSOCK(st.st_mode)) {
 			if (send(fd, text, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {

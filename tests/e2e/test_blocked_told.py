@@ -2,7 +2,7 @@
 writes sboxd's `sbox: blocked:` line (what, the rule, what can be done) to
 the refused process's own stderr while the call waits, so an agent that
 runs a tool inside reads the reason in the tool's output. Only a stderr of
-the command's making (a pipe or a socket, not the command's own stderr,
+the command's making (a pipe, a socket or a file, not the command's own stderr,
 which sboxd relays to its client who prints the line there), never a
 terminal, never for a name the host lacks, and rate-limited."""
 import os
@@ -128,3 +128,12 @@ def test_a_flood_is_rate_limited_and_never_stalls(ctx):
     # 300 held answers wait 250 ms at most each only if sboxd never
     # answers; it does, so the loop is far from 75 s
     assert took < 60, took
+
+
+def test_told_to_a_file_stderr(ctx):
+    """Claude Code's Bash tool writes a command's output to a file."""
+    c, sid, proj, key = setup(ctx)
+    r = run(c, sid, "cat %s 2>/tmp/err.log; cat /tmp/err.log" % key)
+    out = r.out
+    assert out.count("sbox: blocked:") == 1, out
+    assert out.index("sbox: blocked:") < out.index("cat:"), out

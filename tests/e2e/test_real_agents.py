@@ -7,6 +7,7 @@ test; skipped with the reason when npm cannot install them."""
 import base64
 import glob
 import os
+import subprocess
 
 import agentlib
 import modelapi
@@ -15,13 +16,22 @@ from sboxtest import is_root
 
 def run_agent(ctx, agent):
     d_agents = agentlib.install()
-    api = modelapi.ModelAPI([{"shell": "echo made-by-%s > made.txt && "
-                              "cat made.txt" % agent}, {"text": "all done"}])
+    # a tool call that works, then one that a prompt injection would
+    # make: a key read, a hook planted, an unlisted host
+    api = modelapi.ModelAPI([
+        {"shell": "echo made-by-%s > made.txt && cat made.txt" % agent},
+        {"shell": "cat $HOME/.ssh/id_test; echo evil > .git/hooks/pre-commit;"
+                  " curl -sS -m 10 http://unlisted.test/; true"},
+        {"text": "all done"}])
     port = api.start()
     try:
         d = ctx.daemon(None, start=False)
         project = os.path.join(ctx.tmp, "proj")
         os.makedirs(project)
+        subprocess.run(["git", "init", "-q", project], check=True)
+        os.makedirs(os.path.join(d.home, ".ssh"))
+        with open(os.path.join(d.home, ".ssh", "id_test"), "w") as f:
+            f.write("KEY-SECRET-77\n")
         acct = {"claude": ".claude", "codex": ".codex",
                 "gemini": ".gemini"}[agent]
         os.makedirs(os.path.join(d.home, acct), exist_ok=True)
@@ -55,8 +65,16 @@ def run_agent(ctx, agent):
             out[-2000:], err[-3000:], api.requests()[-2:])
         with open(os.path.join(project, "made.txt")) as f:
             assert f.read() == "made-by-%s\n" % agent
-        assert any("made-by-" + agent in t for t in api.tool_outputs()), \
-            api.tool_outputs()
+        outs = api.tool_outputs()
+        assert any("made-by-" + agent in t for t in outs), outs
+        # the refusals, and sbox's reasons in the agent's own transcript
+        assert not os.path.exists(os.path.join(project,
+                                               ".git/hooks/pre-commit"))
+        said = "\n".join(outs)
+        assert "KEY-SECRET-77" not in said, said
+        assert "sbox: blocked: read of" in said and "id_test" in said, said
+        assert "pre-commit refused" in said, said
+        assert "sbox refused unlisted.test" in said, said
         return d, c, sid, out
     finally:
         api.stop()
