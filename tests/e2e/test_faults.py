@@ -12,6 +12,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import signal
 import socket
 import sqlite3
@@ -28,6 +29,18 @@ from sandboxlib import make_project, sbox_processes
 
 
 # ---------------------------------------------------------------- helpers
+
+def ctx_cleanup_tree(ctx, path):
+    """Remove path with the context's own folders at the end of the test."""
+    orig = ctx.cleanup
+
+    def cleanup():
+        try:
+            orig()
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+    ctx.cleanup = cleanup
+
 
 def db_path(d):
     return os.path.join(d.state, "sbox.db")
@@ -776,11 +789,16 @@ def test_finished_commands_hold_no_descriptors(ctx):
 def test_bwrap_exec_failure_says_why(ctx):
     """--bwrap that cannot be executed: the error says why (errno text),
     not only `exited with status 127`."""
-    bad = os.path.join(ctx.tmp, "bwrap-bad")
+    # outside /tmp: as root a bwrap under /tmp is refused before its exec
+    # (test_bwrap_under_tmp_says_why)
+    outside = tempfile.mkdtemp(prefix="sbox-e2e-bwrap-", dir="/var/tmp")
+    os.chmod(outside, 0o755)
+    ctx_cleanup_tree(ctx, outside)
+    bad = os.path.join(outside, "bwrap-bad")
     with open(bad, "wb") as f:
         f.write(b"garbage, not a program\n")
     os.chmod(bad, 0o755)
-    noexec = os.path.join(ctx.tmp, "bwrap-noexec")
+    noexec = os.path.join(outside, "bwrap-noexec")
     with open(noexec, "wb") as f:
         f.write(b"#!/bin/sh\n")
     os.chmod(noexec, 0o644)
@@ -800,3 +818,58 @@ def test_bwrap_exec_failure_says_why(ctx):
         c.close()
         serving_and_intact(d)
         d.stop()
+
+
+def test_bwrap_under_tmp_says_why(ctx):
+    """Issue 45: a bwrap under /tmp. As root, bwrap starts in a mount
+    namespace whose /tmp is an empty tmpfs, so its exec said "No such file
+    or directory" of a file that exists; the error now says why and what
+    to do. As a user nothing is staged and the same bwrap runs."""
+    real = shutil.which("bwrap")
+    if real is None:
+        raise Skip("no bwrap in PATH")
+    copy = os.path.join(ctx.tmp, "bin", "bwrap")
+    os.makedirs(os.path.dirname(copy))
+    shutil.copy2(real, copy)
+    os.chmod(copy, 0o755)
+    d = ctx.daemon(start=False)
+    d.start(extra=["--bwrap", copy])
+    c = d.client()
+    if is_root():
+        try:
+            c.call("session.create", {"project": project(ctx),
+                                      "sandbox": "workspace"})
+            raise AssertionError("a session started with bwrap under /tmp")
+        except RpcError as e:
+            assert "lies under /tmp" in e.message, e
+            assert "--bwrap" in e.message, e
+            assert "No such file" not in e.message, e
+    else:
+        sid = c.call("session.create", {"project": project(ctx),
+                                        "sandbox": "workspace"})["session"]
+        c.call("session.close", {"session": sid})
+    c.close()
+    serving_and_intact(d)
+
+
+def test_client_socket_path_too_long_says_so(ctx):
+    """Issue 45: a socket path over the 108 bytes of sun_path. The client
+    said "start it with 'sboxd --socket ...'" (which fails the same way);
+    it now says the path is too long and to choose a shorter one."""
+    d = ctx.daemon(start=False)
+    long_path = os.path.join(ctx.tmp, "x" * 120, "sboxd.sock")
+    for args, env in ((["--socket", long_path], None),
+                      ([], {"SBOX_SOCKET": long_path})):
+        r = d.cli(*(args + ["--no-start", "daemon", "status"]), env=env)
+        err = r.stderr.decode()
+        assert r.returncode != 0, r
+        assert "over the 107 a Unix socket path can hold" in err, err
+        assert "shorter" in err, err
+        assert "start it with" not in err, err
+    run = os.path.join(ctx.tmp, "r" * 110)
+    os.makedirs(run, mode=0o700)
+    env = {"XDG_RUNTIME_DIR": run, "SBOX_SOCKET": ""}
+    r = d.cli("--no-start", "daemon", "status", env=env)
+    err = r.stderr.decode()
+    assert r.returncode != 0 and "XDG_RUNTIME_DIR" in err, err
+    assert "start it with" not in err, err
