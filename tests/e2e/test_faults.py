@@ -161,6 +161,57 @@ def test_store_locked_status_fast_and_end_kept(ctx):
     serving_and_intact(d)
 
 
+def test_store_locked_2s_exec_waits_and_succeeds(ctx):
+    """Issue 45: another process holds the database locked (BEGIN
+    EXCLUSIVE) for 2 s. `session exec` failed with "beginning a
+    transaction: database is locked" (busy timeout 50 ms); it now waits,
+    tried again from a timer (the loop serves others meanwhile), starts
+    when the lock goes, and an RPC client hears of the wait once it is
+    past 1 s (command.waiting)."""
+    d = ctx.daemon()
+    c = d.client()
+    sid = c.call("session.create", {"project": project(ctx),
+                                    "sandbox": "workspace"})["session"]
+    for via in ("cli", "rpc"):
+        holder = lock_holder(db_path(d))
+        t0 = time.monotonic()
+        timer = threading.Timer(2.0, release, (holder,))
+        timer.start()
+        try:
+            if via == "cli":
+                r = d.cli("session", "exec", sid, "--no-tty", "--",
+                          "echo", "ran-after-lock", timeout=30)
+                took = time.monotonic() - t0
+                assert r.returncode == 0, out(r)
+                assert b"ran-after-lock" in r.stdout, out(r)
+            else:
+                other = d.client()
+                # others are served while the exec waits
+                rid = c.send("command.exec", {
+                    "session": sid, "argv": ["echo", "ran-after-lock"],
+                    "stdio": "pipes"})
+                time.sleep(0.3)
+                t = time.monotonic()
+                assert other.call("rpc.ping")["pong"] is True
+                assert time.monotonic() - t < 1.0, "the loop was stalled"
+                other.close()
+                w = c.wait_notification("command.waiting", lambda p: True,
+                                        timeout=10)
+                assert w["method"] == "command.exec", w
+                assert w["waited_ms"] >= 1000, w
+                c.sock.settimeout(30)
+                res = c.result(c.wait_reply(rid))
+                c.sock.settimeout(None)
+                took = time.monotonic() - t0
+                assert res["exit_code"] == 0, res
+        finally:
+            timer.join()
+        assert 1.5 < took < 5.0, "%s: exec took %.2f s" % (via, took)
+    assert health(c)["dropped"] == 0
+    c.call("session.close", {"session": sid})
+    serving_and_intact(d)
+
+
 def bwraps_of(pid):
     """The bwrap processes among pid's children."""
     out = []
