@@ -56,8 +56,17 @@ static int diskguard_reaped, diskguard_eof, diskguard_was_short;
 static char *diskguard_order[DISKGUARD_ROOTS_MAX]; /* roots measured */
 static int diskguard_order_whole[DISKGUARD_ROOTS_MAX];
 static int diskguard_norder;
+static int diskguard_again;         /* freed while a measure ran: again */
+#define DISKGUARD_WAITERS 16
+static struct diskguard_waiter {    /* told when the measure after a */
+	void (*done)(void *);       /* freeing is in (diskguard_freed) */
+	void  *arg;
+} diskguard_waiters[DISKGUARD_WAITERS];
+static int diskguard_nwaiters;
 
 struct diskguard_hooks diskguard_hooks;  /* named at start (main.c) */
+
+static void diskguard_measure(void);
 
 /* <state_dir>/reserve (static buffer). */
 static const char *
@@ -268,6 +277,19 @@ diskguard_measured(void)
 	}
 }
 
+/* Tell those waiting for a measure after a freeing that it is in. */
+static void
+diskguard_tell(void)
+{
+	struct diskguard_waiter w[DISKGUARD_WAITERS];
+	int i, n = diskguard_nwaiters;
+
+	memcpy(w, diskguard_waiters, sizeof w);
+	diskguard_nwaiters = 0;
+	for (i = 0; i < n; i++)
+		w[i].done(w[i].arg);
+}
+
 /* The measuring child is done (output and exit): take its answer. */
 static void
 diskguard_job_done(void)
@@ -281,6 +303,13 @@ diskguard_job_done(void)
 		free(diskguard_order[i]);
 	diskguard_norder = 0;
 	diskguard_pid = 0;
+	if (diskguard_again) {	/* that walk began before space was freed */
+		diskguard_again = 0;
+		diskguard_measure();
+		if (diskguard_pid != 0)
+			return;
+	}
+	diskguard_tell();
 }
 
 /* The child's output. */
@@ -489,6 +518,30 @@ diskguard_start(struct event_base *base)
 		diskguard_ev = evtimer_new(base, diskguard_tick, NULL);
 	if (diskguard_ev != NULL)
 		event_add(diskguard_ev, &tv);
+}
+
+/* Space was freed (sbox cache clear, a scratch folder removed): look at
+ * the disk and measure the roots again now, not at the next tick (a root
+ * cleared was refused until then); a walk running now began before the
+ * freeing, so another follows it. */
+void
+diskguard_freed(void (*done)(void *), void *arg)
+{
+	if (diskguard_ev != NULL) {	/* started */
+		diskguard_look();
+		if (diskguard_pid != 0)
+			diskguard_again = 1;
+		else
+			diskguard_measure();
+	}
+	if (done == NULL)
+		return;
+	if (diskguard_pid == 0 || diskguard_nwaiters == DISKGUARD_WAITERS) {
+		done(arg);	/* nothing to wait for (or too many waiting) */
+		return;
+	}
+	diskguard_waiters[diskguard_nwaiters].done = done;
+	diskguard_waiters[diskguard_nwaiters++].arg = arg;
 }
 
 /* Before a command of a session starts (its plan and project), or a

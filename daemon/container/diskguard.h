@@ -58,6 +58,10 @@ struct diskguard_hooks {
 };
 extern struct diskguard_hooks diskguard_hooks;
 
+/* Space was freed (cache clear, scratch removed): measure again at once;
+ * done(arg), when not NULL, is called once that measure is in (at once
+ * when there is nothing to measure). */
+void diskguard_freed(void (*done)(void *), void *arg);
 /* Before a command of a session starts (its plan, and its project for
  * the message; plan NULL: a session is being made): free the reserve when
  * space is short; -1 with E_LIMIT when the session's caches are full. */
