@@ -3,6 +3,8 @@ again as soon as space is freed (`cache clear`), and more.
 
 Runs as root and as an unprivileged user; what needs root (a small tmpfs
 for the state folder) is skipped for the user with the reason."""
+import base64
+import json
 import os
 import time
 
@@ -50,4 +52,80 @@ def test_cache_clear_measures_again_at_once(ctx):
         time.sleep(0.05)
     took = time.monotonic() - t0
     assert took < 1.0, took
+    c.close()
+
+
+REFUSER = r"""
+import os, socket, sys, time
+while not os.path.exists("go"):
+    time.sleep(0.02)
+host, port = os.environ["HTTP_PROXY"].rsplit("/", 1)[-1].rsplit(":", 1)
+n = int(sys.argv[1])
+done = 0
+for i in range(n):
+    s = socket.create_connection((host.strip("[]"), int(port)))
+    s.sendall(b"CONNECT refused-%d.test:443 HTTP/1.1\r\nHost: x\r\n\r\n" % i)
+    if b" 403 " in s.recv(4096):
+        done += 1
+    s.close()
+print(done)
+"""
+
+
+def _db_rows(d, sql):
+    import sqlite3
+    con = sqlite3.connect(os.path.join(d.state, "sbox.db"), timeout=10)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_1500_refusals_while_store_locked_none_lost(ctx):
+    """Issue 45: while the store cannot write, the in-memory queue held
+    1,024 records and lost the rest (476 of 1,500 refusals). What the queue
+    cannot hold now goes to a spill file beside the store, bounded by
+    bytes, and is written back when the store works again: none lost,
+    and daemon status shows queued, spilled and lost."""
+    from test_faults import lock_holder, release
+    d = ctx.daemon({"sandbox": {"profiles": {"net": {
+        "extends": "workspace", "network": "registries"}}}}, start=False,
+        name="spill")
+    make_home(d.home)
+    d.start()
+    c = d.client()
+    proj = make_project(os.path.join(d.root, "proj"))
+    with open(os.path.join(proj, "refuser.py"), "w") as f:
+        f.write(REFUSER)
+    sid = create(c, proj, "net")
+    # the command starts first (it needs its row), then waits for "go"
+    cmd = c.call("command.exec", {"session": sid, "argv": [
+        "python3", "refuser.py", "1500"], "stdio": "pipes",
+        "detach": True})["command"]
+    holder = lock_holder(os.path.join(d.state, "sbox.db"))
+    try:
+        open(os.path.join(proj, "go"), "w").close()
+        r = c.call("command.wait", {"command": cmd})
+        assert r["state"] == "exited" and r["exit_code"] == 0, r
+        out = c.call("command.read", {"command": cmd})
+        assert "1500" in json.dumps(out) or b"1500" in base64.b64decode(
+            out.get("stdout", "")), out
+        h = c.call("daemon.status")["store_health"]
+        assert h["ok"] is False, h
+        assert h["spilled"] > 0 and h["lost"] == 0, h
+        assert h["queued"] <= 1024, h
+    finally:
+        release(holder)
+    wait_for(lambda: c.call("daemon.status")["store_health"]["spilled"] == 0
+             and c.call("daemon.status")["store_health"]["queued"] == 0, 20,
+             step=0.2, what="the spilled records to be written")
+    h = c.call("daemon.status")["store_health"]
+    assert h["lost"] == 0 and h["dropped_refusals"] == 0, h
+    assert h["spilled_total"] > 0, h
+    # a session keeps STORE_REFUSAL_ROWS_MAX rows, the rest counted in
+    # its '*' row: every refusal is in a count
+    n = _db_rows(d, "SELECT sum(count) FROM refusals WHERE session = '%s' "
+                 "AND (host LIKE 'refused-%%.test' OR host = '*')" % sid)[0][0]
+    assert n == 1500, n
+    assert not os.path.getsize(os.path.join(d.state, "sbox.db-spill"))
     c.close()
