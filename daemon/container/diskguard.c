@@ -68,6 +68,28 @@ struct diskguard_hooks diskguard_hooks;  /* named at start (main.c) */
 
 static void diskguard_measure(void);
 
+/* The reserve against the state disk's size (diskguard_size_reserve): a
+ * reserve over a quarter of the disk is scaled down to an eighth of it. */
+#define DISKGUARD_RESERVE_SHARE 4   /* at most 1/4 of the disk as it is */
+#define DISKGUARD_RESERVE_SCALED 8  /* scaled down to 1/8 of the disk */
+#define DISKGUARD_RESERVE_MIN (1ULL << 20) /* less: refuse to start */
+static uint64_t diskguard_disk_total;   /* the state disk's size, at start */
+static char diskguard_reserve_note[512];/* why the reserve is not as set */
+
+/* The reserve in use: the configured one, scaled down on a state disk
+ * too small for it (diskguard_size_reserve). */
+static uint64_t
+diskguard_want(void)
+{
+	uint64_t want = config_disk_reserve_bytes(sboxd.config);
+
+	if (want == 0 || diskguard_disk_total == 0 ||
+	    want <= diskguard_disk_total / DISKGUARD_RESERVE_SHARE)
+		return want;
+	want = diskguard_disk_total / DISKGUARD_RESERVE_SCALED;
+	return want & ~((1ULL << 20) - 1);
+}
+
 /* <state_dir>/reserve (static buffer). */
 static const char *
 diskguard_reserve_path(void)
@@ -95,7 +117,7 @@ diskguard_space(uint64_t *free_b, uint64_t *total)
 static void
 diskguard_take(void)
 {
-	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, tot;
+	uint64_t want = diskguard_want(), fr, tot;
 	int fd;
 
 	if (diskguard_held || diskguard_unsupported || want == 0 ||
@@ -133,7 +155,7 @@ diskguard_release(void)
 	if (diskguard_held)
 		log_warn("the state file system is short of space: sboxd freed "
 		    "its reserve of %llu MiB for its own records", (unsigned long
-		    long)(config_disk_reserve_bytes(sboxd.config) >> 20));
+		    long)(diskguard_want() >> 20));
 	diskguard_held = 0;
 }
 
@@ -437,7 +459,7 @@ fail:
 static void
 diskguard_look(void)
 {
-	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, tot;
+	uint64_t want = diskguard_want(), fr, tot;
 	int was = diskguard_short;
 
 	if (diskguard_space(&fr, &tot) == -1)
@@ -497,6 +519,44 @@ diskguard_tick(evutil_socket_t fd, short what, void *arg)
 	event_add(diskguard_ev, &tv);
 }
 
+/* At start, before the store opens: compare the reserve with the state
+ * disk. A reserve over a quarter of the disk is scaled down to an eighth
+ * (said in the log by diskguard_start and in daemon status); a disk too
+ * small for even DISKGUARD_RESERVE_MIN refuses the start, saying what to
+ * set. 0, or -1 with err. */
+int
+diskguard_size_reserve(sbox_error *err)
+{
+	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, got;
+
+	diskguard_reserve_note[0] = '\0';
+	diskguard_disk_total = 0;
+	if (diskguard_space(&fr, &diskguard_disk_total) == -1)
+		diskguard_disk_total = 0;	/* not known: as set */
+	if (want == 0 || diskguard_disk_total == 0 ||
+	    want <= diskguard_disk_total / DISKGUARD_RESERVE_SHARE)
+		return 0;
+	if ((got = diskguard_want()) < DISKGUARD_RESERVE_MIN)
+		return error_set(err, E_LIMIT, "the state folder %s is on a "
+		    "file system of %llu KiB, too small for sboxd's disk "
+		    "reserve (daemon.disk_reserve_mb %llu, or even %llu MiB "
+		    "scaled down): put the state folder on a larger disk "
+		    "(--state-dir), or set \"daemon\": {\"disk_reserve_mb\": 0} "
+		    "in %s to run without a reserve", sboxd.state_dir,
+		    (unsigned long long)(diskguard_disk_total >> 10),
+		    (unsigned long long)(want >> 20),
+		    (unsigned long long)(DISKGUARD_RESERVE_MIN >> 20),
+		    sboxd.config_path ? sboxd.config_path : "the config");
+	snprintf(diskguard_reserve_note, sizeof diskguard_reserve_note,
+	    "the state file system (%s) is %llu MiB, too small for the disk "
+	    "reserve of %llu MiB (daemon.disk_reserve_mb): scaled down to "
+	    "%llu MiB, an eighth of it; set daemon.disk_reserve_mb to choose "
+	    "(0: no reserve), or move the state folder to a larger disk",
+	    sboxd.state_dir, (unsigned long long)(diskguard_disk_total >> 20),
+	    (unsigned long long)(want >> 20), (unsigned long long)(got >> 20));
+	return 0;
+}
+
 /* Take the reserve and start the timer (NULL: stop). */
 void
 diskguard_start(struct event_base *base)
@@ -513,6 +573,8 @@ diskguard_start(struct event_base *base)
 		diskguard_nroots = 0;
 		return;
 	}
+	if (diskguard_reserve_note[0] != '\0')
+		log_warn("%s", diskguard_reserve_note);
 	diskguard_take();
 	if (diskguard_ev == NULL)
 		diskguard_ev = evtimer_new(base, diskguard_tick, NULL);
@@ -598,10 +660,13 @@ diskguard_describe(void)
 			    "root", diskguard_roots[i].path, "bytes",
 			    (json_int_t)diskguard_roots[i].bytes, "limit_bytes",
 			    (json_int_t)diskguard_roots[i].limit));
-	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:o}", "state_dir",
+	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:s?}",
+	    "state_dir",
 	    sboxd.state_dir, "free_bytes", (json_int_t)fr, "total_bytes",
 	    (json_int_t)tot, "reserve_bytes", (json_int_t)
-	    config_disk_reserve_bytes(sboxd.config), "reserve_held",
-	    diskguard_held, "short", fr < config_disk_reserve_bytes(
-	    sboxd.config), "full_caches", full);
+	    diskguard_want(), "reserve_held",
+	    diskguard_held, "short", fr < diskguard_want(), "full_caches", full,
+	    "reserve_configured_bytes", (json_int_t)config_disk_reserve_bytes(
+	    sboxd.config), "reserve_warning", diskguard_reserve_note[0] ?
+	    diskguard_reserve_note : NULL);
 }

@@ -43,6 +43,9 @@ struct plan;
 #define DISKGUARD_EXEC_S    30     /* or when a command starts this long
                                       after its roots' last measure */
 
+/* At start, before the store: compare the reserve with the state disk;
+ * scale it down (warned) or refuse (-1 with err saying what to set). */
+int diskguard_size_reserve(sbox_error *err);
 /* Take the reserve and start the timer (base NULL: stop, freeing it). */
 void diskguard_start(struct event_base *base);
 /* What the guard asks of the rooms above it (sessions, commands), named

@@ -129,3 +129,60 @@ def test_1500_refusals_while_store_locked_none_lost(ctx):
     assert n == 1500, n
     assert not os.path.getsize(os.path.join(d.state, "sbox.db-spill"))
     c.close()
+
+
+def test_state_disk_smaller_than_reserve(ctx):
+    """Issue 45: on a state disk smaller than the 64 MiB reserve sboxd ran
+    and said nothing. It now compares the reserve with the disk at start:
+    scaled down to an eighth of a disk it would take more than a quarter
+    of (a warning in the log and in daemon status), kept on a disk large
+    enough, and a disk too small for even 1 MiB refuses the start saying
+    what to set."""
+    import subprocess
+    from sboxtest import Skip, is_root
+    if not is_root():
+        raise Skip("mounting a small tmpfs for the state folder needs root")
+    for size_mb, want_mb in ((16, 2), (100, 12), (400, 64), (4, None)):
+        d = ctx.daemon(start=False, name="small%d" % size_mb)
+        os.makedirs(d.state, mode=0o700)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o",
+                           "size=%dm,mode=0700" % size_mb, "tmpfs",
+                           d.state]).returncode != 0:
+            raise Skip("cannot mount a tmpfs here")
+        try:
+            if want_mb is None:
+                r = subprocess.run(d.args(), env=d.env(),
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=20)
+                err = r.stderr.decode()
+                assert r.returncode != 0, r
+                assert "too small for sboxd's disk reserve" in err, err
+                assert "disk_reserve_mb" in err and "--state-dir" in err, err
+                continue
+            d.start()
+            c = d.client()
+            disk = c.call("daemon.status")["disk"]
+            assert disk["reserve_bytes"] == want_mb << 20, (size_mb, disk)
+            assert disk["reserve_configured_bytes"] == 64 << 20, disk
+            if want_mb < 64:
+                assert "scaled down to %d MiB" % want_mb in \
+                    disk["reserve_warning"], disk
+                assert "scaled down to %d MiB" % want_mb in d.read_log()
+            else:
+                assert disk.get("reserve_warning") is None, disk
+            wait_for(lambda: c.call("daemon.status")["disk"]["reserve_held"],
+                     10, what="the reserve to be taken")
+            st = os.stat(os.path.join(d.state, "reserve"))
+            assert st.st_size == want_mb << 20, st
+            # it serves: a session runs
+            proj = make_project(os.path.join(d.root, "proj"))
+            sid = create(c, proj)
+            assert run(c, sid, "echo ok").out == "ok\n"
+            c.call("session.close", {"session": sid})
+            c.close()
+            d.stop()
+        finally:
+            if d.proc is not None and d.proc.poll() is None:
+                d.proc.kill()
+                d.proc.wait()
+            subprocess.run(["umount", "-l", d.state])
