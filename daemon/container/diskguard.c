@@ -68,13 +68,21 @@ struct diskguard_hooks diskguard_hooks;  /* named at start (main.c) */
 
 static void diskguard_measure(void);
 
-/* The reserve against the state disk's size (diskguard_size_reserve): a
- * reserve over a quarter of the disk is scaled down to an eighth of it. */
-#define DISKGUARD_RESERVE_SHARE 4   /* at most 1/4 of the disk as it is */
+/* The reserve against the state disk's size (diskguard_size_reserve): the
+ * default reserve over half the disk is scaled down to an eighth of it; a
+ * reserve the person set is kept as set, with a warning. */
+#define DISKGUARD_RESERVE_SHARE 2   /* at most 1/2 of the disk as it is */
 #define DISKGUARD_RESERVE_SCALED 8  /* scaled down to 1/8 of the disk */
 #define DISKGUARD_RESERVE_MIN (1ULL << 20) /* less: refuse to start */
 static uint64_t diskguard_disk_total;   /* the state disk's size, at start */
 static char diskguard_reserve_note[512];/* why the reserve is not as set */
+
+/* Did the person set daemon.disk_reserve_mb (not the default)? */
+static int
+diskguard_reserve_set(void)
+{
+	return sboxd.config != NULL && sboxd.config->disk_reserve_mb >= 0;
+}
 
 /* The reserve in use: the configured one, scaled down on a state disk
  * too small for it (diskguard_size_reserve). */
@@ -83,7 +91,7 @@ diskguard_want(void)
 {
 	uint64_t want = config_disk_reserve_bytes(sboxd.config);
 
-	if (want == 0 || diskguard_disk_total == 0 ||
+	if (diskguard_reserve_set() || want == 0 || diskguard_disk_total == 0 ||
 	    want <= diskguard_disk_total / DISKGUARD_RESERVE_SHARE)
 		return want;
 	want = diskguard_disk_total / DISKGUARD_RESERVE_SCALED;
@@ -520,10 +528,11 @@ diskguard_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /* At start, before the store opens: compare the reserve with the state
- * disk. A reserve over a quarter of the disk is scaled down to an eighth
- * (said in the log by diskguard_start and in daemon status); a disk too
- * small for even DISKGUARD_RESERVE_MIN refuses the start, saying what to
- * set. 0, or -1 with err. */
+ * disk. The default reserve over half the disk is scaled down to an
+ * eighth of it, one the person set is kept (either said in the log by
+ * diskguard_start and in daemon status); a disk too small for even
+ * DISKGUARD_RESERVE_MIN refuses the start, saying what to set. 0, or -1
+ * with err. */
 int
 diskguard_size_reserve(sbox_error *err)
 {
@@ -536,6 +545,17 @@ diskguard_size_reserve(sbox_error *err)
 	if (want == 0 || diskguard_disk_total == 0 ||
 	    want <= diskguard_disk_total / DISKGUARD_RESERVE_SHARE)
 		return 0;
+	if (diskguard_reserve_set()) {	/* as set, said */
+		snprintf(diskguard_reserve_note, sizeof diskguard_reserve_note,
+		    "the disk reserve of %llu MiB (daemon.disk_reserve_mb) is "
+		    "over half of the state file system (%s, %llu MiB): it is "
+		    "kept as set, so the disk counts as short of space %s",
+		    (unsigned long long)(want >> 20), sboxd.state_dir,
+		    (unsigned long long)(diskguard_disk_total >> 20),
+		    want * 2 > diskguard_disk_total ? "from the start" :
+		    "early");
+		return 0;
+	}
 	if ((got = diskguard_want()) < DISKGUARD_RESERVE_MIN)
 		return error_set(err, E_LIMIT, "the state folder %s is on a "
 		    "file system of %llu KiB, too small for sboxd's disk "
