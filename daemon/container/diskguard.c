@@ -665,6 +665,34 @@ diskguard_check(const struct plan *plan, const char *project, sbox_error *err)
 	return 0;
 }
 
+/* Which bound holds each of a session's writable places, for
+ * sandbox.status: its caches and scratch folder are measured by this
+ * guard (not enforced by the kernel: a writer can outrun a measure); its
+ * /tmp is a tmpfs of the plan's size, which the kernel bounds. */
+json_t *
+diskguard_bounds(const struct plan *plan, uint64_t limit)
+{
+	json_t *o = json_object();
+	const char *root;
+	int k;
+
+	for (k = 0; plan != NULL && k < 2; k++) {
+		if ((root = diskguard_root_of(plan, k)) == NULL)
+			continue;
+		json_object_set_new(o, k ? "scratch" : "caches", json_pack(
+		    "{s:s, s:s, s:I, s:b, s:s}", "path", root, "bound",
+		    "measured", "limit_bytes", (json_int_t)limit, "kernel", 0,
+		    "how", "measured by sboxd every 30 s, before commands and "
+		    "after a freeing; over the limit its commands are stopped "
+		    "and refused (each file bounded by RLIMIT_FSIZE)"));
+	}
+	if (plan != NULL && plan->sandboxed)
+		json_object_set_new(o, "tmp", json_pack("{s:s, s:s, s:I, s:b}",
+		    "path", "/tmp", "bound", "tmpfs", "limit_bytes",
+		    (json_int_t)plan->limits.tmp_bytes, "kernel", 1));
+	return o;
+}
+
 /* The state file system, for sandbox.check and daemon.status. */
 json_t *
 diskguard_describe(void)

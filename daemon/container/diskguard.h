@@ -43,6 +43,9 @@ struct plan;
 #define DISKGUARD_EXEC_S    30     /* or when a command starts this long
                                       after its roots' last measure */
 
+/* {caches, scratch, tmp}: which bound holds each (measured or tmpfs), for
+ * sandbox.status; limit is the session's cache limit. */
+json_t *diskguard_bounds(const struct plan *plan, uint64_t limit);
 /* At start, before the store: compare the reserve with the state disk;
  * scale it down (warned) or refuse (-1 with err saying what to set). */
 int diskguard_size_reserve(sbox_error *err);

@@ -186,3 +186,28 @@ def test_state_disk_smaller_than_reserve(ctx):
                 d.proc.kill()
                 d.proc.wait()
             subprocess.run(["umount", "-l", d.state])
+
+
+def test_sandbox_status_says_which_disk_bound(ctx):
+    """Issue 45: `sandbox status` says which bound holds each writable
+    place: the caches and the scratch folder are measured by sboxd (not
+    enforced by the kernel, said so), /tmp is a tmpfs the kernel bounds."""
+    d = ctx.daemon(start=False, name="bounds")
+    make_home(d.home)
+    d.start()
+    c = d.client()
+    proj = make_project(os.path.join(d.root, "proj"))
+    sid = create(c, proj)
+    disk = c.call("sandbox.status", {"session": sid})["disk"]
+    assert disk["scratch"]["bound"] == "measured", disk
+    assert disk["scratch"]["kernel"] is False, disk
+    assert disk["tmp"]["bound"] == "tmpfs" and disk["tmp"]["kernel"], disk
+    assert disk["tmp"]["limit_bytes"] > 0, disk
+    r = d.cli("sandbox", "status", sid)
+    text = r.stdout.decode()
+    assert r.returncode == 0, r
+    assert "disk: scratch" in text and "not enforced by the kernel" in text, \
+        text
+    assert "disk: /tmp" in text and "the kernel bounds it" in text, text
+    c.call("session.close", {"session": sid})
+    c.close()
