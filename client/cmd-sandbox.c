@@ -132,6 +132,8 @@ cmd_sandbox_line(const char *key, const char *value)
 		printf("%-14s %s\n", key, text_show(value));
 }
 
+static void cmd_sandbox_print_disk(const json_t *disk);
+
 /* Print which package caches a profile sees and where their writes go. */
 static void
 cmd_sandbox_print_caches(const json_t *c)
@@ -505,6 +507,7 @@ cmd_sandbox_print_status(const json_t *r)
 	if (json_object_get(r, "limits") != NULL)
 		cmd_sandbox_line("cgroup", cmd_sandbox_s(json_object_get(r,
 		    "limits"), "cgroup", "?"));
+	cmd_sandbox_print_disk(json_object_get(r, "disk"));
 	n = json_array_size(json_object_get(r, "refused"));
 	if (n == 0) {
 		cmd_sandbox_line("refused", "no host refused");
@@ -527,6 +530,30 @@ cmd_sandbox_print_status(const json_t *r)
 		    reason ? reason : "");
 		free(host);
 		free(reason);
+	}
+}
+
+/* The bound of each writable place (sandbox.status's disk): measured by
+ * sboxd, or a tmpfs the kernel bounds. */
+static void
+cmd_sandbox_print_disk(const json_t *disk)
+{
+	static const char *const names[] = { "caches", "scratch", "tmp" };
+	static const char *const keys[] = { "disk: caches", "disk: scratch",
+	    "disk: /tmp" };
+	char line[512];
+	const json_t *b;
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if ((b = json_object_get(disk, names[i])) == NULL)
+			continue;
+		snprintf(line, sizeof line, "%s, %lld MiB (%s)",
+		    cmd_sandbox_s(b, "bound", "?"), (long long)(
+		    json_integer_value(json_object_get(b, "limit_bytes")) >> 20),
+		    json_is_true(json_object_get(b, "kernel")) ? "the kernel "
+		    "bounds it" : "measured, not enforced by the kernel");
+		cmd_sandbox_line(keys[i], line);
 	}
 }
 

@@ -177,7 +177,17 @@ client_connect(const struct client_opts *o, sbox_error *err)
 		fd = client_dial(path);
 	}
 	if (fd == -1) {
-		if (is_default)
+		if (errno == ENAMETOOLONG)
+			error_set(err, E_UNAVAILABLE, "the socket path %s is %zu "
+			    "bytes, over the %zu a Unix socket path can hold: "
+			    "choose a shorter one (%s)", path, strlen(path),
+			    sizeof(((struct sockaddr_un *)0)->sun_path) - 1,
+			    is_default ? "a shorter XDG_RUNTIME_DIR, or --socket "
+			    "PATH / SBOX_SOCKET for sbox and sboxd --socket PATH" :
+			    "--socket PATH / SBOX_SOCKET for sbox, and sboxd "
+			    "--socket with the same path; or the default in "
+			    "XDG_RUNTIME_DIR");
+		else if (is_default)
 			error_set_errno(err, E_UNAVAILABLE, errno,
 			    "no sboxd is listening on %s (start it with 'sboxd'%s)",
 			    path, o->no_start ? ", or drop --no-start" : "");

@@ -575,6 +575,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;
 	}
+	if (diskguard_size_reserve(&err) == -1) {
+		fprintf(stderr, "sboxd: %s\n", err.message);
+		return 1;
+	}
 	if ((sboxd.store = store_open(sboxd.db_path, &err)) == NULL) {
 		fprintf(stderr, "sboxd: %s\n", err.message);
 		return 1;

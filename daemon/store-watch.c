@@ -34,7 +34,7 @@ store_watch_health(void)
 
 	store_stats(sboxd.store, &s);
 	return json_pack("{s:b, s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:b, s:s?}",
+	    "s:b, s:s?, s:I, s:I, s:I, s:I, s:I}",
 	    "ok", s.healthy && !store_watch_recover,
 	    "error", s.last_error[0] != '\0' && !s.healthy ? s.last_error : NULL,
 	    "pending", (json_int_t)s.pending,
@@ -47,7 +47,13 @@ store_watch_health(void)
 	    "reopened", (json_int_t)s.reopened,
 	    "recovery_pending", store_watch_recover,
 	    "recovery_error", store_watch_recover ?
-	    store_watch_recover_error : NULL);
+	    store_watch_recover_error : NULL,
+	    /* issue 45: the records kept while the store cannot write */
+	    "queued", (json_int_t)s.pending,
+	    "spilled", (json_int_t)s.spilled,
+	    "spilled_total", (json_int_t)s.spilled_total,
+	    "spill_bytes", (json_int_t)s.spill_bytes,
+	    "lost", (json_int_t)s.dropped);
 }
 
 /* A crash recovery failed at start: retry it from the tick. */
@@ -159,10 +165,11 @@ store_watch_health_change(void)
 		    (json_int_t)s.dropped));
 	}
 	if (s.dropped != store_watch_dropped) {
-		log_error("store: %llu record(s) could not be kept (%llu "
-		    "refusals, %llu events, %llu other); the counts are in "
-		    "daemon status", s.dropped - store_watch_dropped,
-		    s.dropped_refusals, s.dropped_events, s.dropped_delayed);
+		log_warn("store: %llu record(s) lost: the queue and its spill "
+		    "file are full (in all %llu refusals, %llu events, %llu "
+		    "delayed writes); the counts are in daemon status",
+		    s.dropped - store_watch_dropped, s.dropped_refusals,
+		    s.dropped_events, s.dropped_delayed);
 		store_watch_dropped = s.dropped;
 	}
 }

@@ -35,6 +35,7 @@ static const struct {
 	{ E_RATE_LIMITED, -32036 },
 	{ E_STORE, -32040 },
 	{ E_STORE_VERSION, -32041 },
+	{ E_STORE_BUSY, -32042 },
 	{ E_IO, -32050 },
 	{ E_UNAVAILABLE, -32060 },
 };

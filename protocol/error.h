@@ -29,6 +29,7 @@
 #define E_NARROWING        "sbox.NarrowingViolation"
 #define E_STORE            "sbox.StoreError"
 #define E_STORE_VERSION    "sbox.StoreTooNew"
+#define E_STORE_BUSY       "sbox.StoreBusy"
 #define E_IO               "sbox.IoError"
 #define E_NOT_FOUND        "sbox.NotFound"
 #define E_LIMIT            "sbox.LimitExceeded"

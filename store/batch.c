@@ -79,6 +79,14 @@ store_batch_insert(struct store *st, struct store_batch_rec *r,
 	return store_stmt_exec(st, stmt, "recording an event", err);
 }
 
+/* Insert one record (a spilled one) inside the caller's transaction. */
+int
+store_batch_insert_one(struct store *st, struct store_batch_rec *r,
+    sbox_error *err)
+{
+	return store_batch_insert(st, r, err);
+}
+
 /* Insert every queued record inside the caller's transaction; the queue is
  * kept (store_batch_clear after the commit). Returns how many, or -1. */
 int

@@ -7,6 +7,8 @@
 void store_batch_rec_free(struct store_batch_rec *r);
 int store_batch_merge(struct store *st, struct store_batch_rec *rec);
 int store_batch_write(struct store *st, sbox_error *err);
+int store_batch_insert_one(struct store *st, struct store_batch_rec *r,
+    sbox_error *err);
 int store_batch_save_dropped(struct store *st, sbox_error *err);
 void store_batch_clear(struct store *st);
 

@@ -2,6 +2,7 @@
  * store_flush (the delayed writes, then the queued records). */
 #include "store/store-types.h"
 #include "store/batch.h"
+#include "store/spill.h"
 #include "store/delay.h"
 #include "store/fault.h"
 #include "store/migrate.h"
@@ -275,6 +276,7 @@ store_open_version(const char *path, int version, sbox_error *err)
 		return NULL;
 	}
 	sqlite3_commit_hook(st->db, store_commit_hook, st);
+	store_spill_open(st);
 	return st;
 }
 
@@ -350,6 +352,7 @@ store_close(struct store *st)
 	(void)store_flush(st, NULL);
 	store_batch_clear(st);
 	store_delay_clear(st);
+	store_spill_close(st);
 	store_stmt_finalize_all(st);
 	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
 	    NULL, NULL);
@@ -384,6 +387,9 @@ store_stats(const struct store *st, struct store_stats *out)
 	out->dropped_events = st->dropped_events;
 	out->dropped_delayed = st->delayed_dropped;
 	out->merged = st->merged;
+	out->spilled = st->spilled;
+	out->spilled_total = st->spilled_total;
+	out->spill_bytes = st->spill_bytes;
 	out->delayed = st->ndelayed;
 	out->delayed_total = st->delayed_total;
 	out->reopened = st->reopened;
@@ -406,7 +412,7 @@ store_flush(struct store *st, sbox_error *err)
 		    "or replaced (it is re-created)", st->path);
 	if (store_delay_retry(st, err) == -1)
 		return -1;
-	if (st->batch_len == 0 &&
+	if (st->batch_len == 0 && st->spilled == 0 &&
 	    st->dropped_refusals == st->dropped_saved[0] &&
 	    st->dropped_events == st->dropped_saved[1]) {
 		store_fault_ok(st);
@@ -415,7 +421,9 @@ store_flush(struct store *st, sbox_error *err)
 	st->last_rc = 0;
 	if (store_stmt_tx_begin(st, 0, err) == -1)
 		goto fail;
-	if ((n = store_batch_write(st, err)) == -1 ||
+	/* the spilled records are older than the queued ones: first */
+	if (store_spill_write(st, err) == -1 ||
+	    (n = store_batch_write(st, err)) == -1 ||
 	    store_batch_save_dropped(st, err) == -1) {
 		store_stmt_tx_rollback(st);
 		goto fail;
@@ -425,6 +433,7 @@ store_flush(struct store *st, sbox_error *err)
 	st->dropped_saved[0] = st->dropped_refusals;
 	st->dropped_saved[1] = st->dropped_events;
 	store_batch_clear(st);
+	store_spill_done(st);
 	st->flushes++;
 	store_fault_ok(st);
 	return n;

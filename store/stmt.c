@@ -24,8 +24,10 @@ store_stmt_error(struct store *st, sbox_error *err, const char *what)
 		    sqlite3_errmsg(st->db));
 		store_fault_note(st, NULL);
 	}
-	return error_set(err, E_STORE, "%s: %s (database %s)", what,
-	    sqlite3_errmsg(st->db), st->path);
+	/* locked by another process: a caller may try again later */
+	return error_set(err, (st->last_rc & 0xff) == SQLITE_BUSY ||
+	    (st->last_rc & 0xff) == SQLITE_LOCKED ? E_STORE_BUSY : E_STORE,
+	    "%s: %s (database %s)", what, sqlite3_errmsg(st->db), st->path);
 }
 
 /* The cached statement for a static SQL text (prepared on first use), reset. */

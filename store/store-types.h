@@ -72,6 +72,11 @@ struct store {
 	unsigned long long     dropped_refusals; /* refusal records lost */
 	unsigned long long     dropped_events;
 	unsigned long long     merged;      /* refusals merged in the full queue */
+	/* spill.c: what the full queue could not hold, in <path>-spill */
+	int                    spill_fd;    /* -1: not open */
+	unsigned long long     spill_bytes; /* its size */
+	unsigned long long     spilled;     /* records in it now */
+	unsigned long long     spilled_total; /* records ever spilled */
 	unsigned long long     dropped_saved[2]; /* of the two above, stored */
 	/* delay.c: writes waiting for the database */
 	struct store_delayed   delayed[STORE_DELAY_MAX];

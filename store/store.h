@@ -72,6 +72,10 @@ struct store_stats {
 	unsigned long long dropped_delayed; /* delayed writes lost (bound, or
 	                              * refused when retried) */
 	unsigned long long merged;   /* refusals counted in a queued one */
+	unsigned long long spilled;  /* records in the spill file now (the
+	                              * queue was full; written back later) */
+	unsigned long long spilled_total; /* records ever spilled */
+	unsigned long long spill_bytes;   /* the spill file's size */
 	size_t             delayed;  /* writes waiting for the database */
 	unsigned long long delayed_total; /* writes ever delayed */
 	unsigned long long reopened; /* times the file was re-created */

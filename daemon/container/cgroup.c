@@ -262,6 +262,70 @@ cgroup_mark(const char *dir)
 	return setxattr(dir, CGROUP_MARK_XATTR, val, (size_t)n, 0);
 }
 
+/* The name of this process's next container cgroup below base, in out:
+ * base/sbox-<pid>-<start time>-<n>. The name is the mark made in the same
+ * step as the folder (mkdir), so a crash before the xattr is written
+ * leaves nothing the sweep cannot tell as ours; base/sbox-<pid>-<n> when
+ * the start time cannot be read. -1 when it does not fit. */
+int
+cgroup_name(char *out, size_t size, const char *base, unsigned n)
+{
+	static unsigned long long start;
+	int len;
+
+	if (start == 0)
+		start = cgroup_start_time(getpid());
+	if (start != 0)
+		len = snprintf(out, size, "%s/sbox-%ld-%llu-%u", base,
+		    (long)getpid(), start, n);
+	else
+		len = snprintf(out, size, "%s/sbox-%ld-%u", base,
+		    (long)getpid(), n);
+	return len < 0 || (size_t)len >= size ? -1 : 0;
+}
+
+/* Parse a container cgroup's name: sbox-<pid>-<n> (*start = 0) or
+ * sbox-<pid>-<start>-<n>. 0, or -1 when it is not one of those. */
+int
+cgroup_name_parse(const char *name, long *pid, unsigned long long *start)
+{
+	const char *p;
+	char *end;
+	int fields = 0;
+
+	if (strncmp(name, "sbox-", 5) != 0)
+		return -1;
+	*start = 0;
+	*pid = 0;
+	for (p = name + 5; fields < 3; p = end + 1) {
+		unsigned long long v;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno != 0)
+			return -1;
+		if (fields == 0) {
+			if (v == 0 || v > INT_MAX)
+				return -1;
+			*pid = (long)v;
+		} else if (fields == 1) {
+			*start = v;
+		}
+		fields++;
+		if (*end == '\0')
+			break;
+		if (*end != '-')
+			return -1;
+	}
+	if (*end != '\0' || fields < 2)
+		return -1;
+	if (fields == 2)
+		*start = 0;	/* sbox-<pid>-<n>: the second field is n */
+	return 0;
+}
+
 /* Was dir marked by an sboxd of this boot that is gone now? */
 int
 cgroup_mark_gone(const char *dir)
@@ -390,18 +454,24 @@ cgroup_sweep(const char *dir)
 	if ((d = opendir(dir)) == NULL)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
-		char *end;
+		unsigned long long start;
+		char val[8];
 		long pid;
+		int gone;
 
-		if (strncmp(de->d_name, "sbox-", 5) != 0)
-			continue;
-		pid = strtol(de->d_name + 5, &end, 10);
-		if (end == de->d_name + 5 || *end != '-' || end[1] == '\0' ||
-		    strspn(end + 1, "0123456789") != strlen(end + 1) ||
-		    pid <= 0 || pid > INT_MAX)
+		if (cgroup_name_parse(de->d_name, &pid, &start) < 0)
 			continue;
 		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >=
-		    (int)sizeof path || !cgroup_mark_gone(path))
+		    (int)sizeof path)
+			continue;
+		/* the xattr decides when there is one; a name with the
+		 * start time decides alone (a crash before the mark) */
+		if (getxattr(path, CGROUP_MARK_XATTR, val, sizeof val) >= 0 ||
+		    errno == ERANGE || start == 0)
+			gone = cgroup_mark_gone(path);
+		else
+			gone = cgroup_owner_gone((pid_t)pid, start);
+		if (!gone)
 			continue;
 		n++;
 		cgroup_remove(path);

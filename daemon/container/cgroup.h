@@ -10,14 +10,18 @@
  * pids and cpu controllers for <own>'s children, and puts each container in
  * a child <own>/sbox-<pid>-<n>.
  *
- * Leftovers: container cgroups are named sbox-<pid>-<n> after the sboxd
- * that made them, and marked as its own (the xattr CGROUP_MARK_XATTR =
+ * Leftovers: container cgroups are named sbox-<pid>-<start time>-<n>
+ * after the sboxd that made them (its pid and start time: the mkdir that
+ * makes one marks it, so a kill -9 between the two steps leaves nothing
+ * unmarked), and marked as its own (the xattr CGROUP_MARK_XATTR =
  * "<boot id> <pid> <start time>"). At start every such cgroup whose mark
  * names a process of this boot that is gone (or whose pid is another
  * process now: its start time differs) is emptied (cgroup.kill, or SIGKILL
  * to its cgroup.procs) and removed; one still busy is retried from a
- * timer. A cgroup without the mark is never touched, whatever its name:
- * the name alone says nothing about who made it. */
+ * timer. An unmarked one is judged by its name when the name holds the
+ * start time (cgroups do not outlive a boot); an unmarked sbox-<pid>-<n>
+ * (the older name, or a name someone else chose) is never touched: a pid
+ * alone says nothing about who made it. */
 #ifndef SBOX_CGROUP_H
 #define SBOX_CGROUP_H
 
@@ -52,6 +56,11 @@ int cgroup_owner_gone(pid_t pid, unsigned long long start);
 /* Mark dir as made by this process (0, or -1 with errno when the cgroup
  * file system keeps no xattrs: a crash then leaves it behind). */
 int cgroup_mark(const char *dir);
+/* This process's next container cgroup below base: base/sbox-<pid>-<start
+ * time>-<n> (the name marks it in the mkdir itself); -1 when too long. */
+int cgroup_name(char *out, size_t size, const char *base, unsigned n);
+/* Parse sbox-<pid>-<n> (*start 0) or sbox-<pid>-<start>-<n>; 0 or -1. */
+int cgroup_name_parse(const char *name, long *pid, unsigned long long *start);
 /* 1 when dir carries a mark of this boot whose process is gone; 0 when it
  * has none, another boot's, or its process lives. */
 int cgroup_mark_gone(const char *dir);

@@ -49,8 +49,10 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 	if (cg->n >= 2)
 		return -1;
 	for (e = 0; e < 16; e++) {
-		snprintf(dir, sizeof dir, "%s/sbox-%ld-%u", base, (long)getpid(),
-		    ++counter);
+		if (cgroup_name(dir, sizeof dir, base, ++counter) < 0) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
 		if (mkdir(dir, 0755) == 0)
 			break;
 		/* Left by an earlier sboxd with our pid that was killed: an
@@ -64,8 +66,8 @@ container_cgroup_make(struct container_cg *cg, const char *base,
 		static int warned;
 
 		if (!warned++)
-			log_warn("cannot mark cgroup %s as sboxd's own (%s): a "
-			    "crash of sboxd will leave it behind", dir,
+			log_warn("cannot mark cgroup %s as sboxd's own (%s): "
+			    "its name alone names sboxd after a crash", dir,
 			    strerror(errno));
 	}
 	snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,26 @@ container_start_find_bwrap(const char *configured, sbox_error *err)
 	error_set(err, E_SANDBOX_UNAVAILABLE,
 	    "bwrap is not installed: apt install bubblewrap");
 	return NULL;
+}
+
+/* As root, bwrap starts in a mount namespace of its own whose /tmp is an
+ * empty tmpfs (container_launch_stage): a bwrap that lies under /tmp is
+ * not there to exec. Refuse it before the spawn, saying why (the exec's
+ * "No such file or directory" names a file that exists). 0, or -1 with err. */
+static int
+container_start_check_staged_bwrap(const char *bwrap, sbox_error *err)
+{
+	char real[PATH_MAX];
+	const char *p = realpath(bwrap, real) != NULL ? real : bwrap;
+
+	if (strcmp(p, "/tmp") != 0 && strncmp(p, "/tmp/", 5) != 0)
+		return 0;
+	error_set(err, E_SANDBOX_UNAVAILABLE, "bwrap at %s lies under /tmp, "
+	    "which sboxd replaces with an empty tmpfs while it sets up a "
+	    "sandbox as root, so it cannot run from there: install bwrap "
+	    "elsewhere (apt install bubblewrap puts it in /usr/bin) or set "
+	    "the path to a bwrap outside /tmp (sboxd --bwrap PATH)", p);
+	return -1;
 }
 
 /* stderr pipe readable. */
@@ -403,6 +424,8 @@ container_start(const struct plan *p, const struct container_opts *o,
 		goto fail;
 	}
 	if (container_start_render(c, p, o, &args, &sec, &cmd, &binds, err) < 0)
+		goto fail;
+	if (binds.staged && container_start_check_staged_bwrap(bwrap, err) < 0)
 		goto fail;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
 	    pipe2(ep, O_CLOEXEC) < 0) {

@@ -56,8 +56,47 @@ static int diskguard_reaped, diskguard_eof, diskguard_was_short;
 static char *diskguard_order[DISKGUARD_ROOTS_MAX]; /* roots measured */
 static int diskguard_order_whole[DISKGUARD_ROOTS_MAX];
 static int diskguard_norder;
+static int diskguard_again;         /* freed while a measure ran: again */
+#define DISKGUARD_WAITERS 16
+static struct diskguard_waiter {    /* told when the measure after a */
+	void (*done)(void *);       /* freeing is in (diskguard_freed) */
+	void  *arg;
+} diskguard_waiters[DISKGUARD_WAITERS];
+static int diskguard_nwaiters;
 
 struct diskguard_hooks diskguard_hooks;  /* named at start (main.c) */
+
+static void diskguard_measure(void);
+
+/* The reserve against the state disk's size (diskguard_size_reserve): the
+ * default reserve over half the disk is scaled down to an eighth of it; a
+ * reserve the person set is kept as set, with a warning. */
+#define DISKGUARD_RESERVE_SHARE 2   /* at most 1/2 of the disk as it is */
+#define DISKGUARD_RESERVE_SCALED 8  /* scaled down to 1/8 of the disk */
+#define DISKGUARD_RESERVE_MIN (1ULL << 20) /* less: refuse to start */
+static uint64_t diskguard_disk_total;   /* the state disk's size, at start */
+static char diskguard_reserve_note[512];/* why the reserve is not as set */
+
+/* Did the person set daemon.disk_reserve_mb (not the default)? */
+static int
+diskguard_reserve_set(void)
+{
+	return sboxd.config != NULL && sboxd.config->disk_reserve_mb >= 0;
+}
+
+/* The reserve in use: the configured one, scaled down on a state disk
+ * too small for it (diskguard_size_reserve). */
+static uint64_t
+diskguard_want(void)
+{
+	uint64_t want = config_disk_reserve_bytes(sboxd.config);
+
+	if (diskguard_reserve_set() || want == 0 || diskguard_disk_total == 0 ||
+	    want <= diskguard_disk_total / DISKGUARD_RESERVE_SHARE)
+		return want;
+	want = diskguard_disk_total / DISKGUARD_RESERVE_SCALED;
+	return want & ~((1ULL << 20) - 1);
+}
 
 /* <state_dir>/reserve (static buffer). */
 static const char *
@@ -86,7 +125,7 @@ diskguard_space(uint64_t *free_b, uint64_t *total)
 static void
 diskguard_take(void)
 {
-	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, tot;
+	uint64_t want = diskguard_want(), fr, tot;
 	int fd;
 
 	if (diskguard_held || diskguard_unsupported || want == 0 ||
@@ -124,7 +163,7 @@ diskguard_release(void)
 	if (diskguard_held)
 		log_warn("the state file system is short of space: sboxd freed "
 		    "its reserve of %llu MiB for its own records", (unsigned long
-		    long)(config_disk_reserve_bytes(sboxd.config) >> 20));
+		    long)(diskguard_want() >> 20));
 	diskguard_held = 0;
 }
 
@@ -268,6 +307,19 @@ diskguard_measured(void)
 	}
 }
 
+/* Tell those waiting for a measure after a freeing that it is in. */
+static void
+diskguard_tell(void)
+{
+	struct diskguard_waiter w[DISKGUARD_WAITERS];
+	int i, n = diskguard_nwaiters;
+
+	memcpy(w, diskguard_waiters, sizeof w);
+	diskguard_nwaiters = 0;
+	for (i = 0; i < n; i++)
+		w[i].done(w[i].arg);
+}
+
 /* The measuring child is done (output and exit): take its answer. */
 static void
 diskguard_job_done(void)
@@ -281,6 +333,13 @@ diskguard_job_done(void)
 		free(diskguard_order[i]);
 	diskguard_norder = 0;
 	diskguard_pid = 0;
+	if (diskguard_again) {	/* that walk began before space was freed */
+		diskguard_again = 0;
+		diskguard_measure();
+		if (diskguard_pid != 0)
+			return;
+	}
+	diskguard_tell();
 }
 
 /* The child's output. */
@@ -408,7 +467,7 @@ fail:
 static void
 diskguard_look(void)
 {
-	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, tot;
+	uint64_t want = diskguard_want(), fr, tot;
 	int was = diskguard_short;
 
 	if (diskguard_space(&fr, &tot) == -1)
@@ -468,6 +527,56 @@ diskguard_tick(evutil_socket_t fd, short what, void *arg)
 	event_add(diskguard_ev, &tv);
 }
 
+/* At start, before the store opens: compare the reserve with the state
+ * disk. The default reserve over half the disk is scaled down to an
+ * eighth of it, one the person set is kept (either said in the log by
+ * diskguard_start and in daemon status); a disk too small for even
+ * DISKGUARD_RESERVE_MIN refuses the start, saying what to set. 0, or -1
+ * with err. */
+int
+diskguard_size_reserve(sbox_error *err)
+{
+	uint64_t want = config_disk_reserve_bytes(sboxd.config), fr, got;
+
+	diskguard_reserve_note[0] = '\0';
+	diskguard_disk_total = 0;
+	if (diskguard_space(&fr, &diskguard_disk_total) == -1)
+		diskguard_disk_total = 0;	/* not known: as set */
+	if (want == 0 || diskguard_disk_total == 0 ||
+	    want <= diskguard_disk_total / DISKGUARD_RESERVE_SHARE)
+		return 0;
+	if (diskguard_reserve_set()) {	/* as set, said */
+		snprintf(diskguard_reserve_note, sizeof diskguard_reserve_note,
+		    "the disk reserve of %llu MiB (daemon.disk_reserve_mb) is "
+		    "over half of the state file system (%s, %llu MiB): it is "
+		    "kept as set, so the disk counts as short of space %s",
+		    (unsigned long long)(want >> 20), sboxd.state_dir,
+		    (unsigned long long)(diskguard_disk_total >> 20),
+		    want * 2 > diskguard_disk_total ? "from the start" :
+		    "early");
+		return 0;
+	}
+	if ((got = diskguard_want()) < DISKGUARD_RESERVE_MIN)
+		return error_set(err, E_LIMIT, "the state folder %s is on a "
+		    "file system of %llu KiB, too small for sboxd's disk "
+		    "reserve (daemon.disk_reserve_mb %llu, or even %llu MiB "
+		    "scaled down): put the state folder on a larger disk "
+		    "(--state-dir), or set \"daemon\": {\"disk_reserve_mb\": 0} "
+		    "in %s to run without a reserve", sboxd.state_dir,
+		    (unsigned long long)(diskguard_disk_total >> 10),
+		    (unsigned long long)(want >> 20),
+		    (unsigned long long)(DISKGUARD_RESERVE_MIN >> 20),
+		    sboxd.config_path ? sboxd.config_path : "the config");
+	snprintf(diskguard_reserve_note, sizeof diskguard_reserve_note,
+	    "the state file system (%s) is %llu MiB, too small for the disk "
+	    "reserve of %llu MiB (daemon.disk_reserve_mb): scaled down to "
+	    "%llu MiB, an eighth of it; set daemon.disk_reserve_mb to choose "
+	    "(0: no reserve), or move the state folder to a larger disk",
+	    sboxd.state_dir, (unsigned long long)(diskguard_disk_total >> 20),
+	    (unsigned long long)(want >> 20), (unsigned long long)(got >> 20));
+	return 0;
+}
+
 /* Take the reserve and start the timer (NULL: stop). */
 void
 diskguard_start(struct event_base *base)
@@ -484,11 +593,37 @@ diskguard_start(struct event_base *base)
 		diskguard_nroots = 0;
 		return;
 	}
+	if (diskguard_reserve_note[0] != '\0')
+		log_warn("%s", diskguard_reserve_note);
 	diskguard_take();
 	if (diskguard_ev == NULL)
 		diskguard_ev = evtimer_new(base, diskguard_tick, NULL);
 	if (diskguard_ev != NULL)
 		event_add(diskguard_ev, &tv);
+}
+
+/* Space was freed (sbox cache clear, a scratch folder removed): look at
+ * the disk and measure the roots again now, not at the next tick (a root
+ * cleared was refused until then); a walk running now began before the
+ * freeing, so another follows it. */
+void
+diskguard_freed(void (*done)(void *), void *arg)
+{
+	if (diskguard_ev != NULL) {	/* started */
+		diskguard_look();
+		if (diskguard_pid != 0)
+			diskguard_again = 1;
+		else
+			diskguard_measure();
+	}
+	if (done == NULL)
+		return;
+	if (diskguard_pid == 0 || diskguard_nwaiters == DISKGUARD_WAITERS) {
+		done(arg);	/* nothing to wait for (or too many waiting) */
+		return;
+	}
+	diskguard_waiters[diskguard_nwaiters].done = done;
+	diskguard_waiters[diskguard_nwaiters++].arg = arg;
 }
 
 /* Before a command of a session starts (its plan and project), or a
@@ -530,6 +665,34 @@ diskguard_check(const struct plan *plan, const char *project, sbox_error *err)
 	return 0;
 }
 
+/* Which bound holds each of a session's writable places, for
+ * sandbox.status: its caches and scratch folder are measured by this
+ * guard (not enforced by the kernel: a writer can outrun a measure); its
+ * /tmp is a tmpfs of the plan's size, which the kernel bounds. */
+json_t *
+diskguard_bounds(const struct plan *plan, uint64_t limit)
+{
+	json_t *o = json_object();
+	const char *root;
+	int k;
+
+	for (k = 0; plan != NULL && k < 2; k++) {
+		if ((root = diskguard_root_of(plan, k)) == NULL)
+			continue;
+		json_object_set_new(o, k ? "scratch" : "caches", json_pack(
+		    "{s:s, s:s, s:I, s:b, s:s}", "path", root, "bound",
+		    "measured", "limit_bytes", (json_int_t)limit, "kernel", 0,
+		    "how", "measured by sboxd every 30 s, before commands and "
+		    "after a freeing; over the limit its commands are stopped "
+		    "and refused (each file bounded by RLIMIT_FSIZE)"));
+	}
+	if (plan != NULL && plan->sandboxed)
+		json_object_set_new(o, "tmp", json_pack("{s:s, s:s, s:I, s:b}",
+		    "path", "/tmp", "bound", "tmpfs", "limit_bytes",
+		    (json_int_t)plan->limits.tmp_bytes, "kernel", 1));
+	return o;
+}
+
 /* The state file system, for sandbox.check and daemon.status. */
 json_t *
 diskguard_describe(void)
@@ -545,10 +708,13 @@ diskguard_describe(void)
 			    "root", diskguard_roots[i].path, "bytes",
 			    (json_int_t)diskguard_roots[i].bytes, "limit_bytes",
 			    (json_int_t)diskguard_roots[i].limit));
-	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:o}", "state_dir",
+	return json_pack("{s:s, s:I, s:I, s:I, s:b, s:b, s:o, s:I, s:s?}",
+	    "state_dir",
 	    sboxd.state_dir, "free_bytes", (json_int_t)fr, "total_bytes",
 	    (json_int_t)tot, "reserve_bytes", (json_int_t)
-	    config_disk_reserve_bytes(sboxd.config), "reserve_held",
-	    diskguard_held, "short", fr < config_disk_reserve_bytes(
-	    sboxd.config), "full_caches", full);
+	    diskguard_want(), "reserve_held",
+	    diskguard_held, "short", fr < diskguard_want(), "full_caches", full,
+	    "reserve_configured_bytes", (json_int_t)config_disk_reserve_bytes(
+	    sboxd.config), "reserve_warning", diskguard_reserve_note[0] ?
+	    diskguard_reserve_note : NULL);
 }

@@ -43,6 +43,12 @@ struct plan;
 #define DISKGUARD_EXEC_S    30     /* or when a command starts this long
                                       after its roots' last measure */
 
+/* {caches, scratch, tmp}: which bound holds each (measured or tmpfs), for
+ * sandbox.status; limit is the session's cache limit. */
+json_t *diskguard_bounds(const struct plan *plan, uint64_t limit);
+/* At start, before the store: compare the reserve with the state disk;
+ * scale it down (warned) or refuse (-1 with err saying what to set). */
+int diskguard_size_reserve(sbox_error *err);
 /* Take the reserve and start the timer (base NULL: stop, freeing it). */
 void diskguard_start(struct event_base *base);
 /* What the guard asks of the rooms above it (sessions, commands), named
@@ -58,6 +64,10 @@ struct diskguard_hooks {
 };
 extern struct diskguard_hooks diskguard_hooks;
 
+/* Space was freed (cache clear, scratch removed): measure again at once;
+ * done(arg), when not NULL, is called once that measure is in (at once
+ * when there is nothing to measure). */
+void diskguard_freed(void (*done)(void *), void *arg);
 /* Before a command of a session starts (its plan, and its project for
  * the message; plan NULL: a session is being made): free the reserve when
  * space is short; -1 with E_LIMIT when the session's caches are full. */

@@ -1,5 +1,7 @@
 /* dispatch.c: from one request line to one reply: envelope, method table,
  * parameter check, handler. The one place where errors become JSON-RPC. */
+#include <event2/event.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +14,13 @@
 
 #define DISPATCH_MAX_FDS 16
 #define DISPATCH_MAX_BATCH 64   /* requests in one batch */
+/* A store locked by another process: an RPC_STORE_WAIT method is run again
+ * from a timer (never a blocking wait: the loop serves everyone else
+ * meanwhile) for up to this long; the client hears of the wait once it
+ * passes DISPATCH_STORE_TELL_MS (command.waiting). */
+#define DISPATCH_STORE_WAIT_MS 5000
+#define DISPATCH_STORE_TELL_MS 1000
+#define DISPATCH_STORE_STEP_MS 200   /* the longest pause between tries */
 
 /* A batch being answered: the replies are gathered into one array, sent
  * when the last of its requests is answered. */
@@ -33,7 +42,21 @@ struct rpc_call {
 	void         *cancel_arg;
 	int           cancelled; /* $/cancelRequest named it */
 	struct dispatch_batch *batch; /* the batch it came in, or NULL */
+	/* RPC_STORE_WAIT: what a try again needs */
+	const struct rpc_method *m;
+	json_t       *params;    /* the checked params, kept while waiting */
+	int           spare[DISPATCH_MAX_FDS]; /* copies of fds, -1: none */
+	struct event *wait_ev;   /* the next try, while the store is locked */
+	long long     wait_since;/* ms of the first try, 0: never waited */
+	int           wait_step; /* ms to the next try */
+	int           told;      /* command.waiting sent */
+	int           in_handler;/* its handler runs: a free waits for it */
+	int           freed;     /* answered while its handler ran */
 };
+
+static void dispatch_handle(struct rpc_call *call,
+    const struct rpc_method *m, json_t *params);
+static void dispatch_wait_cb(evutil_socket_t fd, short what, void *arg);
 
 static struct dispatch_batch *dispatch_cur_batch; /* being dispatched now */
 
@@ -165,10 +188,19 @@ dispatch_call_free(struct rpc_call *call)
 {
 	int i;
 
+	if (call->in_handler) {	/* dispatch_handle frees it after */
+		call->freed = 1;
+		return;
+	}
 	for (i = 0; i < call->nfds; i++) {
 		if (call->fds[i] >= 0)
 			close(call->fds[i]);
+		if (call->m != NULL && call->spare[i] >= 0)
+			close(call->spare[i]);
 	}
+	if (call->wait_ev != NULL)
+		event_free(call->wait_ev);
+	json_decref(call->params);
 	json_decref(call->id);
 	free(call->method);
 	free(call);
@@ -325,9 +357,8 @@ dispatch_run(struct conn *c, const struct rpc_method *m, struct envelope *env,
     int *fds, int nfds)
 {
 	struct rpc_call *call;
-	json_t *result = NULL;
 	sbox_error err;
-	int i, rc;
+	int i;
 
 	if ((call = calloc(1, sizeof *call)) == NULL ||
 	    (call->method = strdup(m->name)) == NULL) {
@@ -349,11 +380,130 @@ dispatch_run(struct conn *c, const struct rpc_method *m, struct envelope *env,
 		else
 			close(fds[i]);
 	}
-	error_clear(&err);
 	conn_call_add(c, call);
-	rc = m->fn(call, env->params, &result, &err);
+	if (m->flags & RPC_STORE_WAIT) {
+		/* kept for a try again (the handler may take the fds) */
+		call->m = m;
+		call->params = json_incref(env->params);
+		for (i = 0; i < DISPATCH_MAX_FDS; i++)
+			call->spare[i] = i < call->nfds ? fcntl(call->fds[i],
+			    F_DUPFD_CLOEXEC, 3) : -1;
+	}
+	dispatch_handle(call, m, env->params);
+}
+
+/* A call waiting for the store was cancelled or lost its client: stop
+ * waiting and answer (sbox.Cancelled, or nothing to a gone client). */
+static void
+dispatch_wait_cancel(struct rpc_call *call, void *arg)
+{
+	sbox_error err;
+
+	(void)arg;
+	error_set(&err, E_CANCELLED, "%s was cancelled while it waited for "
+	    "the store", call->method);
+	dispatch_call_fail(call, &err);
+}
+
+/* The store was locked: put back the fds the handler took and closed,
+ * and try again from a timer, or fail once it waited long enough. 0 when
+ * a try again is set, -1 when the call is to fail. */
+static int
+dispatch_wait_store(struct rpc_call *call, const sbox_error *err)
+{
+	long long now = sboxd_now_ms();
+	struct timeval tv;
+	int i;
+
+	if (call->m == NULL || strcmp(err->name, E_STORE_BUSY) != 0 ||
+	    call->cancelled || call->conn == NULL)
+		return -1;
+	if (call->wait_since == 0) {
+		call->wait_since = now;
+		call->wait_step = 10;
+		log_info("%s waits for the store: %s", call->method,
+		    err->message);
+	}
+	if (now - call->wait_since >= DISPATCH_STORE_WAIT_MS)
+		return -1;
+	for (i = 0; i < call->nfds; i++)
+		if (call->fds[i] < 0 && call->spare[i] >= 0 &&
+		    (call->fds[i] = fcntl(call->spare[i], F_DUPFD_CLOEXEC,
+		    3)) < 0)
+			return -1;
+	if (call->wait_ev == NULL && (call->wait_ev = evtimer_new(sboxd.base,
+	    dispatch_wait_cb, call)) == NULL)
+		return -1;
+	if (!call->told && now - call->wait_since >= DISPATCH_STORE_TELL_MS &&
+	    call->id != NULL) {
+		call->told = 1;
+		conn_notify(call->conn, "command.waiting", json_pack("{s:O, "
+		    "s:s, s:s, s:I, s:i}", "id", call->id, "method",
+		    call->method, "reason", err->message, "waited_ms",
+		    (json_int_t)(now - call->wait_since), "until_ms",
+		    DISPATCH_STORE_WAIT_MS));
+	}
+	tv.tv_sec = 0;
+	tv.tv_usec = call->wait_step * 1000;
+	if (call->wait_step < DISPATCH_STORE_STEP_MS)
+		call->wait_step *= 2;
+	if (call->wait_step > DISPATCH_STORE_STEP_MS)
+		call->wait_step = DISPATCH_STORE_STEP_MS;
+	call->cancel_cb = dispatch_wait_cancel;
+	call->cancel_arg = NULL;
+	evtimer_add(call->wait_ev, &tv);
+	return 0;
+}
+
+/* Try a call that waits for the store again. */
+static void
+dispatch_wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rpc_call *call = arg;
+
+	(void)fd;
+	(void)what;
+	call->cancel_cb = NULL;
+	dispatch_handle(call, call->m, call->params);
+}
+
+/* Run a method's handler on a call and answer what it returns (a store
+ * locked by another process: try again later, dispatch_wait_store). */
+static void
+dispatch_handle(struct rpc_call *call, const struct rpc_method *m,
+    json_t *params)
+{
+	json_t *result = NULL;
+	sbox_error err;
+	int rc;
+
+	int i;
+
+	error_clear(&err);
+	call->in_handler = 1;
+	rc = m->fn(call, params, &result, &err);
+	call->in_handler = 0;
+	if (call->freed) {	/* answered from inside its handler */
+		dispatch_call_free(call);
+		if (rc == 0)
+			json_decref(result);
+		return;
+	}
+	if (rc != 0 && rc != RPC_LATER && error_isset(&err) &&
+	    dispatch_wait_store(call, &err) == 0)
+		return;
+	/* done with the store: no copies of the client's fds kept while the
+	 * command runs */
+	for (i = 0; call->m != NULL && i < call->nfds; i++)
+		if (call->spare[i] >= 0) {
+			close(call->spare[i]);
+			call->spare[i] = -1;
+		}
 	if (rc == RPC_LATER)
 		return;
+	if (call->wait_since != 0)
+		log_info("%s waited %lld ms for the store", m->name,
+		    sboxd_now_ms() - call->wait_since);
 	if (rc == 0)
 		dispatch_call_reply(call, result);
 	else {

@@ -21,6 +21,7 @@
 
 #include "daemon/container/cachedir.h"
 #include "daemon/container/child.h"
+#include "daemon/container/diskguard.h"
 #include "daemon/log.h"
 #include "daemon/rpc/rpc.h"
 #include "daemon/sboxd.h"
@@ -38,6 +39,7 @@ struct rpc_cache_job {
 	char            *buf;
 	size_t           len, cap;
 	int              fd, io_done, reaped, status;
+	int              clear;     /* cache.clear: measure again first */
 };
 
 /* qsort order of names. */
@@ -305,6 +307,15 @@ rpc_cache_run(json_t *params, int clear, json_t **result, sbox_error *err)
 	return *result ? 0 : error_nomem(err);
 }
 
+static void rpc_cache_job_finish(struct rpc_cache_job *j);
+
+/* The disk guard's measure after a clear is in: answer. */
+static void
+rpc_cache_job_measured(void *arg)
+{
+	rpc_cache_job_finish(arg);
+}
+
 /* Reply once the child's output has ended and the child is reaped. */
 static void
 rpc_cache_job_finish(struct rpc_cache_job *j)
@@ -314,6 +325,13 @@ rpc_cache_job_finish(struct rpc_cache_job *j)
 
 	if (!j->io_done || !j->reaped)
 		return;
+	if (j->clear == 1) {	/* the disk guard measures what was cleared
+				 * before the answer: a session refused for
+				 * full caches works once it comes */
+		j->clear = 2;
+		diskguard_freed(rpc_cache_job_measured, j);
+		return;
+	}
 	error_clear(&err);
 	msg = j->buf && WIFEXITED(j->status) && WEXITSTATUS(j->status) == 0 ?
 	    json_loadb(j->buf, j->len, 0, NULL) : NULL;
@@ -467,6 +485,7 @@ rpc_cache_start(struct rpc_call *call, json_t *params, int clear,
 	}
 	close(p[1]);
 	j->call = call;
+	j->clear = clear;
 	j->fd = p[0];
 	evutil_make_socket_nonblocking(j->fd);
 	if ((j->ev = event_new(sboxd.base, j->fd, EV_READ | EV_PERSIST,

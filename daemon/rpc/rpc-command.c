@@ -277,7 +277,8 @@ static const struct params_field rpc_command_write_params[] = {
 };
 
 const struct rpc_method rpc_command_methods[] = {
-	{ "command.exec", rpc_command_exec_params, rpc_command_exec, RPC_SANDBOX_OK,
+	{ "command.exec", rpc_command_exec_params, rpc_command_exec,
+	  RPC_SANDBOX_OK | RPC_STORE_WAIT,
 	  "run a command in a session's sandbox" },
 	{ "command.list", rpc_command_session_params, rpc_command_list, RPC_SANDBOX_OK,
 	  "the commands of a session" },

@@ -4,6 +4,7 @@
 #include <event2/event.h>
 
 #include "daemon/config-reload.h"
+#include "daemon/container/diskguard.h"
 #include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/rpc/rpc.h"
@@ -31,6 +32,9 @@ rpc_daemon_status(struct rpc_call *call, json_t *params, json_t **result,
 		return error_nomem(err);
 	/* memory only: answered at once even while the database is locked */
 	json_object_set_new(*result, "store_health", store_watch_health());
+	/* the state disk and its reserve (issue 45: a scaled-down reserve
+	 * is said here, as in the log) */
+	json_object_set_new(*result, "disk", diskguard_describe());
 	return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "daemon/container/diskguard.h"
+#include "policy/caches.h"
 #include "daemon/container/cachedir.h"
 #include "daemon/container/container.h"
 #include "daemon/proxy/proxy-proc.h"
@@ -461,8 +463,11 @@ rpc_sandbox_status(struct rpc_call *call, json_t *params, json_t **result,
 	    container_proxy_port(s->ct) : 0,
 	    "proxy_connections", s && s->proxy ? proxy_proc_connections(s->proxy) : 0,
 	    "refused", refused);
-	if (o != NULL && s != NULL && sandboxed)
+	if (o != NULL && s != NULL && sandboxed) {
 		json_object_set_new(o, "limits", container_limits(s->ct));
+		json_object_set_new(o, "disk", diskguard_bounds(s->plan,
+		    caches_limit_bytes(s->profile)));
+	}
 	json_decref(rec);
 	if (o == NULL)
 		return error_nomem(err);

@@ -27,6 +27,10 @@ enum rpc_flags {
 	RPC_NOTIFY    = 1 << 1, /* a notification (no id, no reply) is expected */
 	RPC_SANDBOX_OK = 1 << 2,/* offered to clients inside a sandbox (through
 	                           their session's channel), scoped to it */
+	RPC_STORE_WAIT = 1 << 3,/* a handler that fails with sbox.StoreBusy
+	                           before doing anything is run again from a
+	                           timer while the store stays locked (up to
+	                           DISPATCH_STORE_WAIT_MS), not failed */
 };
 
 struct rpc_method {

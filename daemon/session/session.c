@@ -388,6 +388,7 @@ session_close_now(struct session *s, const char *reason, int sync)
 		s->ct = NULL;
 	}
 	rmtree(s->scratch);
+	diskguard_freed(NULL, NULL);
 	if ((note = session_path("notes", s->id)) != NULL) {
 		unlink(note);
 		free(note);

@@ -187,6 +187,85 @@ START_TEST(test_container_in_delegated_cgroup)
 }
 END_TEST
 
+/* A process's start time (/proc/PID/stat field 22). */
+static unsigned long long
+test_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	fclose(f);
+	ck_assert_ptr_nonnull(p = strrchr(buf, ')'));
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p + 1, "%llu", &t), 1);
+	return t;
+}
+
+/* The name marks a cgroup in the mkdir itself: an unmarked
+ * sbox-<pid>-<start>-<n> of a gone sboxd is swept, one of this process
+ * stays; the parser takes exactly the two forms. */
+START_TEST(test_sweep_unmarked_by_name)
+{
+	struct event_base *base = event_base_new();
+	char gone_name[96], live_name[PATH_MAX * 2], earlier[96];
+	char path[PATH_MAX], *slash;
+	unsigned long long start;
+	pid_t gone = dead_pid();
+	long pid;
+
+	ck_assert_int_eq(cgroup_name_parse("sbox-12-3", &pid, &start), 0);
+	ck_assert_int_eq(pid, 12);
+	ck_assert(start == 0);
+	ck_assert_int_eq(cgroup_name_parse("sbox-12-456-3", &pid, &start), 0);
+	ck_assert_int_eq(pid, 12);
+	ck_assert(start == 456);
+	ck_assert_int_eq(cgroup_name_parse("sbox-12", &pid, &start), -1);
+	ck_assert_int_eq(cgroup_name_parse("sbox-12-4-5-6", &pid, &start), -1);
+	ck_assert_int_eq(cgroup_name_parse("sbox-12-x", &pid, &start), -1);
+	ck_assert_int_eq(cgroup_name_parse("sbox-0-1", &pid, &start), -1);
+	ck_assert_int_eq(cgroup_name_parse("sbox-12--1", &pid, &start), -1);
+	ck_assert_int_eq(cgroup_name_parse("sbox-12-1-", &pid, &start), -1);
+	ck_assert_int_eq(cgroup_name_parse("box-12-1", &pid, &start), -1);
+
+	dir("pids/box");
+	snprintf(path, sizeof path, "%s/pids/box", root);
+	/* this process's own name, as container_cgroup_make makes it */
+	ck_assert_int_eq(cgroup_name(live_name, sizeof live_name, path, 9), 0);
+	slash = strrchr(live_name, '/');
+	ck_assert_int_eq(cgroup_name_parse(slash + 1, &pid, &start), 0);
+	ck_assert_int_eq(pid, getpid());
+	ck_assert(start != 0);
+	/* this process counts as gone (the sweep runs before it makes any):
+	 * the live one is its parent's, with the parent's start time */
+	ck_assert_int_eq(mkdir(live_name, 0755), 0);
+	rmdir(live_name);
+	snprintf(live_name, sizeof live_name, "%s/sbox-%d-%llu-1", path,
+	    (int)getppid(), test_start_time(getppid()));
+	ck_assert_int_eq(mkdir(live_name, 0755), 0);
+	snprintf(gone_name, sizeof gone_name, "pids/box/sbox-%d-777-1",
+	    (int)gone);
+	dir(gone_name);
+	/* our pid, an earlier start time: an earlier sboxd's */
+	snprintf(earlier, sizeof earlier, "pids/box/sbox-%d-1-2", (int)getpid());
+	dir(earlier);
+	cgroup_timer(base);
+	ck_assert_int_eq(cgroup_sweep(path), 2);
+	ck_assert(!exists(gone_name));
+	ck_assert(!exists(earlier));
+	ck_assert_int_eq(access(live_name, F_OK), 0);
+	rmdir(live_name);
+	cgroup_timer(NULL);
+	event_base_free(base);
+}
+END_TEST
+
 START_TEST(test_owner_gone)
 {
 	char path[PATH_MAX * 2];
@@ -289,6 +368,7 @@ cgroup_suite(void)
 	tcase_add_test(tc, test_own_paths);
 	tcase_add_test(tc, test_delegate);
 	tcase_add_test(tc, test_sweep_leftovers);
+	tcase_add_test(tc, test_sweep_unmarked_by_name);
 	tcase_add_test(tc, test_owner_gone);
 	tcase_add_test(tc, test_container_in_delegated_cgroup);
 	tcase_add_test(tc, test_join_failure_names_the_cgroup);

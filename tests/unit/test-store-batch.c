@@ -133,13 +133,15 @@ START_TEST(test_batch_drops_oldest)
 	ck_assert_str_eq(err.name, E_STORE);
 	store_stats(st, &stats);
 	ck_assert_int_eq(stats.pending, STORE_BATCH_MAX);
-	/* full and unflushable: the oldest goes, counted, the new one stays */
+	/* full and unflushable: the oldest goes to the spill file beside
+	 * the database (issue 45: was dropped), the new one stays queued */
 	ck_assert_int_eq(store_refusal_add(st, "s1", 0, "new.example", 1, "no",
-	    NULL, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.message, "dropped"));
+	    NULL, &err), 0);
 	store_stats(st, &stats);
 	ck_assert_int_eq(stats.pending, STORE_BATCH_MAX);
-	ck_assert_int_eq(stats.dropped, 1);
+	ck_assert_int_eq(stats.dropped, 0);
+	ck_assert_int_eq(stats.spilled, 1);
+	ck_assert(stats.spill_bytes > 0);
 	store_close(st);
 }
 END_TEST
