@@ -296,6 +296,23 @@ cmd_sandbox_provider_line(const char *what, const json_t *a, const char *why)
 	cmd_sandbox_line(what, line);
 }
 
+/* Print a provider's kept home files, one line each with its keys. */
+static void
+cmd_sandbox_print_kept(const json_t *entry)
+{
+	const json_t *f;
+	char line[600];
+	size_t i;
+
+	json_array_foreach(json_object_get(entry, "account_keep"), i, f) {
+		snprintf(line, sizeof line, "%s: only its %zu listed keys pass "
+		    "in and back (sbox --json sandbox show: account_keep)",
+		    text_member(f, "file", "?"),
+		    json_array_size(json_object_get(f, "keys")));
+		cmd_sandbox_line("  kept", line);
+	}
+}
+
 /* Print what a session of provider name gets (res: the resolved profile
  * of sandbox.resolve, entry: its providers entry of sandbox.show or NULL). */
 static void
@@ -325,6 +342,7 @@ cmd_sandbox_print_provider(const char *name, const json_t *res,
 	cmd_sandbox_provider_line("  private", json_object_get(res,
 	    "account_private"), "empty per session, discarded at close (the "
 	    "host's folder is never written)");
+	cmd_sandbox_print_kept(entry);
 	cmd_sandbox_provider_line("  read-only", json_object_get(res,
 	    "account_protect"), "files that make the agent run programs "
 	    "later (hooks, settings that name commands), even for it");

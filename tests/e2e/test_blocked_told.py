@@ -137,3 +137,46 @@ def test_told_to_a_file_stderr(ctx):
     out = r.out
     assert out.count("sbox: blocked:") == 1, out
     assert out.index("sbox: blocked:") < out.index("cat:"), out
+
+
+def test_a_read_only_stderr_is_never_written(ctx):
+    """Escape attempt: a process whose stderr is a protected file opened
+    read-only (.git/config, which the host's git runs commands from) makes
+    a refusal happen, hoping sbox-init writes the line (with a path it
+    chose) into that file. Checked on the host with git itself."""
+    c, sid, proj, key = setup(ctx)
+    cfg = os.path.join(proj, ".git", "config")
+    with open(cfg, "rb") as f:
+        before = f.read()
+    evil = os.path.join(os.path.dirname(key), "[core]\n\tfsmonitor=touch PWNED")
+    r = run(c, sid, "exec 2<%s; cat '%s' %s; true" % (cfg, evil, key),
+            cwd=proj)
+    with open(cfg, "rb") as f:
+        assert f.read() == before
+    g = subprocess.run(["git", "-C", proj, "config", "--list"],
+                       capture_output=True, text=True)
+    assert g.returncode == 0 and "fsmonitor" not in g.stdout, g
+    assert "sbox: blocked:" not in r.out
+
+
+def test_a_full_pipe_never_stalls(ctx):
+    """A stderr pipe nobody reads, filled to the brim: the line is dropped,
+    the command and the next one go on."""
+    c, sid, proj, key = setup(ctx)
+    code = ("import os,fcntl,sys\n"
+            "r,w=os.pipe()\n"
+            "fcntl.fcntl(w,fcntl.F_SETFL,os.O_NONBLOCK)\n"
+            "try:\n"
+            "  while True: os.write(w,b'x'*65536)\n"
+            "except BlockingIOError: pass\n"
+            "fcntl.fcntl(w,fcntl.F_SETFL,0)\n"
+            "os.dup2(w,2)\n"
+            "for i in range(50):\n"
+            "  try: os.open(%r,os.O_RDONLY)\n"
+            "  except OSError: pass\n"
+            "sys.stdout.write('rc done\\n')\n" % key)
+    t = time.monotonic()
+    r = run(c, sid, None, argv=["python3", "-c", code], timeout=60)
+    assert time.monotonic() - t < 30
+    assert "rc" in r.out, (r.out, r.err)
+    assert run(c, sid, "echo ok").out.strip() == "ok"

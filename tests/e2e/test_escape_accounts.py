@@ -279,6 +279,8 @@ def test_show_lists_writable_parts(ctx):
     text = out.stdout.decode()
     assert "writable" in text and ".claude/projects/" in text, out
     assert "sign-in" in text and ".credentials.json" in text, out
+    assert "kept" in text and ".claude.json: only its" in text, out
+    assert "private" in text and "shell-snapshots" in text, out
 
 
 def test_claude_json_keeps_only_its_allowed_keys(ctx):
