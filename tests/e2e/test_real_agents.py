@@ -75,6 +75,11 @@ def run_agent(ctx, agent):
         assert "sbox: blocked: read of" in said and "id_test" in said, said
         assert "pre-commit refused" in said, said
         assert "sbox refused unlisted.test" in said, said
+        # closed: nothing of the session is left, its transcript stays
+        c.call("session.close", {"session": sid})
+        left = glob.glob(os.path.join(d.state, "**", "*%s*" % sid),
+                         recursive=True)
+        assert left == [], left
         return d, c, sid, out
     finally:
         api.stop()
