@@ -307,4 +307,7 @@ int worktree_remove(const char *path, sbox_error *err);
 /* The top of the git work tree holding dir, else dir (realpath'd, malloc'd). */
 char *worktree_top(const char *dir);
 
+/* environ.c: our environment as a JSON object {NAME: VALUE}. */
+json_t *environ_json(void);
+
 #endif

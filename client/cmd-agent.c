@@ -26,8 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 /* One agent sbox knows how to point at its shell. */
 struct cmd_agent_kind {
 	const char *name;      /* as typed, and its provider */
@@ -132,24 +130,6 @@ cmd_agent_shims(char **bash, char **dir, sbox_error *err)
 	return 0;
 }
 
-/* Our environment as a JSON object (the session takes what its profile
- * allows). */
-static json_t *
-cmd_agent_environ(void)
-{
-	json_t *env = json_object();
-	char **e, *eq, *name;
-
-	for (e = environ; e && *e; e++) {
-		if ((eq = strchr(*e, '=')) == NULL || eq == *e)
-			continue;
-		if ((name = strndup(*e, (size_t)(eq - *e))) != NULL)
-			json_object_set_new(env, name, json_string(eq + 1));
-		free(name);
-	}
-	return env;
-}
-
 /* Make the session for the agent (closes with this connection); the
  * session.create answer or NULL with err. A session that is not sandboxed
  * is refused unless --sandbox none chose it. */
@@ -168,7 +148,7 @@ cmd_agent_session(struct client *cl, const struct cmd_agent_kind *k,
 	}
 	snprintf(title, sizeof title, "sbox agent %s", k->name);
 	params = json_pack("{s:s, s:s, s:s, s:o, s:b}", "project", project,
-	    "provider", k->name, "title", title, "env", cmd_agent_environ(),
+	    "provider", k->name, "title", title, "env", environ_json(),
 	    "close_with_client", 1);
 	if (sandbox != NULL)
 		json_object_set_new(params, "sandbox", json_string(sandbox));

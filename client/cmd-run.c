@@ -10,25 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-extern char **environ;
-
-/* Our environment as a JSON object. */
-static json_t *
-cmd_run_environ(void)
-{
-	json_t *env = json_object();
-	char **e, *eq, *name;
-
-	for (e = environ; e && *e; e++) {
-		if ((eq = strchr(*e, '=')) == NULL || eq == *e)
-			continue;
-		if ((name = strndup(*e, (size_t)(eq - *e))) != NULL)
-			json_object_set_new(env, name, json_string(eq + 1));
-		free(name);
-	}
-	return env;
-}
-
 /* Did nothing in the config choose a profile for this project (and
  * provider, when not NULL)? Asks sandbox.resolve (host clients only;
  * inside a sandbox the daemon narrows to the parent anyway, so the answer
@@ -137,7 +118,7 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	params = json_pack("{s:s, s:s, s:o}", "project", project, "title",
-	    "sbox run", "env", cmd_run_environ());
+	    "sbox run", "env", environ_json());
 	if (sandbox != NULL)
 		json_object_set_new(params, "sandbox", json_string(sandbox));
 	if ((r = client_call(cl, "session.create", params, NULL, 0, &err)) == NULL) {

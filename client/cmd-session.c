@@ -10,26 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-extern char **environ;
-
-/* Our environment as a JSON object (the sandbox takes what its profile allows). */
-static json_t *
-cmd_session_environ(void)
-{
-	json_t *env = json_object();
-	char **e, *eq, *name;
-
-	for (e = environ; e && *e; e++) {
-		if ((eq = strchr(*e, '=')) == NULL || eq == *e)
-			continue;
-		name = strndup(*e, (size_t)(eq - *e));
-		if (name != NULL)
-			json_object_set_new(env, name, json_string(eq + 1));
-		free(name);
-	}
-	return env;
-}
-
 /* Connect, call one method, print the result (or fail); returns the exit code. */
 static int
 cmd_session_simple(const struct client_opts *o, const char *method,
@@ -196,7 +176,7 @@ cmd_session_create(const struct client_opts *o, int argc, char **argv)
 			    argv[optind]);
 		return client_usage("the current folder is gone: pass --project DIR");
 	}
-	json_object_set_new(params, "env", cmd_session_environ());
+	json_object_set_new(params, "env", environ_json());
 	/* SBOX_SANDBOX chooses below --sandbox, above the config */
 	if (json_object_get(params, "sandbox") == NULL &&
 	    (env_sb = getenv("SBOX_SANDBOX")) != NULL && env_sb[0] != '\0')
