@@ -68,11 +68,36 @@ def refuse_userns():
         raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
 
 
-def wrap(argv):
-    """argv run under the stand-in."""
-    return [sys.executable, os.path.abspath(__file__)] + list(argv)
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def no_more_userns():
+    """The other stand-in, for a user only: enter a user namespace of this
+    process's own (its uid and gid mapped to themselves) and set its
+    user.max_user_namespaces to 0 there, which holds for that namespace
+    only: nothing started after can make a user namespace (ENOSPC), and
+    /proc/sys/user/max_user_namespaces reads 0 as on a machine that
+    disables them."""
+    uid, gid = os.geteuid(), os.getegid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWUSER) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER)")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", "%d %d 1\n" % (uid, uid))
+    _write("/proc/self/gid_map", "%d %d 1\n" % (gid, gid))
+    _write("/proc/sys/user/max_user_namespaces", "0\n")
+
+
+def wrap(argv, how="seccomp"):
+    """argv run under the stand-in (how: "seccomp" or "max0")."""
+    return [sys.executable, os.path.abspath(__file__), how] + list(argv)
 
 
 if __name__ == "__main__":
-    refuse_userns()
-    os.execv(sys.argv[1], sys.argv[1:])
+    if sys.argv[1] == "max0":
+        no_more_userns()
+    else:
+        refuse_userns()
+    os.execv(sys.argv[2], sys.argv[2:])
