@@ -127,6 +127,12 @@ def test_userns_max_user_namespaces_zero_names_the_sysctl(ctx):
     assert e.name == "sbox.SandboxUnavailable", e
     assert "user namespaces are restricted" in e.message and \
         fix in e.message, e.message
+    # the proxy, which jails itself in a user namespace as a user, says
+    # the same in the log
+    sboxtest.wait_for(lambda: "proxy: cannot jail itself in a user "
+                      "namespace: user namespaces are restricted: "
+                      "user.max_user_namespaces is 0" in d.read_log(),
+                      what="the proxy's reason in the log")
 
 
 def test_userns_probe_ok_where_nothing_restricts(ctx):
