@@ -609,12 +609,12 @@ sandbox_check_start_provider(const char *profile, const char *provider,
 	sandbox_check_step(chk, "bwrap", "bwrap", ok, ok ? "%s" :
 	    "%s is not installed: apt install bubblewrap (or dnf install "
 	    "bubblewrap)", bwrap);
-	sandbox_check_userns(chk, ok ? bwrap : NULL);
 	init_ok = sboxd.init_path != NULL && access(sboxd.init_path, X_OK) == 0;
 	sandbox_check_step(chk, "init", "sbox-init", init_ok, init_ok ? "%s" :
 	    "sbox-init is not installed at %s: install sbox (make install puts "
 	    "it in PREFIX/libexec/sbox) or start sboxd with --init PATH",
 	    sboxd.init_path ? sboxd.init_path : "?");
+	sandbox_check_userns(chk, ok ? bwrap : NULL);
 	if (sandbox_check_folder(chk, err) == -1) {
 		rmtree(chk->root);
 		sandbox_check_free(chk);
