@@ -494,9 +494,9 @@ def test_check(ctx):
     r = c.call("sandbox.check", {"profile": "workspace"})
     assert r["profile"] == "workspace", r
     ids = [s["id"] for s in r["steps"]]
-    assert ids == ["bwrap", "init", "userns", "shell", "tools", "write_in",
-                   "write_out", "read_out", "sbox", "creds", "network",
-                   "limits", "disk"], ids
+    assert ids == ["bwrap", "init", "userns_probe", "userns", "shell",
+                   "tools", "write_in", "write_out", "read_out", "sbox",
+                   "creds", "network", "limits", "disk"], ids
     bad = [s for s in r["steps"] if not s["ok"]]
     assert not bad and r["ok"] is True, bad
     for s in r["steps"]:
