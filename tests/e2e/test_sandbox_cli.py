@@ -517,7 +517,7 @@ def test_check(ctx):
     out = text(r)
     assert r.returncode == 0, out
     steps = [l for l in out.splitlines() if l.startswith("  ")]
-    assert len(steps) == 13, out
+    assert len(steps) == 14, out
     assert all(l.split()[0] == "ok" for l in steps), out
     assert "profile strict" in out and "every step passed" in out, out
     # the default: all_sessions, else workspace
