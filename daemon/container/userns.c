@@ -205,6 +205,15 @@ userns_explain(const struct userns_state *st, const char *bwrap, char *buf,
 	if (st->probed && failed)
 		snprintf(tried, sizeof tried, " (%s)",
 		    userns_probe_words(st, why, sizeof why));
+	if (st->probed && !failed && !st->root && st->apparmor_restrict == 1) {
+		snprintf(buf, len, "a user namespace was made and its uid mapped, "
+		    "as bwrap does: AppArmor restricts them "
+		    "(kernel.apparmor_restrict_unprivileged_userns=1) and %s",
+		    st->profile_loaded ? "sbox's profile " USERNS_PROFILE_NAME
+		    " allows them to sboxd and its bwrap" : "something allows "
+		    "them to sboxd all the same");
+		return 1;
+	}
 	if (st->probed && !failed) {
 		snprintf(buf, len, "%s", st->root ? "as root, sboxd's bwrap makes "
 		    "the sandboxes' user namespaces with root's privileges: "

@@ -85,6 +85,11 @@ START_TEST(test_explain_apparmor)
 	ck_assert_int_eq(userns_explain(&st, "/opt/bwrap", buf, sizeof buf), 1);
 	ck_assert_ptr_nonnull(strstr(buf, "is loaded"));
 	ck_assert_ptr_nonnull(strstr(buf, "BWRAP=/opt/bwrap"));
+	/* sboxd's own profile lets the probe through */
+	st.probe_step = USERNS_PROBE_NONE;
+	st.probe_errno = 0;
+	ck_assert_int_eq(userns_explain(&st, NULL, buf, sizeof buf), 1);
+	ck_assert_ptr_nonnull(strstr(buf, "allows them to sboxd and its bwrap"));
 }
 END_TEST
 
