@@ -17,6 +17,15 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 VERSION  := 0.1.0
+# The AppArmor profile (systemd/sbox.apparmor.in) allows user namespaces to
+# this bwrap only (the one sboxd finds in PATH) and to PREFIX/bin/sboxd.
+# APPARMOR=auto installs it where the system has AppArmor 4 (the release
+# that restricts user namespaces and knows the `userns` rule), =yes always,
+# =no never.
+BWRAP    ?= $(realpath $(shell command -v bwrap 2>/dev/null))
+APPARMOR ?= auto
+APPARMOR_D := /etc/apparmor.d
+APPARMOR_PROFILE := $(DESTDIR)$(APPARMOR_D)/sbox
 
 ifeq ($(SAN),1)
 OUT      := build-san
@@ -61,7 +70,7 @@ LIBCLIENT   := $(OUT)/libsbox.a
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(UNIT_SRC))
 BENCH_BINS  := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
 
-.PHONY: all deps test unit e2e bench fuzz install uninstall clean check-deps
+.PHONY: all deps test unit e2e bench fuzz install install-apparmor uninstall clean check-deps
 all: check-deps $(BIN)/sboxd $(BIN)/sbox-init $(BIN)/sbox $(BIN)/sbox-bash $(BIN)/shell/bash $(UNIT_BINS) $(BENCH_BINS)
 
 check-deps:
@@ -157,7 +166,7 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: all
+install: all install-apparmor
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/sbox \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(PREFIX)/share/sbox
 	install -m 0755 $(BIN)/sboxd $(BIN)/sbox $(DESTDIR)$(PREFIX)/bin/
@@ -175,6 +184,28 @@ install: all
 	install -m 0644 client/sbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1
 	$(BIN)/sbox completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox
 
+# The AppArmor profile: installed where AppArmor 4 is (or APPARMOR=yes),
+# loaded when root installs it into the running system; else says why not.
+install-apparmor:
+	@want=$(APPARMOR); \
+	if [ "$$want" = auto ]; then \
+	  if [ ! -d /sys/kernel/security/apparmor ] && [ ! -d $(APPARMOR_D) ]; then \
+	    echo "sbox: no AppArmor here: its profile is not installed"; exit 0; fi; \
+	  if [ ! -e $(APPARMOR_D)/abi/4.0 ]; then \
+	    echo "sbox: AppArmor here is older than 4.0 (no $(APPARMOR_D)/abi/4.0; it neither restricts user namespaces nor knows the userns rule): its profile is not installed (APPARMOR=yes to install it anyway)"; exit 0; fi; \
+	elif [ "$$want" != yes ]; then exit 0; fi; \
+	if [ -z "$(BWRAP)" ]; then \
+	  echo "sbox: no bwrap in PATH: the AppArmor profile is not installed (make install BWRAP=/path/to/bwrap)"; exit 1; fi; \
+	install -d $(DESTDIR)$(APPARMOR_D) && \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BWRAP@|$(BWRAP)|g' systemd/sbox.apparmor.in > $(APPARMOR_PROFILE).tmp && \
+	chmod 0644 $(APPARMOR_PROFILE).tmp && mv -f $(APPARMOR_PROFILE).tmp $(APPARMOR_PROFILE) || exit 1; \
+	if [ -n "$(DESTDIR)" ]; then echo "sbox: AppArmor profile in $(APPARMOR_PROFILE) (not loaded: DESTDIR is set)"; \
+	elif [ "$$(id -u)" != 0 ]; then echo "sbox: AppArmor profile in $(APPARMOR_PROFILE); load it as root: sudo apparmor_parser -r $(APPARMOR_PROFILE)"; \
+	elif [ ! -d /sys/kernel/security/apparmor ] || ! command -v apparmor_parser >/dev/null 2>&1; then \
+	  echo "sbox: AppArmor profile in $(APPARMOR_PROFILE) (not loaded: AppArmor is not running or apparmor_parser is missing)"; \
+	else apparmor_parser -r $(APPARMOR_PROFILE) || { echo "sbox: apparmor_parser could not load $(APPARMOR_PROFILE)"; exit 1; }; \
+	  echo "sbox: AppArmor profile loaded: sbox-bwrap ($(BWRAP)) and sboxd ($(PREFIX)/bin/sboxd) may make user namespaces"; fi
+
 # Remove what install put (the same list), and sbox's own folders.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sboxd $(DESTDIR)$(PREFIX)/bin/sbox \
@@ -188,6 +219,11 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
 	  $(DESTDIR)$(PREFIX)/share/sbox/protected \
 	  $(DESTDIR)$(PREFIX)/share/sbox/providers
+	@if [ -z "$(DESTDIR)" ] && [ -f $(APPARMOR_PROFILE) ] && [ "$$(id -u)" = 0 ] && \
+	    grep -qs '^sbox-bwrap (' /sys/kernel/security/apparmor/profiles && \
+	    command -v apparmor_parser >/dev/null 2>&1; then \
+	  apparmor_parser -R $(APPARMOR_PROFILE) || echo "sbox: apparmor_parser could not unload $(APPARMOR_PROFILE)"; fi
+	rm -f $(APPARMOR_PROFILE)
 	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox/shell 2>/dev/null || true
 	rmdir $(DESTDIR)$(PREFIX)/libexec/sbox $(DESTDIR)$(PREFIX)/share/sbox 2>/dev/null || true
 

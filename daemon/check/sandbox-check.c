@@ -22,6 +22,7 @@
 #include "daemon/log.h"
 #include "daemon/rpc-call.h"
 #include "daemon/container/rmtree.h"
+#include "daemon/container/userns.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session.h"
 #include "policy/profile.h"
@@ -211,6 +212,23 @@ sandbox_check_disk(struct sandbox_check *chk)
 	    shrt ? "; short of space: free some (sbox cache clear) or set "
 	    "daemon.disk_reserve_mb" : "", full);
 	json_decref(d);
+}
+
+/* The userns_probe step: the settings that restrict user namespaces and
+ * a namespace made as bwrap makes it; what restricts them and the one
+ * command that fixes it, or what applies as root. */
+static void
+sandbox_check_userns(struct sandbox_check *chk, const char *bwrap)
+{
+	struct userns_state st;
+	char why[900];
+	int ok;
+
+	userns_read(&st);
+	userns_probe(&st);
+	ok = userns_explain(&st, bwrap, why, sizeof why);
+	sandbox_check_step(chk, "userns_probe", "user namespace probe", ok,
+	    "%s", why);
 }
 
 /* Free a check (its session and folder are gone already). */
@@ -596,6 +614,7 @@ sandbox_check_start_provider(const char *profile, const char *provider,
 	    "sbox-init is not installed at %s: install sbox (make install puts "
 	    "it in PREFIX/libexec/sbox) or start sboxd with --init PATH",
 	    sboxd.init_path ? sboxd.init_path : "?");
+	sandbox_check_userns(chk, ok ? bwrap : NULL);
 	if (sandbox_check_folder(chk, err) == -1) {
 		rmtree(chk->root);
 		sandbox_check_free(chk);

@@ -17,6 +17,7 @@
  *     bwrap's child attaches them under a private /tmp in a mount namespace
  *     of its own before it drops to that uid (container-launch.c). */
 #include "daemon/container/container-bind.h"
+#include "daemon/container/userns.h"
 #include "daemon/container/container-internal.h"
 
 #include <errno.h>
@@ -224,10 +225,20 @@ container_bind_userns(uid_t owner, gid_t gowner, uid_t run, gid_t grun,
 	fd = ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	close(p[1]);
 	child_reap_now(pid, 1000);
-	if (fd < 0)
+	if (fd < 0) {
+		struct userns_state st;
+		char why[900];
+
+		/* refused user namespaces say what refuses them */
+		userns_read(&st);
+		userns_probe(&st);
+		if (!userns_explain(&st, NULL, why, sizeof why))
+			return error_set(err, E_SANDBOX_UNAVAILABLE, "the sandbox "
+			    "cannot start: %s", why);
 		return error_set(err, E_SANDBOX_SETUP, "cannot make the user "
 		    "namespace that maps uid %u to the sandbox's uid %u",
 		    (unsigned)owner, (unsigned)run);
+	}
 	{
 		/* cache it; a full cache gives up its oldest entry */
 		struct container_bind_ns *c;

@@ -1,27 +1,12 @@
 /* container-explain.c: bwrap's failure message as an sbox error that says
  * what is missing and how to fix it. */
 #include "daemon/container/container.h"
+#include "daemon/container/userns.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-/* The integer in a /proc/sys file, or -1 when absent or unreadable. */
-static long
-container_explain_sysctl(const char *path)
-{
-	char buf[32];
-	FILE *f = fopen(path, "re");
-	long v = -1;
-
-	if (f == NULL)
-		return -1;
-	if (fgets(buf, sizeof buf, f) != NULL)
-		v = strtol(buf, NULL, 10);
-	fclose(f);
-	return v;
-}
 
 /* The last non-empty line of bwrap's stderr, without "bwrap: ". */
 static void
@@ -52,36 +37,22 @@ container_explain_line(const char *text, char *line, size_t size)
 		memmove((char *)p, p + 8, strlen(p + 8) + 1);
 }
 
-/* User namespaces were refused: say which setting refuses them. */
+/* User namespaces were refused: say what restricts them and the fix. */
 static void
 container_explain_userns(const char *line, sbox_error *err)
 {
-	const char *fix;
+	struct userns_state st;
+	char why[900];
 
-	if (container_explain_sysctl(
-	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		fix = "AppArmor restricts unprivileged user namespaces "
-		    "(kernel.apparmor_restrict_unprivileged_userns=1, as on "
-		    "Ubuntu 24.04): give bwrap an AppArmor profile that allows "
-		    "`userns` (e.g. /etc/apparmor.d/bwrap with `userns,`; "
-		    "then apparmor_parser -r /etc/apparmor.d/bwrap), or run "
-		    "`sysctl kernel.apparmor_restrict_unprivileged_userns=0`";
-	else if (container_explain_sysctl(
-	    "/proc/sys/kernel/unprivileged_userns_clone") == 0)
-		fix = "unprivileged user namespaces are disabled: run "
-		    "`sysctl kernel.unprivileged_userns_clone=1` (and set it in "
-		    "/etc/sysctl.d/ to keep it)";
-	else if (container_explain_sysctl(
-	    "/proc/sys/user/max_user_namespaces") == 0)
-		fix = "user namespaces are disabled (user.max_user_namespaces=0):"
-		    " run `sysctl user.max_user_namespaces=15000`";
+	userns_read(&st);
+	if (userns_explain(&st, NULL, why, sizeof why))
+		/* a loaded profile that did not help this bwrap */
+		error_set(err, E_SANDBOX_UNAVAILABLE, "the sandbox cannot "
+		    "start: user namespaces are restricted for this bwrap: %s "
+		    "(bwrap: %s)", why, line);
 	else
-		fix = "user namespaces are refused here; if sboxd runs inside a "
-		    "container, that container must allow them (e.g. Docker "
-		    "with a seccomp and AppArmor profile that permit unshare "
-		    "and mount), or run sboxd on the host";
-	error_set(err, E_SANDBOX_UNAVAILABLE,
-	    "the sandbox cannot start: %s (bwrap: %s)", fix, line);
+		error_set(err, E_SANDBOX_UNAVAILABLE, "the sandbox cannot "
+		    "start: %s (bwrap: %s)", why, line);
 }
 
 /* Turn bwrap's stderr into an error. */

@@ -1,5 +1,6 @@
 /* proxy-jail.c: the proxy process confines itself (see proxy-jail.h). */
 #include "daemon/proxy/proxy-jail.h"
+#include "daemon/container/userns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,6 +125,24 @@ proxy_jail_root(void)
 	return 0;
 }
 
+/* A user namespace the kernel refused (at step): what restricts them and
+ * the one command that fixes it. */
+static int
+proxy_jail_userns(enum userns_probe_step step, sbox_error *err)
+{
+	struct userns_state st;
+	char why[900];
+	int e = errno;
+
+	userns_read(&st);
+	st.probed = 1;
+	st.probe_step = step;
+	st.probe_errno = e;
+	userns_explain(&st, NULL, why, sizeof why);
+	return error_set(err, E_SANDBOX_UNAVAILABLE, "proxy: cannot jail "
+	    "itself in a user namespace: %s", why);
+}
+
 /* Empty root, ids, capabilities, no_new_privs. */
 int
 proxy_jail_enter(const struct proxy_jail *j, sbox_error *err)
@@ -136,13 +155,11 @@ proxy_jail_enter(const struct proxy_jail *j, sbox_error *err)
 			    "proxy: mount namespace");
 	} else {
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-			return error_set_errno(err, E_INTERNAL, errno,
-			    "proxy: user and mount namespace");
+			return proxy_jail_userns(USERNS_PROBE_UNSHARE, err);
 		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)j->uid,
 		    (unsigned)j->uid);
 		if (proxy_jail_write("/proc/self/uid_map", map) < 0)
-			return error_set_errno(err, E_INTERNAL, errno,
-			    "proxy: uid map");
+			return proxy_jail_userns(USERNS_PROBE_UID_MAP, err);
 		proxy_jail_write("/proc/self/setgroups", "deny");
 		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)j->gid,
 		    (unsigned)j->gid);

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 
 import sboxtest
+from sboxtest import Skip
 from sandboxlib import make_project
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -156,3 +157,58 @@ def test_missing_init_named_by_sandbox_check(ctx):
     finally:
         stop_daemon(pre, env)
     uninstall(dest)
+
+
+def make(dest, *args):
+    """make -s install/uninstall ... into dest; the result."""
+    return subprocess.run(["make", "-s", "-C", ROOT, "-o", "all"] +
+                          list(args) + ["BIN=" + os.path.abspath(sboxtest.BIN),
+                                        "DESTDIR=" + dest, "PREFIX=" + PREFIX],
+                          capture_output=True, timeout=120)
+
+
+def test_install_apparmor_profile(ctx):
+    """`make install` puts the AppArmor profile in DESTDIR/etc/apparmor.d/
+    sbox where the system has AppArmor 4, else says why it does not (then
+    APPARMOR=yes installs it anyway, as a packager would); the profile
+    allows `userns` to the bwrap sboxd uses and to PREFIX/bin/sboxd, and
+    nothing else; it is never loaded with a DESTDIR; `make uninstall`
+    removes it."""
+    if not os.path.exists(os.path.join(ROOT, "Makefile")) or \
+            not shutil.which("make"):
+        raise Skip("no Makefile beside the tests")
+    dest = os.path.join(ctx.tmp, "dest")
+    prof = os.path.join(dest, "etc/apparmor.d/sbox")
+    r = make(dest, "install")
+    assert r.returncode == 0, out(r)
+    said = r.stdout.decode()
+    has = os.path.isdir("/sys/kernel/security/apparmor") or \
+        os.path.isdir("/etc/apparmor.d")
+    if not has:
+        assert "no AppArmor here" in said and not os.path.exists(prof), said
+    elif not os.path.exists("/etc/apparmor.d/abi/4.0"):
+        assert "older than 4.0" in said and not os.path.exists(prof), said
+    else:
+        assert os.path.exists(prof) and "not loaded: DESTDIR" in said, said
+    r = make(dest, "install", "APPARMOR=yes")
+    assert r.returncode == 0, out(r)
+    assert "not loaded: DESTDIR is set" in r.stdout.decode(), out(r)
+    with open(prof) as f:
+        text = f.read()
+    assert oct(os.stat(prof).st_mode & 0o777) == "0o644"
+    bwrap = os.path.realpath(shutil.which("bwrap"))
+    rules = [ln.strip() for ln in text.splitlines()
+             if ln.strip() and not ln.strip().startswith("#")]
+    assert rules == [
+        "abi <abi/4.0>,", "include <tunables/global>",
+        "profile sbox-bwrap %s flags=(unconfined) {" % bwrap, "userns,",
+        "include if exists <local/sbox-bwrap>", "}",
+        "profile sboxd %s/bin/sboxd flags=(unconfined) {" % PREFIX,
+        "userns,", "include if exists <local/sboxd>", "}"], rules
+    r = make(dest, "install-apparmor", "APPARMOR=no")
+    assert r.returncode == 0 and r.stdout == b"", out(r)
+    r = make(dest, "uninstall")
+    assert r.returncode == 0, out(r)
+    assert not os.path.exists(prof)
+    left = [os.path.join(dp, f) for dp, _, fs in os.walk(dest) for f in fs]
+    assert left == [], left

@@ -494,9 +494,9 @@ def test_check(ctx):
     r = c.call("sandbox.check", {"profile": "workspace"})
     assert r["profile"] == "workspace", r
     ids = [s["id"] for s in r["steps"]]
-    assert ids == ["bwrap", "init", "userns", "shell", "tools", "write_in",
-                   "write_out", "read_out", "sbox", "creds", "network",
-                   "limits", "disk"], ids
+    assert ids == ["bwrap", "init", "userns_probe", "userns", "shell",
+                   "tools", "write_in", "write_out", "read_out", "sbox",
+                   "creds", "network", "limits", "disk"], ids
     bad = [s for s in r["steps"] if not s["ok"]]
     assert not bad and r["ok"] is True, bad
     for s in r["steps"]:
@@ -517,7 +517,7 @@ def test_check(ctx):
     out = text(r)
     assert r.returncode == 0, out
     steps = [l for l in out.splitlines() if l.startswith("  ")]
-    assert len(steps) == 13, out
+    assert len(steps) == 14, out
     assert all(l.split()[0] == "ok" for l in steps), out
     assert "profile strict" in out and "every step passed" in out, out
     # the default: all_sessions, else workspace
