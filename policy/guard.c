@@ -577,16 +577,17 @@ guard_rules_roots(const struct guard_spec *s, enum guard_op op,
 }
 
 /* Refuse an operation on full (name in parent) that a path the plan keeps
- * (kept: git's config names it, or it did not exist when the plan was
- * made) refuses, with a reason true to what is on disk now: the path
+ * (kept: git's config or an agent's settings name it, or it did not
+ * exist when the plan was made) refuses, with a reason true to what is on disk now: the path
  * itself (a file, a folder, or missing), inside it, or a folder that
  * holds it. */
 static void
 guard_refuse_kept(const char *kept, const char *parent, const char *full,
     const char *name, const struct guard_fs *fs, struct guard_verdict *v)
 {
-	static const char why[] = "(named by git's config, or protected "
-	    "by the profile)";
+	static const char why[] = "(named by git's config or an agent's "
+	    "settings, or protected by the profile: it would run programs "
+	    "on the host later)";
 	struct stat st;
 	int err = guard_exists(fs, name) ? EROFS : EPERM;
 	size_t pl = strcmp(parent, "/") == 0 ? 0 : strlen(parent);

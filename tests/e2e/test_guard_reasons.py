@@ -140,3 +140,45 @@ def test_guard_reasons_git_named_paths(ctx):
                         "myhooks")
     assert why.startswith("myhooks: a protected folder stays read-only"), \
         why
+
+
+def test_guard_reasons_accounts(ctx):
+    """An agent's account folder: an existing settings file and a missing
+    instructions file, by the account rule; the sign-in (existing) by the
+    same rule, which names it; a script the agent's settings name
+    (existing, in a writable part) and the project hook it names, by the
+    kept-path rule that says a protected file."""
+    from test_escape_accounts import setup as acct_setup, create, \
+        run as arun
+    d, c, project = acct_setup(ctx)
+    a = d.home + "/.claude"
+    sid = create(c, project, "claude")
+
+    def refusal(script, path):
+        r = arun(c, sid, script + " 2>/dev/null; true")
+        got = [b for b in r.get("blocked", {}).get("files", [])
+               if b["path"] == path]
+        assert got, (script, r)
+        return got[0]["rule"], got[0]["reason"]
+
+    account = "an agent's account folder, read-only but what the agent " \
+        "writes while it works"
+    for script, path in (("echo x >> %s/settings.json" % a,
+                          a + "/settings.json"),
+                         ("echo x > %s/CLAUDE.md" % a, a + "/CLAUDE.md"),
+                         ("echo x > %s/.credentials.json" % a,
+                          a + "/.credentials.json")):
+        rule, why = refusal(script, path)
+        assert rule == account, (path, rule)
+        assert why.startswith("an agent's account folder is read-only"), why
+        assert "sign-in" in why, why
+    for script, path in (("echo x >> %s/todos/bar-line.sh" % a,
+                          a + "/todos/bar-line.sh"),
+                         ("echo x >> %s/tools/fmt-hook.sh" % project,
+                          project + "/tools/fmt-hook.sh")):
+        rule, why = refusal(script, path)
+        assert rule == RUNS_LATER, (path, rule)
+        assert why.startswith(os.path.basename(path) + ": a protected file "
+                              "stays read-only (named by git's config or "
+                              "an agent's settings"), why
+        says_exists(why)
