@@ -182,3 +182,52 @@ def test_guard_reasons_accounts(ctx):
                               "stays read-only (named by git's config or "
                               "an agent's settings"), why
         says_exists(why)
+
+
+SOCK_PY = r"""
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1])
+    print("CONNECTED")
+except OSError as e:
+    print("refused", e.errno)
+"""
+
+BIND_PY = r"""
+import os, socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.bind(os.path.expanduser("~/.cache/r.sock"))
+    print("BOUND")
+except OSError as e:
+    print("refused", e.errno)
+"""
+
+
+def test_guard_reasons_sockets_and_caches(ctx):
+    """A host program's socket (it exists: a missing one has nothing to
+    refuse) by the sockets rule, saying the sandbox did not make it; a
+    socket bound in a package cache (a new name) by the caches rule."""
+    import socket
+    c, sid, proj = setup(ctx)
+    path = os.path.join(proj, "host.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    os.chmod(path, 0o777)
+    srv.listen(1)
+    try:
+        r = run(c, sid, None, argv=["python3", "-c", SOCK_PY, path])
+        assert "CONNECTED" not in r.out, r
+        got = [b for b in r.blocked if b["path"] == path]
+        assert got and got[0]["rule"] == "host Unix sockets, hidden", r
+        assert "a Unix socket the sandbox did not make (a host " \
+            "program's) is refused" in got[0]["reason"], got
+    finally:
+        srv.close()
+    r = run(c, sid, None, argv=["python3", "-c", BIND_PY])
+    assert "BOUND" not in r.out, r
+    got = [b for b in r.blocked if b["path"].endswith("/r.sock")]
+    assert got and got[0]["rule"] == "package caches", r
+    assert got[0]["reason"].startswith("no socket is served from a package "
+                                       "cache"), got
