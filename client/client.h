@@ -126,6 +126,19 @@ void exec_relay_step(struct exec_relay *r, const struct pollfd *p, int n);
 /* Copy what is left of the output and close everything. */
 void exec_relay_close(struct exec_relay *r);
 
+/* ttyshow.c: what a sandbox made, written to our stdout and stderr. */
+struct ttyshow {
+	int              filtered[2];   /* stdout, stderr through f */
+	struct ttyfilter f[2];
+};
+/* Start: each of stdout and stderr filtered when drop and a terminal. */
+void ttyshow_init(struct ttyshow *t, int drop);
+/* Write p to stdout (i 0) or stderr (i 1). */
+void ttyshow_write(struct ttyshow *t, int i, const unsigned char *p,
+    size_t n);
+/* The end: an unfinished sequence held is dropped. */
+void ttyshow_end(struct ttyshow *t);
+
 /* exec-tty.c: a command on a terminal of its sandbox, with ours. */
 /* Are stdin and stdout terminals? */
 int exec_tty_possible(void);

@@ -599,3 +599,24 @@ def test_escape_terminal_machine_sequences_run(ctx):
     d, _ = session()
     args = ["run", "--project", os.path.join(d.root, "proj"), "--no-ask"]
     check_machine_dropped(machine_run(d, args), args)
+
+
+def test_escape_terminal_machine_sequences_follow_and_read(ctx):
+    """A detached job's output shown at a terminal, by `sbox command
+    follow` and `sbox command read`: the same sequences dropped, colours
+    kept."""
+    d, sid = session()
+    c = SH.client()
+    r = c.call("command.exec", {"session": sid, "detach": True,
+                                "stdio": "pipes", "argv": [
+                                    "python3", "-c", MACHINE_PROG]})
+    cid = r["command"]
+    for args in (["command", "follow", str(cid)],
+                 ["command", "read", str(cid)]):
+        t = Pty(d, args, stdin=subprocess.DEVNULL)
+        try:
+            rc = t.finish()
+        finally:
+            t.close()
+        assert rc == 0, (args, rc, t.buf)
+        check_machine_dropped(t.buf, args)
