@@ -99,13 +99,15 @@ static const struct client_sub table_subs[] = {
 	{ "run", NULL,
 	  "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] [-v] "
 	  "[--no-ask]\n"
-	  "         -- ARGV...\n"
+	  "         [--drop-osc|--keep-osc] -- ARGV...\n"
 	  "       (the profile: --sandbox, else SBOX_SANDBOX, else what the "
 	  "config chooses,\n"
 	  "       else workspace; -v prints the session id)",
 	  "run one command in a one-shot sandbox (by default "
-	  "workspace)",
-	  "s/sandbox= p/project= T/timeout= v/verbose no-ask", 0 },
+	  "workspace); --keep-osc: with the clipboard, title and other "
+	  "sequences that act on your machine (dropped by default)",
+	  "s/sandbox= p/project= T/timeout= v/verbose no-ask drop-osc "
+	  "keep-osc", 0 },
 	{ "shell", NULL,
 	  "sbox shell [SESSION] [-l|-i|--login|-e|-x|-o OPT]... [-c CMD [NAME "
 	  "[ARG...]] | FILE [ARG...]]\n"

@@ -595,10 +595,12 @@ def test_escape_terminal_machine_sequences_dropped_by_default(ctx):
 
 def test_escape_terminal_machine_sequences_run(ctx):
     """sbox run at a terminal (the pipe path of a one-shot session) drops
-    them too."""
+    them too; its --keep-osc passes them."""
     d, _ = session()
     args = ["run", "--project", os.path.join(d.root, "proj"), "--no-ask"]
     check_machine_dropped(machine_run(d, args), args)
+    out = machine_run(d, args + ["--keep-osc"])
+    assert b"\x1b]52;c;PAYLOAD52=\x07" in out, out
 
 
 def test_escape_terminal_machine_sequences_follow_and_read(ctx):
