@@ -21,8 +21,10 @@
  *   1337     iTerm2: file download to the host, clipboard, host name
  *   5113     kitty file transfer
  *   5522     kitty clipboard
- * an OSC number of more than 6 digits (no terminal has one; a number that
- * wraps could read as 52), and screen's title (ESC k ... ST).
+ * an OSC without a number (read as 0, a title; but for the Linux
+ * console's palette, ESC ] P and ESC ] R), an OSC number of more than 6
+ * digits (no terminal has one; a number that wraps could read as 52), and
+ * screen's title (ESC k ... ST).
  * Dropped CSI (ESC [ or U+009B) window operations, ... t: 1-10 and 24 up
  * (move, resize, iconify, raise, full screen: the person's desktop), 13
  * (where the window is on the desktop), 20 and 21 (the icon and window
@@ -266,8 +268,11 @@ ttyfilter_run(struct ttyfilter *f, const unsigned char *in, size_t n,
 				i++;
 				continue;
 			}
-			/* the number is known (none: 0, as a terminal reads it) */
-			if (ttyfilter_osc_drops(f)) {
+			/* the number is known (none: 0, as a terminal reads it;
+			 * but the Linux console's palette, ESC ] P and ESC ] R,
+			 * has no end to wait for) */
+			if (ttyfilter_osc_drops(f) && !(f->nhold == 2 &&
+			    (b == 'P' || b == 'R'))) {
 				f->nhold = 0;
 				f->state = TF_DROP;
 			} else {

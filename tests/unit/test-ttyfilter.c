@@ -83,6 +83,7 @@ START_TEST(test_others_pass)
 		"\xc2\x9b" "1mC1 CSI\xc2\x9b" "0m",
 		"\x1b[18t\x1b[14t\x1b[16t\x1b[22;0t\x1b[23;0t\x1b[11t",
 		"\x1b[>4;1m\x1b[?2004h\x1b[>0t",
+		"\x1b]P0000000\x1b]Rtext after the console palette",
 	};
 	size_t i;
 
