@@ -206,8 +206,32 @@ install-apparmor:
 	else apparmor_parser -r $(APPARMOR_PROFILE) || { echo "sbox: apparmor_parser could not load $(APPARMOR_PROFILE)"; exit 1; }; \
 	  echo "sbox: AppArmor profile loaded: sbox-bwrap ($(BWRAP)) and sboxd ($(PREFIX)/bin/sboxd) may make user namespaces"; fi
 
-# Remove what install put (the same list), and sbox's own folders.
+# Remove what install put (the same list), and sbox's own folders. First
+# the installing user's sboxd (the user sudo ran as, else the caller) is
+# stopped with `sbox daemon stop` (and its systemd user units), or the
+# message says that one still runs; the user's own data stays (README,
+# "Removing sbox", names the folders and the command that removes them).
 uninstall:
+	@sbox=$(DESTDIR)$(PREFIX)/bin/sbox; [ -x "$$sbox" ] || sbox=$$(command -v sbox || true); \
+	user=$$(id -un); as=""; \
+	if [ "$$(id -u)" = 0 ] && [ -n "$$SUDO_USER" ] && [ "$$SUDO_USER" != root ]; then \
+	  user=$$SUDO_USER; uid=$$(id -u "$$user"); \
+	  as="sudo -u $$user env XDG_RUNTIME_DIR=/run/user/$$uid"; \
+	fi; \
+	if command -v systemctl >/dev/null 2>&1 && [ -n "$$as$$XDG_RUNTIME_DIR" ]; then \
+	  $$as systemctl --user stop sboxd.socket sboxd.service >/dev/null 2>&1 || true; \
+	fi; \
+	if [ -n "$$sbox" ]; then \
+	  out=$$($$as "$$sbox" --no-start daemon stop 2>&1); rc=$$?; \
+	  if [ $$rc = 0 ]; then echo "sbox: $$out (the sboxd of $$user)"; \
+	  elif $$as "$$sbox" --no-start daemon status >/dev/null 2>&1; then \
+	    echo "sbox: the sboxd of $$user still runs and could not be stopped ($$out): stop it with 'sbox daemon stop'"; \
+	  else echo "sbox: no sboxd of $$user runs on its default socket"; fi; \
+	fi; \
+	pids=$$(pgrep -u "$$user" -x sboxd 2>/dev/null | tr '\n' ' '); \
+	if [ -n "$$pids" ]; then \
+	  echo "sbox: an sboxd of $$user still runs (pid $$pids), on another socket or state folder: stop it with 'sbox --socket PATH daemon stop' or kill $$pids"; \
+	fi
 	rm -f $(DESTDIR)$(PREFIX)/bin/sboxd $(DESTDIR)$(PREFIX)/bin/sbox \
 	  $(DESTDIR)$(PREFIX)/bin/sbox-bash $(DESTDIR)$(PREFIX)/libexec/sbox/shell/bash \
 	  $(DESTDIR)$(PREFIX)/libexec/sbox/sbox-init \

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include "protocol/error.h"
+#include "client/ttyfilter.h"
 
 /* Exit codes of sbox. */
 #define EXIT_OK          0
@@ -26,9 +27,11 @@ struct client_opts {
 	                         when stdin and stdout are terminals (session
 	                         exec's default), 2 always (-t; an error
 	                         without a terminal) */
-	int         osc;      /* -t relay: 0 as the config says ("terminal":
-	                         {"drop_osc"}), 1 drop clipboard and title
-	                         sequences (--drop-osc), 2 keep (--keep-osc) */
+	int         osc;      /* what the sandbox writes to our terminal: 0
+	                         as the config says ("terminal": {"drop_osc"},
+	                         default true), 1 drop the sequences that act
+	                         on our machine (--drop-osc), 2 keep them
+	                         (--keep-osc) */
 };
 
 struct client;
@@ -105,7 +108,13 @@ struct exec_relay {
 	int in_eof;
 	int sigpipe_saved;
 	struct sigaction old_pipe;
+	int filtered;           /* stdout and stderr go through filt */
+	struct ttyfilter filt[3];
 };
+/* Filter what the next relays copy to our stdout and stderr through
+ * ttyfilter.c when they are relayed (a terminal) and o, the config or the
+ * default says so. */
+void exec_relay_filter(const struct client_opts *o, struct client *cl);
 /* Make the pipes (SIGPIPE ignored until the close); -1 with err. */
 int exec_relay_open(struct exec_relay *r, sbox_error *err);
 /* The request went out: close our copies of the sandbox's ends. */
@@ -117,9 +126,25 @@ void exec_relay_step(struct exec_relay *r, const struct pollfd *p, int n);
 /* Copy what is left of the output and close everything. */
 void exec_relay_close(struct exec_relay *r);
 
+/* ttyshow.c: what a sandbox made, written to our stdout and stderr. */
+struct ttyshow {
+	int              filtered[2];   /* stdout, stderr through f */
+	struct ttyfilter f[2];
+};
+/* Start: each of stdout and stderr filtered when drop and a terminal. */
+void ttyshow_init(struct ttyshow *t, int drop);
+/* Write p to stdout (i 0) or stderr (i 1). */
+void ttyshow_write(struct ttyshow *t, int i, const unsigned char *p,
+    size_t n);
+/* The end: an unfinished sequence held is dropped. */
+void ttyshow_end(struct ttyshow *t);
+
 /* exec-tty.c: a command on a terminal of its sandbox, with ours. */
 /* Are stdin and stdout terminals? */
 int exec_tty_possible(void);
+/* Are the sequences that act on our machine dropped (o->osc, the config,
+ * else yes)? */
+int exec_tty_drops(const struct client_opts *o, struct client *cl);
 /* Run a command.exec request on a terminal of the sandbox (our terminal
  * raw meanwhile, our window size followed; o->osc: what it shows goes
  * through ttyfilter.c); the result or NULL with err. */

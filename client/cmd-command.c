@@ -22,9 +22,10 @@ cmd_command_id(const char *s)
 	return (*end != '\0' || id <= 0) ? -1 : id;
 }
 
-/* Write the kept output of a result (base64 stdout/stderr) to our own. */
+/* Write the kept output of a result (base64 stdout/stderr) to our own
+ * (through the filter of show). */
 static void
-cmd_command_write_output(const json_t *r)
+cmd_command_write_output(const json_t *r, struct ttyshow *show)
 {
 	static const char *keys[] = { "stdout", "stderr" };
 	unsigned char *raw;
@@ -35,8 +36,7 @@ cmd_command_write_output(const json_t *r)
 		if ((b64 = json_string_value(json_object_get(r, keys[i]))) == NULL ||
 		    (raw = base64_decode(b64, strlen(b64), &n)) == NULL)
 			continue;
-		fwrite(raw, 1, n, i == 0 ? stdout : stderr);
-		fflush(i == 0 ? stdout : stderr);
+		ttyshow_write(show, (int)i, raw, n);
 		free(raw);
 	}
 }
@@ -100,6 +100,7 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 	sbox_error err;
 	char *end;
 	int i, rc = EXIT_OK;
+	struct ttyshow show;
 
 	if (strcmp(sub, "list") == 0) {
 		if (argc != 3)
@@ -146,6 +147,9 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 		return client_fail(&err);
 	}
 	r = client_call(cl, method, params, NULL, 0, &err);
+	/* (asked while connected: the config says whether to filter) */
+	ttyshow_init(&show, r != NULL && !o->json && (sub[0] == 'r' ||
+	    sub[0] == 'w') && (isatty(1) || isatty(2)) && exec_tty_drops(o, cl));
 	if (r != NULL && o->json && json_is_string(json_object_get(r, "session"))) {
 		/* say whether it ran in a sandbox, as every --json result does */
 		json_t *info = client_call(cl, "session.info", json_pack("{s:O}",
@@ -167,7 +171,8 @@ cmd_command(const struct client_opts *o, int argc, char **argv)
 	else if (sub[0] == 'k')
 		printf("sent signal %lld to command %lld\n", sig, id);
 	else {
-		cmd_command_write_output(r);
+		cmd_command_write_output(r, &show);
+		ttyshow_end(&show);
 		if (sub[0] == 'r' && json_is_integer(json_object_get(r,
 		    "running_ms")))
 			fprintf(stderr, "sbox: command %lld is running (%lld s)\n", id,

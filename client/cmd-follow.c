@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "protocol/base64.h"
 
@@ -17,6 +18,7 @@ struct cmd_follow {
 	char       *buf[2];    /* --json: stdout, stderr */
 	size_t      len[2];
 	int         truncated;
+	struct ttyshow show;   /* what is written to our terminal */
 	json_t     *end;       /* the command.exited params */
 };
 
@@ -61,10 +63,8 @@ cmd_follow_notify(const char *method, json_t *params, void *arg)
 	i = strcmp(stream, "stderr") == 0;
 	if (f->json)
 		cmd_follow_keep(f, i, raw, n);
-	else {
-		fwrite(raw, 1, n, i ? stderr : stdout);
-		fflush(i ? stderr : stdout);
-	}
+	else
+		ttyshow_write(&f->show, i, raw, n);
 	free(raw);
 	return 0;
 }
@@ -105,6 +105,8 @@ cmd_command_follow(const struct client_opts *o, long long command)
 	error_clear(&err);
 	if ((cl = client_connect(o, &err)) == NULL)
 		return client_fail(&err);
+	ttyshow_init(&f.show, !o->json && (isatty(1) || isatty(2)) &&
+	    exec_tty_drops(o, cl));
 	client_on_notify(cl, cmd_follow_notify, &f);
 	r = client_call(cl, "command.follow", json_pack("{s:I}", "command",
 	    (json_int_t)command), NULL, 0, &err);
@@ -114,6 +116,7 @@ cmd_command_follow(const struct client_opts *o, long long command)
 			client_wait(cl, &err);
 	}
 	client_close(cl);
+	ttyshow_end(&f.show);
 	if (f.end == NULL) {
 		free(f.buf[0]);
 		free(f.buf[1]);

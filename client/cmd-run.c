@@ -55,7 +55,7 @@ cmd_run_note(const json_t *session, int by_default, const char *env_sb)
 }
 
 /* sbox run [--sandbox P] [--project DIR] [--timeout S] [-v] [--no-ask]
- * -- ARGV... */
+ * [--drop-osc|--keep-osc] -- ARGV... */
 int
 cmd_run(const struct client_opts *o, int argc, char **argv)
 {
@@ -65,6 +65,8 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "no-ask", no_argument, NULL, 'A' },
+		{ "drop-osc", no_argument, NULL, 'O' },
+		{ "keep-osc", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char project[PATH_MAX], *end;
@@ -85,6 +87,8 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 			verbose = 1;
 		else if (ch == 'A')
 			ro.no_ask = 1;
+		else if (ch == 'O' || ch == 'K')
+			ro.osc = ch == 'O' ? 1 : 2;
 		else if (ch == 'T') {
 			timeout = strtol(optarg, &end, 10);
 			if (*end != '\0' || timeout < 0)

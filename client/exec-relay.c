@@ -4,7 +4,10 @@
  * replaced by a pipe, and sbox copies between the pipe and the descriptor
  * while the command runs (as ssh does without -t). The sandbox then holds
  * pipes only: no ioctl of the person's terminal (line discipline, termios,
- * exclusive mode) and no terminal query answered into the host's shell. */
+ * exclusive mode) and no terminal query answered into the host's shell.
+ * What the command writes to our stdout and stderr goes through
+ * ttyfilter.c on its way (by default): no clipboard write, title,
+ * notification or window operation reaches the person's terminal. */
 #include "client/client.h"
 #include "policy/stdio.h"
 
@@ -18,6 +21,18 @@
 #include <unistd.h>
 
 #define EXEC_RELAY_DRAIN (4 * 1024 * 1024) /* read after the end, at most */
+
+static int exec_relay_drop;	/* the next relays filter their output */
+
+/* Decide whether the next relays filter what they copy to our stdout and
+ * stderr: when either is relayed (a terminal, ...) and o, the config or
+ * the default drops the sequences (the config is asked for only then). */
+void
+exec_relay_filter(const struct client_opts *o, struct client *cl)
+{
+	exec_relay_drop = (!stdio_fd_allowed(1) || !stdio_fd_allowed(2)) &&
+	    exec_tty_drops(o, cl);
+}
 
 /* Replace each of our fds 0..2 that may not go in by a pipe: r->pass gets
  * what to pass with the request, r->mine our end (-1: passed as is). */
@@ -43,6 +58,9 @@ exec_relay_open(struct exec_relay *r, sbox_error *err)
 		fcntl(r->mine[i], F_SETFL, fcntl(r->mine[i], F_GETFL) |
 		    O_NONBLOCK);
 	}
+	r->filtered = exec_relay_drop;
+	for (i = 0; i < 3; i++)
+		ttyfilter_init(&r->filt[i]);
 	/* a command that closes its stdin must not kill sbox */
 	r->sigpipe_saved = 1;
 	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN },
@@ -120,6 +138,7 @@ static int
 exec_relay_out(struct exec_relay *r, int i, size_t *budget)
 {
 	char buf[16384];
+	unsigned char out[sizeof buf + TTYFILTER_HOLD];
 	ssize_t n;
 
 	for (;;) {
@@ -133,9 +152,15 @@ exec_relay_out(struct exec_relay *r, int i, size_t *budget)
 		if (n <= 0) {
 			close(r->mine[i]);
 			r->mine[i] = -1;
+			ttyfilter_flush(&r->filt[i], out);
 			return 1;
 		}
-		exec_relay_write_all(i, buf, (size_t)n);
+		if (r->filtered)
+			exec_relay_write_all(i, (const char *)out, ttyfilter_run(
+			    &r->filt[i], (const unsigned char *)buf, (size_t)n,
+			    out));
+		else
+			exec_relay_write_all(i, buf, (size_t)n);
 		if (budget != NULL)
 			*budget -= (size_t)n > *budget ? *budget : (size_t)n;
 		if (budget == NULL)

@@ -176,8 +176,11 @@ exec_run_params(const struct client_opts *o, struct client *cl,
 	 * output comes */
 	piped = !detach && !o->json && (o->tty == 0 || (o->tty == 1 &&
 	    !exec_tty_possible()));
-	if (piped)
+	if (piped) {
+		/* (asked before the held request: one answer at a time) */
+		exec_relay_filter(o, cl);
 		client_hold_next(cl);
+	}
 	if (piped && (e.id = client_send(cl, "session.info", json_pack(
 	    "{s:O, s:b}", "session", json_object_get(params, "session"),
 	    "brief", 1), NULL, 0, &err)) > 0) {
@@ -223,8 +226,10 @@ exec_run_params(const struct client_opts *o, struct client *cl,
 		exec_live_set(info, o->one_shot);
 		r = exec_tty_run(o, cl, params, &err);
 	}
-	else
+	else {
+		exec_relay_filter(o, cl);
 		r = exec_with_terminal(cl, params, &err);
+	}
 ran:
 	if (r == NULL) {
 		json_decref(info);

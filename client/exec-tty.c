@@ -98,26 +98,43 @@ exec_tty_size(int *rows, int *cols)
 	*cols = ws.ws_col > 0 && ws.ws_col <= 4096 ? ws.ws_col : 80;
 }
 
-/* Does the config sboxd uses say "terminal": {"drop_osc": true}? (Read
- * here for the relay; sboxd checks the key when it loads the config.) */
+/* Does the config sboxd uses keep the sequences that act on the person's
+ * machine ("terminal": {"drop_osc": false})? Anything else, an unreadable
+ * config included, drops them. (Read here for the relay; sboxd checks the
+ * key when it loads the config.) */
 static int
-exec_tty_config_drops(struct client *cl)
+exec_tty_config_keeps(struct client *cl)
 {
 	json_t *r, *conf;
 	sbox_error err;
 	const char *path;
-	int drop = 0;
+	int keep = 0;
 
 	error_clear(&err);
 	r = client_call(cl, "daemon.status", NULL, NULL, 0, &err);
 	path = json_string_value(json_object_get(r, "config"));
 	if (path != NULL && (conf = json_load_file(path, 0, NULL)) != NULL) {
-		drop = json_is_true(json_object_get(json_object_get(conf,
+		keep = json_is_false(json_object_get(json_object_get(conf,
 		    "terminal"), "drop_osc"));
 		json_decref(conf);
 	}
 	json_decref(r);
-	return drop;
+	return keep;
+}
+
+/* Are the sequences that act on the person's machine dropped from what
+ * the sandbox writes to our terminal (--drop-osc, --keep-osc, else the
+ * config, else yes)? The config is asked for once per sbox. */
+int
+exec_tty_drops(const struct client_opts *o, struct client *cl)
+{
+	static int keeps = -1;
+
+	if (o->osc != 0)
+		return o->osc == 1;
+	if (keeps == -1)
+		keeps = exec_tty_config_keeps(cl);
+	return !keeps;
 }
 
 /* Copy what the relay pipe holds to our stdout through the filter; 1 at
@@ -161,7 +178,7 @@ exec_tty_possible(void)
 
 /* Run params (a command.exec request) on a terminal of the sandbox with
  * ours; returns the result (caller owns) or NULL with err. With the
- * clipboard and title sequences dropped (o->osc, or the config), sboxd
+ * sequences that act on our machine dropped (the default), sboxd
  * writes the terminal's output into a pipe and sbox filters it on its way
  * to our stdout. */
 json_t *
@@ -209,7 +226,7 @@ exec_tty_run(const struct client_opts *o, struct client *cl, json_t *params,
 		atexit(exec_tty_restore);
 		exec_tty_atexit = 1;
 	}
-	if (o->osc == 1 || (o->osc == 0 && exec_tty_config_drops(cl))) {
+	if (exec_tty_drops(o, cl)) {
 		if (pipe2(relay, O_CLOEXEC) == -1) {
 			error_set_errno(err, E_IO, errno, "pipe");
 			goto out;

@@ -57,17 +57,20 @@ static const struct client_sub table_subs[] = {
 	  "asked about (--no-ask: never); -t: on a terminal made inside the "
 	  "sandbox (the default when stdin and stdout are terminals; "
 	  "--no-tty: never; without one, the command gets pipes, never your "
-	  "terminal); --drop-osc: take clipboard (OSC 52) and title "
-	  "sequences out of what -t shows (--keep-osc: pass them; the "
-	  "default: the config's \"terminal\": {\"drop_osc\"})",
+	  "terminal); what it shows loses the sequences that act on your "
+	  "machine rather than the screen (clipboard, titles, "
+	  "notifications, window operations; colours stay): --keep-osc "
+	  "passes them, --drop-osc drops them (the default: the config's "
+	  "\"terminal\": {\"drop_osc\"}, true unless it says false)",
 	  "C/cwd= e/env= d/detach T/timeout= no-ask t/tty no-tty drop-osc "
 	  "keep-osc", 1 },
 	{ "session", "shell",
 	  "sbox session shell ID [--cwd DIR] [--env NAME=VALUE]...\n"
 	  "                   [--drop-osc|--keep-osc]",
 	  "an interactive shell in a session, on a terminal made inside the "
-	  "sandbox (bash when it has one, else sh); --drop-osc: without "
-	  "clipboard and title sequences", "C/cwd= e/env= drop-osc keep-osc",
+	  "sandbox (bash when it has one, else sh); --keep-osc: with the "
+	  "clipboard, title and other sequences that act on your machine "
+	  "(dropped by default)", "C/cwd= e/env= drop-osc keep-osc",
 	  -1 },
 	{ "session", "send",
 	  "sbox session send ID [--sandbox PROFILE] [--stdin] [--no-ask]",
@@ -96,13 +99,15 @@ static const struct client_sub table_subs[] = {
 	{ "run", NULL,
 	  "sbox run [--sandbox PROFILE] [--project DIR] [--timeout S] [-v] "
 	  "[--no-ask]\n"
-	  "         -- ARGV...\n"
+	  "         [--drop-osc|--keep-osc] -- ARGV...\n"
 	  "       (the profile: --sandbox, else SBOX_SANDBOX, else what the "
 	  "config chooses,\n"
 	  "       else workspace; -v prints the session id)",
 	  "run one command in a one-shot sandbox (by default "
-	  "workspace)",
-	  "s/sandbox= p/project= T/timeout= v/verbose no-ask", 0 },
+	  "workspace); --keep-osc: with the clipboard, title and other "
+	  "sequences that act on your machine (dropped by default)",
+	  "s/sandbox= p/project= T/timeout= v/verbose no-ask drop-osc "
+	  "keep-osc", 0 },
 	{ "shell", NULL,
 	  "sbox shell [SESSION] [-l|-i|--login|-e|-x|-o OPT]... [-c CMD [NAME "
 	  "[ARG...]] | FILE [ARG...]]\n"

@@ -478,9 +478,9 @@ config_parse_approvals(struct config *cfg, const json_t *obj, sbox_error *err)
 	return 0;
 }
 
-/* Parse the "terminal" object: {"drop_osc": bool}, whether `sbox session
- * exec -t` and `shell` drop clipboard (OSC 52) and title sequences from
- * what they relay (the CLI reads it; --drop-osc/--keep-osc win). */
+/* Parse the "terminal" object: {"drop_osc": bool}, whether what `sbox`
+ * shows of a sandbox drops the sequences that act on the person's machine
+ * (default true; the CLI reads it; --drop-osc/--keep-osc win). */
 static int
 config_parse_terminal(struct config *cfg, const json_t *obj, sbox_error *err)
 {
@@ -600,6 +600,7 @@ config_parse(const json_t *root, const char *path, const char *home,
 		return NULL;
 	}
 	cfg->approvals_timeout_s = -1;
+	cfg->terminal_drop_osc = 1;
 	cfg->output_session_mb = cfg->output_total_mb = -1;
 	cfg->disk_reserve_mb = -1;
 	cfg->idle_close_s = -1;

@@ -103,8 +103,10 @@ struct config {
 	                                     added to the data file's, or NULL */
 	int     report_reads;             /* sandbox.report_reads (default 1):
 	                                     report reads a hidden path refused */
-	int     terminal_drop_osc;        /* terminal.drop_osc (default 0):
-	                                     -t relays drop OSC 52 and titles */
+	int     terminal_drop_osc;        /* terminal.drop_osc (default 1):
+	                                     what the CLI shows drops the
+	                                     sequences that act on the
+	                                     person's machine */
 	int64_t output_session_mb;        /* daemon.*: -1 = not set */
 	int64_t output_total_mb;
 	int64_t disk_reserve_mb;

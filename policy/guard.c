@@ -532,19 +532,105 @@ guard_decide_bind(const struct guard_spec *s, const char *parent,
 	return 0;
 }
 
+/* The rules of a guarded root (git folders, protected names, folders
+ * moved, leading names) for full, name in parent; 1 when refused. */
+static int
+guard_rules_roots(const struct guard_spec *s, enum guard_op op,
+    const char *parent, const char *name, const char *full,
+    const struct guard_fs *fs, struct guard_verdict *v)
+{
+	int creating = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
+	    op == GUARD_OP_LINK || op == GUARD_OP_RENAME_DIR ||
+	    op == GUARD_OP_MKDIR;
+	int leaf = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
+	    op == GUARD_OP_LINK;
+	const char *rel;
+	long rl;
+	size_t i;
+
+	for (i = 0; s->roots[i] != NULL; i++) {
+		if ((rl = guard_under(full, s->roots[i])) < 0 ||
+		    full[rl] == '\0')
+			continue;
+		if (guard_rules_git(op, name, creating, fs, v) ||
+		    guard_rule_unmake(op, parent, name, fs, v))
+			return 1;
+		rel = full + rl + 1;
+		if (guard_rule_gitdir(rel, fs)) {
+			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
+			    PLAN_RULE_RUNS_LATER, "%s%s", "inside a git folder "
+			    "only what git's own work writes (objects, refs, "
+			    "logs, index, HEAD, ...) is writable: config, hooks, "
+			    "info, rebase and sequencer state run programs in "
+			    "host git", "");
+			return 1;
+		}
+		if (guard_rules_names(s, full, rl, name, fs, v))
+			return 1;
+		if ((op == GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM)
+		    && guard_rule_move_dir(s, op, full, rel, name, fs, v))
+			return 1;
+		if (leaf && guard_rule_leading(s, full, rel, name, fs, v))
+			return 1;
+	}
+	return 0;
+}
+
+/* Refuse an operation on full (name in parent) that a path the plan keeps
+ * (kept: git's config or an agent's settings name it, or it did not
+ * exist when the plan was made) refuses, with a reason true to what is on disk now: the path
+ * itself (a file, a folder, or missing), inside it, or a folder that
+ * holds it. */
+static void
+guard_refuse_kept(const char *kept, const char *parent, const char *full,
+    const char *name, const struct guard_fs *fs, struct guard_verdict *v)
+{
+	static const char why[] = "(named by git's config or an agent's "
+	    "settings, or protected by the profile: it would run programs "
+	    "on the host later)";
+	struct stat st;
+	int err = guard_exists(fs, name) ? EROFS : EPERM;
+	size_t pl = strcmp(parent, "/") == 0 ? 0 : strlen(parent);
+
+	if (strcmp(full, kept) == 0) {
+		if (fs == NULL || fs->lstat == NULL || fs->lstat(fs->arg, name,
+		    &st) != 0)
+			guard_refuse(v, EPERM, PLAN_RULE_RUNS_LATER, "%s: a "
+			    "protected path that does not exist stays "
+			    "uncreatable %s", name, why);
+		else
+			guard_refuse(v, EROFS, PLAN_RULE_RUNS_LATER, S_ISDIR(
+			    st.st_mode) ? "%s: a protected folder stays "
+			    "read-only %s" : S_ISREG(st.st_mode) ? "%s: a "
+			    "protected file stays read-only %s" : "%s: a "
+			    "protected path stays as it is %s", name, why);
+	} else if (guard_under(full, kept) >= 0)
+		/* (the folder exists: parent is in it) */
+		guard_refuse(v, err, PLAN_RULE_RUNS_LATER, "inside the "
+		    "protected folder %s nothing is made or written %s",
+		    kept + (strncmp(kept, parent, pl) == 0 && kept[pl] == '/' ?
+		    pl + 1 : 0), why);
+	else if (fs != NULL && fs->lstat != NULL && fs->lstat(fs->arg, kept +
+	    pl + 1, &st) == 0)
+		guard_refuse(v, err, PLAN_RULE_RUNS_LATER, "%s holds the "
+		    "protected path %s: it is not moved, removed or replaced",
+		    name, kept + pl + 1);
+	else
+		guard_refuse(v, err, PLAN_RULE_RUNS_LATER, "%s is on the way "
+		    "to the protected path %s (it does not exist and stays "
+		    "uncreatable): it is not made, moved or replaced", name,
+		    kept + pl + 1);
+}
+
 /* Decide op on name in the folder parent. */
 void
 guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
     const char *name, const struct guard_fs *fs, struct guard_verdict *v)
 {
 	char full[GUARD_PATH_MAX + GUARD_NAME_MAX + 2];
-	int creating = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
-	    op == GUARD_OP_LINK || op == GUARD_OP_RENAME_DIR ||
-	    op == GUARD_OP_MKDIR;
 	/* a name made that is not a folder: a symlink, a file, a node */
 	int leaf = op == GUARD_OP_CREATE || op == GUARD_OP_RENAME ||
 	    op == GUARD_OP_LINK;
-	const char *rel;
 	long rl;
 	size_t i;
 	int n;
@@ -565,20 +651,24 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 		    "the path is too long to check", "");
 		return;
 	}
-	/* protected paths that do not exist: never created, nor a folder
-	 * moved in that would hold one */
-	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++) {
+	/* the protected paths the plan keeps (those that did not exist at
+	 * its making, and what git's config names): never made or written,
+	 * nor a folder moved in that would hold one; the rule of the name
+	 * itself decides the reason when it has one */
+	for (i = 0; s->missing != NULL && s->missing[i] != NULL; i++)
 		/* (nor a new name on its way: a symlink there would lead
 		 * the host's spelling of the path elsewhere) */
 		if (guard_under(full, s->missing[i]) >= 0 || ((op ==
 		    GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM ||
 		    op == GUARD_OP_REMOVE || leaf) &&
-		    guard_under(s->missing[i], full) >= 0)) {
-			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
-			    PLAN_RULE_RUNS_LATER, "%s%s", "a protected path that "
-			    "does not exist stays uncreatable", "");
+		    guard_under(s->missing[i], full) >= 0))
+			break;
+	if (s->missing != NULL && s->missing[i] != NULL) {
+		if (guard_rule_account(s, full, leaf, name, fs, v) ||
+		    guard_rules_roots(s, op, parent, name, full, fs, v))
 			return;
-		}
+		guard_refuse_kept(s->missing[i], parent, full, name, fs, v);
+		return;
 	}
 	/* a folder of the session's own: nothing made there reaches the
 	 * host (its mount point itself the kernel keeps: EBUSY) */
@@ -588,29 +678,5 @@ guard_decide(const struct guard_spec *s, enum guard_op op, const char *parent,
 			return;
 	if (guard_rule_account(s, full, leaf, name, fs, v))
 		return;
-	for (i = 0; s->roots[i] != NULL; i++) {
-		if ((rl = guard_under(full, s->roots[i])) < 0 ||
-		    full[rl] == '\0')
-			continue;
-		if (guard_rules_git(op, name, creating, fs, v) ||
-		    guard_rule_unmake(op, parent, name, fs, v))
-			return;
-		rel = full + rl + 1;
-		if (guard_rule_gitdir(rel, fs)) {
-			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
-			    PLAN_RULE_RUNS_LATER, "%s%s", "inside a git folder "
-			    "only what git's own work writes (objects, refs, "
-			    "logs, index, HEAD, ...) is writable: config, hooks, "
-			    "info, rebase and sequencer state run programs in "
-			    "host git", "");
-			return;
-		}
-		if (guard_rules_names(s, full, rl, name, fs, v))
-			return;
-		if ((op == GUARD_OP_RENAME_DIR || op == GUARD_OP_RENAME_DIR_FROM)
-		    && guard_rule_move_dir(s, op, full, rel, name, fs, v))
-			return;
-		if (leaf && guard_rule_leading(s, full, rel, name, fs, v))
-			return;
-	}
+	guard_rules_roots(s, op, parent, name, full, fs, v);
 }

@@ -479,30 +479,146 @@ def osc_run(d, args):
 
 
 def test_escape_terminal_osc_dropped_across_reads(ctx):
-    """--drop-osc: OSC 52 (clipboard) and OSC 2 (title), each split across
-    reads, never reach our terminal; other sequences do. Without it the
-    bytes pass as they are (as ssh does)."""
+    """By default (and with --drop-osc): OSC 52 (clipboard) and OSC 2
+    (title), each split across reads, never reach our terminal; other
+    sequences do. With --keep-osc the bytes pass as they are (as ssh
+    does)."""
     d, sid = session()
-    out = osc_run(d, ["session", "exec", sid, "-t", "--drop-osc"])
-    for bad in (b"52;", b"cHduZWQ", b"title", b"eA==", b"\x1b]", b"\xc2\x9d"):
-        assert bad not in out, (bad, out)
-    assert re.search(rb"A.*B.*C\x1b\[1mD.*E", out, re.S), out
-    out = osc_run(d, ["session", "exec", sid, "-t"])
+    for flags in ([], ["--drop-osc"]):
+        out = osc_run(d, ["session", "exec", sid, "-t"] + flags)
+        for bad in (b"52;", b"cHduZWQ", b"title", b"eA==", b"\x1b]",
+                    b"\xc2\x9d"):
+            assert bad not in out, (bad, out)
+        assert re.search(rb"A.*B.*C\x1b\[1mD.*E", out, re.S), out
+    out = osc_run(d, ["session", "exec", sid, "-t", "--keep-osc"])
     assert b"\x1b]52;c;cHduZWQ=\x07" in out.replace(b"\r\n", b""), out
 
 
 def test_escape_terminal_osc_config(ctx):
-    """The config's "terminal": {"drop_osc": true} makes dropping the
-    default of exec -t and shell; --keep-osc passes them."""
-    d = ctx.daemon({"terminal": {"drop_osc": True}})
+    """The config's "terminal": {"drop_osc": false} (the opt-in) passes
+    them on both paths; --drop-osc drops them again; "drop_osc": true is
+    the default said again."""
+    d = ctx.daemon({"terminal": {"drop_osc": False}})
     proj = os.path.join(ctx.tmp, "proj")
     os.makedirs(proj)
     sid = d.client().call("session.create", {
         "project": proj, "sandbox": "workspace"})["session"]
     out = osc_run(d, ["session", "exec", sid])
+    assert b"\x1b]52;c;cHduZWQ=\x07" in out.replace(b"\r\n", b""), out
+    out = machine_run(d, ["session", "exec", sid, "--no-tty"])
+    assert b"\x1b]52;c;PAYLOAD52=\x07" in out, out
+    args = ["session", "exec", sid, "--no-tty", "--drop-osc"]
+    check_machine_dropped(machine_run(d, args), args)
+    out = osc_run(d, ["session", "exec", sid, "--drop-osc"])
     assert b"cHduZWQ" not in out and b"title" not in out, out
     assert re.search(rb"A.*B.*C\x1b\[1mD.*E", out, re.S), out
-    out = osc_run(d, ["session", "exec", sid, "--keep-osc"])
-    assert b"\x1b]52;c;cHduZWQ=\x07" in out.replace(b"\r\n", b""), out
     r = d.cli("config", "check")
     assert r.returncode == 0, r
+    d2 = ctx.daemon({"terminal": {"drop_osc": True}})
+    os.makedirs(os.path.join(ctx.tmp, "proj2"))
+    sid2 = d2.client().call("session.create", {
+        "project": os.path.join(ctx.tmp, "proj2"),
+        "sandbox": "workspace"})["session"]
+    args = ["session", "exec", sid2, "--no-tty"]
+    check_machine_dropped(machine_run(d2, args), args)
+
+
+# Issue 43 item 7: each sequence that acts on the person's machine rather
+# than the screen, split in two writes, to stdout and to stderr; each
+# payload says "PAYLOAD" and must not show.
+MACHINE_SEQS = [b"\x1b]52;c;PAYLOAD52=\x07", b"\x1b]52;c;PAYLOAD52=\x1b\\",
+                b"\xc2\x9d52;c;PAYLOADc1\xc2\x9c", b"\x1b]0;PAYLOAD0\x07",
+                b"\x1b]1;PAYLOAD1\x07", b"\x1b]2;PAYLOAD2\x1b\\",
+                b"\x1bkPAYLOADscreen\x1b\\"] + [
+    b"\x1b]%d;PAYLOAD%d\x07" % (n, n)
+    for n in (3, 7, 9, 20, 46, 50, 51, 99, 633, 710, 777, 1337, 5113, 5522)
+] + [b"\x1b]1337;File=name=UEFZTE9BRA==;inline=0:PAYLOADfile\x07",
+     b"\x1b]777;notify;PAYLOADnotify;body\x1b\\",
+     b"\x1b[21t", b"\x1b[20t", b"\x1b[2t", b"\x1b[3;0;0t", b"\x1b[8;1;1t",
+     b"\x1b[9;1t", b"\x1b[13t", b"\x1b[0021t"]
+SCREEN_SEQS = b"\x1b[31mRED\x1b[0m\x1b[2;3H\x1b[1mBOLD\x1b[m\x1b[18t"
+MACHINE_PROG = r'''
+import os, sys, time
+seqs = %r
+for fd in (1, 2):
+    for i, s in enumerate(seqs):
+        h = len(s) // 2
+        os.write(fd, b"M%%02d" %% i + s[:h])
+        time.sleep(0.01)
+        os.write(fd, s[h:])
+    os.write(fd, %r + b"END%%d\n" %% fd)
+    time.sleep(0.05)
+''' % (MACHINE_SEQS, SCREEN_SEQS)
+
+
+def machine_run(d, args):
+    """Run MACHINE_PROG through sbox on a pty of the test (stdout and
+    stderr the terminal); what the terminal got."""
+    t = Pty(d, args + ["--", "python3", "-c", MACHINE_PROG],
+            stdin=None if "-t" in args else subprocess.DEVNULL)
+    try:
+        rc = t.finish()
+    finally:
+        t.close()
+    assert rc == 0, (rc, t.buf)
+    return t.buf
+
+
+def check_machine_dropped(out, args):
+    """None of the machine's sequences came through; the markers between
+    them, the colours and the cursor moves did."""
+    assert b"PAYLOAD" not in out, (args, out)
+    for bad in (b"\x1b]", b"\xc2\x9d", b"\x1bk", b"[21t", b"[20t", b"[2t",
+                b"[3;0;0t", b"[8;1;1t", b"[13t", b"0021t"):
+        assert bad not in out, (args, bad, out)
+    for fd in (1, 2):
+        assert b"END%d" % fd in out, (args, out)
+    assert out.count(SCREEN_SEQS) == 2, (args, out)
+    assert len(re.findall(rb"M\d\d", out)) == 2 * len(MACHINE_SEQS), (
+        args, out)
+
+
+def test_escape_terminal_machine_sequences_dropped_by_default(ctx):
+    """By default, on the terminal path (-t) and the pipe path (--no-tty
+    with stdout and stderr a terminal), each sequence that acts on the
+    person's machine is dropped, split across writes too; colours and
+    cursor moves stay. --keep-osc passes them on both paths."""
+    d, sid = session()
+    for path in (["-t"], ["--no-tty"]):
+        args = ["session", "exec", sid] + path
+        check_machine_dropped(machine_run(d, args), args)
+        check_machine_dropped(machine_run(d, args + ["--drop-osc"]), args)
+        out = machine_run(d, args + ["--keep-osc"]).replace(b"\r\n", b"\n")
+        assert b"\x1b]52;c;PAYLOAD52=\x07" in out, (path, out)
+        assert b"\x1b[21t" in out and b"\x1b]1337;" in out, (path, out)
+
+
+def test_escape_terminal_machine_sequences_run(ctx):
+    """sbox run at a terminal (the pipe path of a one-shot session) drops
+    them too; its --keep-osc passes them."""
+    d, _ = session()
+    args = ["run", "--project", os.path.join(d.root, "proj"), "--no-ask"]
+    check_machine_dropped(machine_run(d, args), args)
+    out = machine_run(d, args + ["--keep-osc"])
+    assert b"\x1b]52;c;PAYLOAD52=\x07" in out, out
+
+
+def test_escape_terminal_machine_sequences_follow_and_read(ctx):
+    """A detached job's output shown at a terminal, by `sbox command
+    follow` and `sbox command read`: the same sequences dropped, colours
+    kept."""
+    d, sid = session()
+    c = SH.client()
+    r = c.call("command.exec", {"session": sid, "detach": True,
+                                "stdio": "pipes", "argv": [
+                                    "python3", "-c", MACHINE_PROG]})
+    cid = r["command"]
+    for args in (["command", "follow", str(cid)],
+                 ["command", "read", str(cid)]):
+        t = Pty(d, args, stdin=subprocess.DEVNULL)
+        try:
+            rc = t.finish()
+        finally:
+            t.close()
+        assert rc == 0, (args, rc, t.buf)
+        check_machine_dropped(t.buf, args)

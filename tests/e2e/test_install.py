@@ -46,14 +46,19 @@ def install(dest):
     return dest + PREFIX
 
 
-def uninstall(dest):
+def uninstall(dest, env=None):
+    """make uninstall (env: the installing user's, whose sboxd it stops);
+    what it said."""
     if os.path.exists(os.path.join(ROOT, "Makefile")):
+        e = dict(env if env is not None else os.environ)
+        e.pop("SUDO_USER", None)    # the caller is the installing user
         r = subprocess.run(["make", "-s", "-C", ROOT, "uninstall",
                             "DESTDIR=" + dest, "PREFIX=" + PREFIX],
-                           capture_output=True, timeout=120)
+                           capture_output=True, timeout=120, env=e)
         assert r.returncode == 0, r.stderr.decode()
-    else:
-        shutil.rmtree(dest + PREFIX)
+        return r.stdout.decode() + r.stderr.decode()
+    shutil.rmtree(dest + PREFIX)
+    return ""
 
 
 def env_for(d):
@@ -82,8 +87,9 @@ def out(r):
 
 def stop_daemon(pre, env):
     """Stop the sboxd the installed sbox started (ctx's cleanup would kill
-    it by its HOME too)."""
-    sbox(pre, env, "--no-start", "daemon", "stop")
+    it by its HOME too); nothing when the uninstall removed sbox."""
+    if os.path.exists(os.path.join(pre, "bin", "sbox")):
+        sbox(pre, env, "--no-start", "daemon", "stop")
 
 
 def test_installed_sbox_runs_checks_and_holds_a_session(ctx):
@@ -212,3 +218,78 @@ def test_install_apparmor_profile(ctx):
     assert not os.path.exists(prof)
     left = [os.path.join(dp, f) for dp, _, fs in os.walk(dest) for f in fs]
     assert left == [], left
+
+
+def alive(pid):
+    """Is process pid running (not gone, not a zombie)?"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_uninstall_stops_the_users_sboxd(ctx):
+    """Issue 43 item 8: `make uninstall` stops the installing user's sboxd
+    (the one on its default socket) with `sbox daemon stop`, and says so;
+    the user's data stays where the README says."""
+    if not os.path.exists(os.path.join(ROOT, "Makefile")):
+        raise sboxtest.Skip("no Makefile beside the tests")
+    d = ctx.daemon(start=False, name="uninst")
+    dest = os.path.join(ctx.tmp, "dest")
+    pre = install(dest)
+    env = env_for(d)
+    proj = os.path.join(ctx.tmp, "proj")
+    make_project(proj)
+    try:
+        r = sbox(pre, env, "run", "--", "true", cwd=proj)
+        assert r.returncode == 0, out(r)
+        r = sbox(pre, env, "--json", "daemon", "status")
+        assert r.returncode == 0, out(r)
+        st = json.loads(r.stdout)
+        pid, state = st["pid"], st["state_dir"]
+        assert alive(pid), st
+        said = uninstall(dest, env)
+    finally:
+        stop_daemon(pre, env)
+    assert not alive(pid), said
+    assert "sboxd (pid %d) stopped" % pid in said, said
+    assert not os.path.exists(os.path.join(pre, "bin", "sbox")), said
+    # what the README names as the user's data stays for them to remove
+    assert os.path.isdir(state) and os.path.exists(
+        os.path.join(state, "reserve")), os.listdir(state)
+    # the README names each of them and the command that removes them
+    # (staged beside the tests only in the root pass)
+    if os.path.exists(os.path.join(ROOT, "README.md")):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            readme = f.read()
+        part = readme.split("### Removing sbox", 1)[1].split("\n## ", 1)[0]
+        for name in os.listdir(state) + ["sbox-scratch", "sboxd.sock",
+                                         "~/.config/sbox"]:
+            if name.startswith("sbox.db"):
+                name = "sbox.db"
+            assert name in part, (name, os.listdir(state))
+        assert "rm -rf ~/.local/state/sbox ~/.local/state/sbox-scratch" in \
+            part
+    # nothing runs now: it says so
+    dest2 = os.path.join(ctx.tmp, "dest2")
+    install(dest2)
+    said = uninstall(dest2, env)
+    assert "no sboxd of" in said, said
+
+
+def test_uninstall_says_an_sboxd_still_runs(ctx):
+    """An sboxd of the user that the uninstall cannot reach (a socket of
+    its own) still runs: the message says so and names its pid."""
+    if not os.path.exists(os.path.join(ROOT, "Makefile")):
+        raise sboxtest.Skip("no Makefile beside the tests")
+    d = ctx.daemon(name="other")
+    r = d.cli("--json", "daemon", "status")
+    assert r.returncode == 0, r
+    pid = json.loads(r.stdout)["pid"]
+    dest = os.path.join(ctx.tmp, "dest")
+    install(dest)
+    env = env_for(d)
+    said = uninstall(dest, env)
+    assert alive(pid), said
+    assert "still runs" in said and str(pid) in said, said

@@ -23,7 +23,8 @@ static const char *const fake[] = {
 	"/p/half", "/p/half/HEAD", "/p/half/objects",
 	"/p/bare.git", "/p/bare.git/HEAD", "/p/bare.git/objects",
 	"/p/bare.git/refs", "/p/nohead/.git",
-	"/p/.envrc", "/p/sub/.git",
+	"/p/.envrc", "/p/sub/.git", "/p/inc.cfg", "/p/myhooks",
+	"/p/myhooks/pre-push",
 	"/h", "/h/.config",
 	NULL
 };
@@ -39,7 +40,7 @@ fake_lstat(void *arg, const char *rel, struct stat *st)
 {
 	const struct fake_arg *a = arg;
 	char path[1024], *s;
-	size_t i;
+	size_t i, k, n;
 
 	snprintf(path, sizeof path, "%s", a->parent);
 	while (strncmp(rel, "../", 3) == 0) {
@@ -51,7 +52,14 @@ fake_lstat(void *arg, const char *rel, struct stat *st)
 	strncat(path, rel, sizeof path - strlen(path) - 1);
 	for (i = 0; fake[i] != NULL; i++)
 		if (strcmp(fake[i], path) == 0) {
+			/* a folder when something is below it */
 			memset(st, 0, sizeof *st);
+			st->st_mode = S_IFREG | 0644;
+			n = strlen(path);
+			for (k = 0; fake[k] != NULL; k++)
+				if (strncmp(fake[k], path, n) == 0 &&
+				    fake[k][n] == '/')
+					st->st_mode = S_IFDIR | 0755;
 			return 0;
 		}
 	return -1;
@@ -85,6 +93,18 @@ static void
 teardown(void)
 {
 	guard_spec_free(&spec);
+}
+
+/* Decide op on parent/name; the reason of a refusal ("" allowed). */
+static const char *
+decide_reason(enum guard_op op, const char *parent, const char *name)
+{
+	static struct guard_verdict v;
+	struct fake_arg a = { parent };
+	struct guard_fs fs = { fake_lstat, &a };
+
+	guard_decide(&spec, op, parent, name, &fs, &v);
+	return v.err != 0 ? v.reason : "";
 }
 
 /* Decide op on parent/name; returns the errno (0 = allowed). */
@@ -332,6 +352,56 @@ START_TEST(test_rule_remove_and_meta)
 }
 END_TEST
 
+/* Each reason is the rule of the name when it has one, and true to what
+ * is on disk: the existing .git/config that git's config names is refused
+ * by the git folder's rule (it was "a protected path that does not exist
+ * stays uncreatable"); a kept file, folder, missing path, a path inside a
+ * kept folder and a folder holding one each say what they are. */
+START_TEST(test_reasons_true_to_the_path)
+{
+	static const char *const kept[] = { "/p/.git/config", "/p/inc.cfg",
+	    "/p/gone.cfg", "/p/myhooks", "/p/tools/hooks/run", NULL };
+	const char *r;
+	size_t i;
+
+	spec.missing = calloc(sizeof kept / sizeof kept[0], sizeof
+	    *spec.missing);
+	for (i = 0; kept[i] != NULL; i++)
+		spec.missing[i] = strdup(kept[i]);
+	r = decide_reason(GUARD_OP_WRITE, "/p/.git", "config");
+	ck_assert_msg(strncmp(r, "inside a git folder only what git's own "
+	    "work writes", 46) == 0, "%s", r);
+	ck_assert_ptr_null(strstr(r, "does not exist"));
+	r = decide_reason(GUARD_OP_WRITE, "/p", "inc.cfg");
+	ck_assert_msg(strncmp(r, "inc.cfg: a protected file stays read-only",
+	    41) == 0, "%s", r);
+	r = decide_reason(GUARD_OP_CREATE, "/p", "gone.cfg");
+	ck_assert_msg(strncmp(r, "gone.cfg: a protected path that does not "
+	    "exist stays uncreatable", 63) == 0, "%s", r);
+	r = decide_reason(GUARD_OP_REMOVE, "/p", "myhooks");
+	ck_assert_msg(strncmp(r, "myhooks: a protected folder stays "
+	    "read-only", 43) == 0, "%s", r);
+	r = decide_reason(GUARD_OP_WRITE, "/p/myhooks", "pre-push");
+	ck_assert_msg(strncmp(r, "inside the protected folder /p/myhooks",
+	    38) == 0, "%s", r);
+	r = decide_reason(GUARD_OP_CREATE, "/p/myhooks", "new");
+	ck_assert_msg(strncmp(r, "inside the protected folder /p/myhooks",
+	    38) == 0, "%s", r);
+	/* a folder on the way: holds it (it exists) or not */
+	r = decide_reason(GUARD_OP_RENAME_DIR_FROM, "/p", "tools");
+	ck_assert_msg(strncmp(r, "tools is on the way to the protected path "
+	    "tools/hooks/run (it does not exist", 64) == 0, "%s", r);
+	free(spec.missing[3]);
+	spec.missing[3] = strdup("/p/myhooks/pre-push");
+	r = decide_reason(GUARD_OP_RENAME_DIR_FROM, "/p", "myhooks");
+	ck_assert_msg(strncmp(r, "myhooks holds the protected path "
+	    "myhooks/pre-push", 49) == 0, "%s", r);
+	/* a protected name keeps its own rule's text */
+	r = decide_reason(GUARD_OP_WRITE, "/p", ".envrc");
+	ck_assert_msg(strncmp(r, ".envrc: direnv", 14) == 0, "%s", r);
+}
+END_TEST
+
 START_TEST(test_rule_names)
 {
 	const char *rule;
@@ -523,6 +593,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_rule_git_entry);
 	tcase_add_test(tc, test_rule_commondir_and_bare);
 	tcase_add_test(tc, test_rule_git_folder);
+	tcase_add_test(tc, test_reasons_true_to_the_path);
 	tcase_add_test(tc, test_rule_names);
 	tcase_add_test(tc, test_rule_remove_and_meta);
 	tcase_add_test(tc, test_git_allow_list);
