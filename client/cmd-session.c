@@ -72,16 +72,31 @@ cmd_session_print_info(const json_t *r)
 static void
 cmd_session_print_list(const json_t *r)
 {
-	json_t *s;
+	json_t *s, *idle;
+	char when[24];
 	size_t i;
 
-	printf("%-16s  %-10s  %-8s  %s\n", "SESSION", "PROFILE", "STATE", "PROJECT");
-	json_array_foreach(json_object_get(r, "sessions"), i, s)
-		printf("%-16s  %-10s  %-8s  %s\n",
+	printf("%-16s  %-10s  %-8s  %-6s  %s\n", "SESSION", "PROFILE", "STATE",
+	    "IDLE", "PROJECT");
+	json_array_foreach(json_object_get(r, "sessions"), i, s) {
+		idle = json_object_get(s, "idle_s");
+		if (!json_is_integer(idle))
+			snprintf(when, sizeof when, "-");
+		else if (json_integer_value(idle) < 60)
+			snprintf(when, sizeof when, "%llds",
+			    (long long)json_integer_value(idle));
+		else if (json_integer_value(idle) < 3600)
+			snprintf(when, sizeof when, "%lldm",
+			    (long long)json_integer_value(idle) / 60);
+		else
+			snprintf(when, sizeof when, "%lldh",
+			    (long long)json_integer_value(idle) / 3600);
+		printf("%-16s  %-10s  %-8s  %-6s  %s\n",
 		    text_member(s, "session", "?"),
 		    text_member(s, "profile", "?"),
-		    text_member(s, "state", "?"),
+		    text_member(s, "state", "?"), when,
 		    text_member(s, "project", "?"));
+	}
 }
 
 /* The notification callback of cmd_session_hold: stop once the held

@@ -194,6 +194,8 @@ command_finish(struct command *c)
 	blocked = command_state_blocked(c);
 	if (in_sandbox)	/* what its CLI kept in a home file (~/.claude.json) */
 		session_keep_sync(c->s);
+	if (c->s != NULL)	/* idle from now on (session list's idle_s) */
+		c->s->active_ms = store_clock_now_ms();
 	error_clear(&err);
 	diskguard_check(NULL, NULL, NULL);	/* room for the record */
 	if (store_command_finish(sboxd.store, c->id, c->exit_code, c->sig,

@@ -86,6 +86,28 @@ rpc_session_mark_unsettled(json_t *list)
 	}
 }
 
+/* Each live session's idle time (idle_s: seconds with no command running
+ * and no client request naming it; 0 while a command runs). */
+static void
+rpc_session_mark_idle(json_t *list)
+{
+	long long now = store_clock_now_ms();
+	struct session *s;
+	json_t *rec;
+	size_t i;
+
+	json_array_foreach(list, i, rec) {
+		s = session_find(json_string_value(json_object_get(rec,
+		    "session")), NULL);
+		if (s == NULL || s->state != SESSION_READY)
+			continue;
+		json_object_set_new(rec, "idle_s", json_integer(
+		    (session_hooks.commands_running != NULL &&
+		    session_hooks.commands_running(s) > 0) || now < s->active_ms ?
+		    0 : (now - s->active_ms) / 1000));
+	}
+}
+
 /* session.list {all?}: live sessions, or every session the store knows. */
 static int
 rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
@@ -102,6 +124,7 @@ rpc_session_list(struct rpc_call *call, json_t *params, json_t **result,
 		return -1;
 	shape_each(l, shape_session);
 	rpc_session_mark_unsettled(l);
+	rpc_session_mark_idle(l);
 	if (viewer == NULL) {
 		*result = json_pack("{s:o}", "sessions", l);
 		return 0;

@@ -167,6 +167,30 @@ def test_close_with_client_rpc(ctx):
         ["ended_with_client"]
 
 
+def test_session_list_idle_time(ctx):
+    """session list shows each live session's idle time: 0 while a command
+    runs, counting from the end of the last one."""
+    d = ctx.daemon({})
+    project = _project(ctx, d)
+    c = d.client()
+    sid = c.call("session.create", {"project": project,
+                                    "sandbox": "workspace"})["session"]
+
+    def idle():
+        return [s.get("idle_s") for s in c.call("session.list")["sessions"]
+                if s["session"] == sid][0]
+    c.call("command.exec", {"session": sid, "argv": ["sleep", "1.5"]})
+    assert idle() <= 1
+    time.sleep(2.2)
+    assert idle() >= 2
+    c.call("command.exec", {"session": sid, "argv": ["sleep", "4"],
+                            "detach": True})
+    time.sleep(2.2)
+    assert idle() == 0
+    r = d.cli("session", "list")
+    assert r.returncode == 0 and b"IDLE" in r.stdout and b" 0s " in r.stdout, r
+
+
 def test_close_with_client_cli_sigkill(ctx):
     d = ctx.daemon({})
     project = _project(ctx, d)
