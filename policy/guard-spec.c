@@ -558,9 +558,7 @@ guard_spec_free(struct guard_spec *s)
 	for (i = 0; s->nosock != NULL && s->nosock[i] != NULL; i++)
 		free(s->nosock[i]);
 	free(s->nosock);
-	for (i = 0; s->private_dirs != NULL && s->private_dirs[i] != NULL; i++)
-		free(s->private_dirs[i]);
-	free(s->private_dirs);
+	strv_free(s->private_dirs);
 	for (i = 0; i < s->n_accounts; i++) {
 		free(s->accounts[i].root);
 		strv_free(s->accounts[i].writable);

@@ -130,6 +130,39 @@ keepfile_merge(json_t *host, const json_t *kept)
 	return changed;
 }
 
+/* What of now differs from before. */
+json_t *
+keepfile_changed(const json_t *now, const json_t *before)
+{
+	json_t *out = json_object(), *v, *b, *sub;
+	const char *k;
+
+	if (out == NULL)
+		return NULL;
+	json_object_foreach((json_t *)now, k, v) {
+		b = json_object_get(before, k);
+		if (json_is_object(v) && json_is_object(b)) {
+			if ((sub = keepfile_changed(v, b)) == NULL) {
+				json_decref(out);
+				return NULL;
+			}
+			if (json_object_size(sub) == 0)
+				json_decref(sub);
+			else if (json_object_set_new(out, k, sub) == -1) {
+				json_decref(out);
+				return NULL;
+			}
+			continue;
+		}
+		if ((b == NULL || !json_equal(v, b)) &&
+		    json_object_set(out, k, v) == -1) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
 /* The key patterns of file in account_keep, or NULL. */
 char **
 keepfile_patterns(char *const *account_keep, const char *file, int *ok)

@@ -247,7 +247,7 @@ session_access_host_refused(const char *session, const char *host, int port,
 	long long cmd, now = sboxd_now_ms();
 	int first;
 
-	if (strcmp(rule, "network allowlist") == 0 &&
+	if (strcmp(rule, PROXY_RULE_ALLOWLIST) == 0 &&
 	    session_access_telemetry(s, host, port, &first)) {
 		if (!first)
 			return; /* refused again: said once already */

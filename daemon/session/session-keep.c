@@ -1,8 +1,9 @@
 /* session-keep.c: a provider's kept home files (policy/keepfile.h): the
  * allowed keys of the host's file are written into the sandbox's private
  * home before the session is ready, and read back after each command of
- * the session and merged into the host's file, which keeps everything
- * else it holds. A file inside that is not a plain file of at most
+ * the session; what changed inside since it was last seen there is merged
+ * into the host's file, which keeps everything else it holds (and what
+ * the host's CLI changed meanwhile: a stale copy inside never undoes it). A file inside that is not a plain file of at most
  * KEEPFILE_MAX_BYTES of valid JSON is left alone (and said in the log);
  * the host's file is replaced atomically and only when a kept key
  * changed. */
@@ -213,6 +214,17 @@ session_keep_seed_cb(struct container *c, int fd, int errnum,
 	session_keep_op_free(op);
 }
 
+/* Remember kept as what s's sandbox holds of file now (taken). */
+static void
+session_keep_saw(struct session *s, const char *file, json_t *kept)
+{
+	if (s->keep_seen == NULL)
+		s->keep_seen = json_object();
+	if (s->keep_seen == NULL || json_object_set_new(s->keep_seen, file,
+	    kept) == -1)
+		json_decref(kept);
+}
+
 /* Write the kept part of each kept file into the sandbox's home. */
 void
 session_keep_seed(struct session *s, void (*done)(struct session *))
@@ -249,6 +261,8 @@ session_keep_seed(struct session *s, void (*done)(struct session *))
 		strv_free(pats);
 		if (kept == NULL || json_object_size(kept) == 0 ||
 		    (op = calloc(1, sizeof *op)) == NULL) {
+			if (kept != NULL)	/* nothing yet: all of it is new */
+				session_keep_saw(s, files[i], json_object());
 			json_decref(kept);
 			continue;
 		}
@@ -256,7 +270,7 @@ session_keep_seed(struct session *s, void (*done)(struct session *))
 		op->path = strdup(files[i]);
 		op->data = json_dumps(kept, JSON_INDENT(2));
 		op->seed = seed;
-		json_decref(kept);
+		session_keep_saw(s, files[i], kept);
 		error_clear(&err);
 		if (op->path == NULL || op->data == NULL ||
 		    container_open(s->ct, op->path, CONTAINER_O_WRITE |
@@ -282,7 +296,7 @@ session_keep_sync_cb(struct container *c, int fd, int errnum,
 	struct session_keep_op *op = arg;
 	struct session *s = session_find(op->sid, NULL);
 	const char *why = NULL;
-	json_t *inside, *kept, *host;
+	json_t *inside, *kept, *host, *changed;
 	char **pats;
 	int ok = 1, rc;
 
@@ -309,16 +323,22 @@ session_keep_sync_cb(struct container *c, int fd, int errnum,
 	kept = keepfile_filter(inside, pats);
 	json_decref(inside);
 	strv_free(pats);
-	host = kept != NULL ? session_keep_host(op->path, &why) : NULL;
-	if (kept != NULL && host == NULL)
+	/* only what changed inside since it was last seen there */
+	changed = kept != NULL ? keepfile_changed(kept, s->keep_seen != NULL ?
+	    json_object_get(s->keep_seen, op->path) : NULL) : NULL;
+	host = changed != NULL && json_object_size(changed) > 0 ?
+	    session_keep_host(op->path, &why) : NULL;
+	if (changed != NULL && json_object_size(changed) > 0 && host == NULL)
 		log_warn("session %s: the host's %s is not updated: %s",
 		    op->sid, op->path, why);
-	if (host != NULL && (rc = keepfile_merge(host, kept)) == 1 &&
+	if (host != NULL && (rc = keepfile_merge(host, changed)) == 1 &&
 	    session_keep_write_host(op->path, host, &why) == -1)
 		log_warn("session %s: the host's %s is not updated: %s",
 		    op->sid, op->path, why);
+	if (kept != NULL)
+		session_keep_saw(s, op->path, kept);
 	json_decref(host);
-	json_decref(kept);
+	json_decref(changed);
 	session_keep_op_free(op);
 }
 

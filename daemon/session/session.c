@@ -234,6 +234,7 @@ session_free(struct session *s)
 {
 	free(s->title);
 	strv_free(s->telemetry_noted);
+	json_decref(s->keep_seen);
 	free(s->project);
 	free(s->scratch);
 	free(s->provider);

@@ -31,6 +31,8 @@ struct session {
 	TAILQ_ENTRY(session) entry;
 	char                 id[17];
 	char                *title;
+	json_t              *keep_seen;  /* {FILE: the kept keys as last
+	                                    seen inside} (session-keep.c) */
 	char               **telemetry_noted; /* its provider's background
 	                                          hosts refused so far (each
 	                                          recorded once) */

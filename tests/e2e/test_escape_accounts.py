@@ -344,6 +344,27 @@ def test_claude_json_keeps_only_its_allowed_keys(ctx):
     assert now["projects"][project]["mcpServers"] == {}
     assert "/elsewhere" not in now["projects"]
     assert now["oauthAccount"] == {"emailAddress": "p@example.org"}
+    # the host's CLI changes the file meanwhile (host mode): a command
+    # that leaves the copy inside alone never undoes that; a key changed
+    # inside still goes back
+    now["numStartups"] = 10
+    write(cj, json.dumps(now))
+    run(c, sid, "true")
+    time.sleep(0.5)
+    with open(cj) as f:
+        assert json.load(f)["numStartups"] == 10
+    r = run(c, sid, "python3 -c \"import json,os; p=os.environ['HOME']+"
+            "'/.claude.json'; d=json.load(open(p)); d['userID']='u-new'; "
+            "json.dump(d, open(p, 'w'))\" && echo rc=$?")
+    assert "rc=0" in r["stdout"], r
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with open(cj) as f:
+            now = json.load(f)
+        if now.get("userID") == "u-new":
+            break
+        time.sleep(0.1)
+    assert now["userID"] == "u-new" and now["numStartups"] == 10, now
     # a file inside that is not JSON, or not a file, leaves the host's alone
     run(c, sid, "rm -f $HOME/.claude.json; mkfifo $HOME/.claude.json")
     run(c, sid, "rm -f $HOME/.claude.json; ln -s /etc/passwd "
@@ -359,7 +380,7 @@ def test_claude_json_keeps_only_its_allowed_keys(ctx):
     assert "u-host" not in r["stdout"]
     time.sleep(0.5)
     with open(cj) as f:
-        assert json.load(f)["numStartups"] == 4
+        assert json.load(f)["numStartups"] == 10
 
 
 def test_private_folders_work_inside_and_never_reach_the_host(ctx):

@@ -71,6 +71,30 @@ START_TEST(test_merge_keeps_the_rest)
 }
 END_TEST
 
+START_TEST(test_changed_since_last_seen)
+{
+	json_t *before = j("{\"n\": 1, \"u\": \"a\", \"projects\": {\"/p\": "
+	    "{\"c\": 1, \"d\": 2}}}");
+	json_t *now = j("{\"n\": 1, \"u\": \"b\", \"projects\": {\"/p\": "
+	    "{\"c\": 1, \"d\": 3}, \"/q\": {\"c\": 4}}}");
+	json_t *want = j("{\"u\": \"b\", \"projects\": {\"/p\": {\"d\": 3}, "
+	    "\"/q\": {\"c\": 4}}}");
+	json_t *got = keepfile_changed(now, before);
+	json_t *all = keepfile_changed(now, NULL);
+
+	ck_assert_msg(json_equal(got, want), "%s", json_dumps(got, 0));
+	ck_assert(json_equal(all, now));
+	json_decref(got);
+	got = keepfile_changed(now, now);
+	ck_assert_int_eq((int)json_object_size(got), 0);
+	json_decref(got);
+	json_decref(all);
+	json_decref(before);
+	json_decref(now);
+	json_decref(want);
+}
+END_TEST
+
 START_TEST(test_patterns_of_a_file)
 {
 	char *keep[] = { "/h/.a.json\t", "/h/.a.json\tx", "/h/.a.json\ty.*",
@@ -98,6 +122,7 @@ keepfile_suite(void)
 	tcase_add_test(tc, test_filter_of_no_object);
 	tcase_add_test(tc, test_merge_keeps_the_rest);
 	tcase_add_test(tc, test_patterns_of_a_file);
+	tcase_add_test(tc, test_changed_since_last_seen);
 	suite_add_tcase(s, tc);
 	return s;
 }
