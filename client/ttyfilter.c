@@ -3,8 +3,12 @@
  * that act on the person's machine rather than the screen taken out. On by
  * default; --keep-osc or "terminal": {"drop_osc": false} passes them.
  *
- * Dropped OSCs (ESC ] or U+009D as UTF-8 C2 9D, up to BEL, ESC \ or
- * U+009C, cut short by CAN, SUB or another ESC), each for its reason:
+ * OSCs (ESC ] or U+009D as UTF-8 C2 9D, up to BEL, ESC \ or U+009C, cut
+ * short by CAN, SUB or another ESC) are an allow list: only those that
+ * act on the screen pass (4, 5, 10-19, 104-106, 110-119: colours; 8:
+ * hyperlinks, shown, need a click; 22: the pointer's shape; 133: prompt
+ * marks); every other number is dropped, a terminal's new ones too. Among
+ * them, each for its reason:
  *   0, 1, 2  icon and window title: spoofs what the person reads outside
  *            the screen, and CSI 21t would type it back into a shell
  *   3        xterm: sets a property on the person's X server
@@ -32,8 +36,8 @@
  * of the screen passes (11, 14, 15, 16, 18, 19: state and sizes; 22, 23:
  * the title stack). A CSI longer than the hold, or with a byte above
  * 0x7f inside, is dropped whole (no program writes one).
- * Everything else passes: colours (SGR, OSC 4, 10-19, 104...), cursor
- * moves, OSC 8 hyperlinks (shown, need a click), OSC 133 prompts, DCS
+ * Everything else passes: colours (SGR and the OSCs above), cursor
+ * moves, DCS
  * (sixel, XTGETTCAP, DECRQSS: the screen, fixed-form answers; what a
  * tmux passthrough holds is filtered as it goes) and APC (kitty graphics:
  * the screen).
@@ -69,20 +73,21 @@ ttyfilter_init(struct ttyfilter *f)
 	f->state = TF_TEXT;
 }
 
-/* Is the OSC whose number was read one we drop? */
+/* Is the OSC whose number was read one we drop (any but the screen's)? */
 static int
 ttyfilter_osc_drops(const struct ttyfilter *f)
 {
-	static const unsigned long drop[] = { 0, 1, 2, 3, 7, 9, 20, 46, 50, 51,
-	    52, 99, 633, 710, 711, 712, 713, 777, 1337, 5113, 5522 };
+	static const unsigned long pass[] = { 4, 5, 8, 22, 104, 105, 106, 133 };
 	size_t i;
 
 	if (f->ndigits > TF_MAX_DIGITS)
 		return 1;
-	for (i = 0; i < sizeof drop / sizeof drop[0]; i++)
-		if (f->num == drop[i])
-			return 1;
-	return 0;
+	if ((f->num >= 10 && f->num <= 19) || (f->num >= 110 && f->num <= 119))
+		return 0;	/* dynamic colours, and their resets */
+	for (i = 0; i < sizeof pass / sizeof pass[0]; i++)
+		if (f->num == pass[i])
+			return 0;
+	return 1;
 }
 
 /* Is the CSI read so far, ending in final, one we drop (a window
