@@ -69,9 +69,16 @@ LIBDAEMON   := $(OUT)/libsboxd.a
 LIBCLIENT   := $(OUT)/libsbox.a
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BIN)/tests/%,$(UNIT_SRC))
 BENCH_BINS  := $(patsubst tests/bench/%.c,$(BIN)/bench/%,$(BENCH_SRC))
+# The manual pages: one per `## `NAME` (N)` section of docs/cli.md, made
+# from it into $(BIN)/man/ (never committed: a page and the reference cannot
+# drift); install and uninstall take the same list.
+MAN_PAGES := $(shell sed -n 's/^## `\([^`]*\)` (\([0-9]\)) *$$/\1.\2/p' docs/cli.md 2>/dev/null | tr ' ' '-')
+MAN_OUT   := $(addprefix $(BIN)/man/,$(MAN_PAGES))
 
-.PHONY: all deps test unit e2e bench fuzz install install-apparmor uninstall clean check-deps
-all: check-deps $(BIN)/sboxd $(BIN)/sbox-init $(BIN)/sbox $(BIN)/sbox-bash $(BIN)/shell/bash $(UNIT_BINS) $(BENCH_BINS)
+.PHONY: all deps test unit e2e bench fuzz install install-apparmor uninstall clean check-deps \
+        man-install man-uninstall
+all: check-deps $(BIN)/sboxd $(BIN)/sbox-init $(BIN)/sbox $(BIN)/sbox-bash $(BIN)/shell/bash $(UNIT_BINS) $(BENCH_BINS) \
+     $(MAN_OUT)
 
 check-deps:
 	@pkg-config --exists $(PKGS) check || { \
@@ -135,6 +142,18 @@ $(BIN)/shell/bash: $(BIN)/sbox
 	@mkdir -p $(dir $@)
 	ln -sf ../sbox $@
 
+# The manual pages (MAN_PAGES, from docs/cli.md) made by docs/mkman.py.
+$(BIN)/man/.made: docs/cli.md docs/mkman.py
+	@mkdir -p $(dir $@) && rm -f $(dir $@)*.[0-9]
+	python3 docs/mkman.py docs/cli.md $(dir $@) $(VERSION) && touch $@
+$(MAN_OUT): $(BIN)/man/.made
+man-install: $(MAN_OUT)
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	for p in $(MAN_PAGES); do install -m 0644 $(BIN)/man/$$p \
+	  $(DESTDIR)$(PREFIX)/share/man/man$${p##*.}/$$p || exit 1; done
+man-uninstall:
+	for p in $(MAN_PAGES); do rm -f $(DESTDIR)$(PREFIX)/share/man/man$${p##*.}/$$p; done
+
 $(BIN)/tests/%: $(OUT)/tests/unit/%.o $(LIBCLIENT) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBCLIENT) $(ALL_LIBS) $(PKG_LIBS) $(CHECK_LIBS)
@@ -166,7 +185,7 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: all install-apparmor
+install: all install-apparmor man-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/sbox \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(PREFIX)/share/sbox
 	install -m 0755 $(BIN)/sboxd $(BIN)/sbox $(DESTDIR)$(PREFIX)/bin/
@@ -180,8 +199,7 @@ install: all install-apparmor
 	install -m 0644 policy/protected.default $(DESTDIR)$(PREFIX)/share/sbox/protected
 	install -m 0644 policy/providers.default $(DESTDIR)$(PREFIX)/share/sbox/providers
 	sed 's|@PREFIX@|$(PREFIX)|g' launchd/dev.sbox.sboxd.plist.in > $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 0644 client/sbox.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	$(BIN)/sbox completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox
 
 # The AppArmor profile: installed where AppArmor 4 is (or APPARMOR=yes),
@@ -209,9 +227,10 @@ install-apparmor:
 # Remove what install put (the same list), and sbox's own folders. First
 # the installing user's sboxd (the user sudo ran as, else the caller) is
 # stopped with `sbox daemon stop` (and its systemd user units), or the
-# message says that one still runs; the user's own data stays (README,
-# "Removing sbox", names the folders and the command that removes them).
-uninstall:
+# message says that one still runs; the user's own data stays
+# (docs/operations.md, "Removing sbox", names the folders and the command
+# that removes them).
+uninstall: man-uninstall
 	@sbox=$(DESTDIR)$(PREFIX)/bin/sbox; [ -x "$$sbox" ] || sbox=$$(command -v sbox || true); \
 	user=$$(id -un); as=""; \
 	if [ "$$(id -u)" = 0 ] && [ -n "$$SUDO_USER" ] && [ "$$SUDO_USER" != root ]; then \
@@ -239,7 +258,6 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/sboxd.socket \
 	  $(DESTDIR)$(PREFIX)/share/sbox/dev.sbox.sboxd.plist \
 	  $(DESTDIR)$(PREFIX)/share/sbox/registries \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/sbox.1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sbox \
 	  $(DESTDIR)$(PREFIX)/share/sbox/protected \
 	  $(DESTDIR)$(PREFIX)/share/sbox/providers

@@ -232,7 +232,7 @@ def alive(pid):
 def test_uninstall_stops_the_users_sboxd(ctx):
     """Issue 43 item 8: `make uninstall` stops the installing user's sboxd
     (the one on its default socket) with `sbox daemon stop`, and says so;
-    the user's data stays where the README says."""
+    the user's data stays where docs/operations.md says."""
     if not os.path.exists(os.path.join(ROOT, "Makefile")):
         raise sboxtest.Skip("no Makefile beside the tests")
     d = ctx.daemon(start=False, name="uninst")
@@ -255,15 +255,16 @@ def test_uninstall_stops_the_users_sboxd(ctx):
     assert not alive(pid), said
     assert "sboxd (pid %d) stopped" % pid in said, said
     assert not os.path.exists(os.path.join(pre, "bin", "sbox")), said
-    # what the README names as the user's data stays for them to remove
+    # what the docs name as the user's data stays for them to remove
     assert os.path.isdir(state) and os.path.exists(
         os.path.join(state, "reserve")), os.listdir(state)
-    # the README names each of them and the command that removes them
-    # (staged beside the tests only in the root pass)
-    if os.path.exists(os.path.join(ROOT, "README.md")):
-        with open(os.path.join(ROOT, "README.md")) as f:
+    # docs/operations.md names each of them and the command that removes
+    # them (in the tree, not staged beside the tests: the root pass only)
+    ops = os.path.join(ROOT, "docs", "operations.md")
+    if os.path.exists(ops):
+        with open(ops) as f:
             readme = f.read()
-        part = readme.split("### Removing sbox", 1)[1].split("\n## ", 1)[0]
+        part = readme.split("\n## Removing sbox", 1)[1].split("\n## ", 1)[0]
         for name in os.listdir(state) + ["sbox-scratch", "sboxd.sock",
                                          "~/.config/sbox"]:
             if name.startswith("sbox.db"):
