@@ -55,9 +55,9 @@ main_usage(FILE *f)
 	}
 	fprintf(f, "\n'sbox help COMMAND' or 'sbox COMMAND --help' shows a "
 	    "command's usage.\nSBOX_SOCKET sets the socket like --socket; "
-	    "SBOX_SANDBOX chooses the profile of\n'sbox run' and 'sbox session "
-	    "create' (below --sandbox). Exit codes: 0 ok,\n1 the request failed, "
-	    "2 usage, 69 daemon unavailable, 77 denied.\n");
+	    "SBOX_SANDBOX chooses the profile of\n'sbox run', 'sbox agent' and "
+	    "'sbox session create' (below --sandbox). Exit codes:\n0 ok, 1 the "
+	    "request failed, 2 usage, 69 daemon unavailable, 77 denied.\n");
 }
 
 /* The message for an unknown command, with a suggestion when one is close. */
