@@ -11,7 +11,8 @@ kept here):
   getopt tables of client/main.c; sboxd's `--help` and daemon/main.c's;
 - config keys: the parser's own lists, the "unknown key (expected a, b or
   c)" messages of policy/ (each mapped to its place in the file by GROUPS
-  below) and the keys profile_apply_json() compares.
+  below) and the keys the function that applies a profile compares
+  (profile_apply_json()).
 
 Where a definition is (docs/cli.md's structure is in its head):
 - a command: a heading `` ## `sbox GROUP` (N) `` or `` ### `sbox CMD SUB` ``;
@@ -204,7 +205,7 @@ def config_expected():
                             recursive=True))
     text = "\n".join(c_strings(re.sub(r"/\*.*?\*/", "", read(p), flags=re.S))
                      for p in srcs)
-    keys, unknown = set(), []
+    keys, unknown, seen = set(), [], set()
     for m in re.finditer(r'unknown key (?:\\"%s\\" )?\(expected ([a-z_][\w, -]*)\)',
                          text):
         names = [n.strip() for n in
@@ -214,21 +215,30 @@ def config_expected():
         if names == ["sandbox"]:
             bases = BINDING
         else:
-            bases = [b for k, b in GROUPS if k in names]
-            if not bases:
+            hit = [(k, b) for k, b in GROUPS if k in names]
+            if not hit:
                 unknown.append(m.group(1))
                 continue
-            bases = bases[0]
+            seen.add(hit[0][0])
+            bases = hit[0][1]
         keys |= {b + n for b in bases for n in names}
     assert not unknown, (
         "the config parser lists keys the docs check cannot place: %s; add "
         "the object they belong to to GROUPS in tests/e2e/test_docs.py"
         % unknown)
-    m = re.search(r"\nprofile_apply_json\(.*?\n\}\n", text, re.S)
-    assert m, ("policy/: no profile_apply_json() (the docs check reads the "
-               "keys of a profile from it)")
-    prof = set(re.findall(r'strcmp\(key, "([a-z_]+)"\) == 0', m.group(0)))
-    assert {"extends", "hosts", "limits"} <= prof, prof
+    assert seen == {k for k, _ in GROUPS}, (
+        "policy/: the parser's \"unknown key (expected ...)\" lists of %s "
+        "were not found (the docs check reads the keys from them)" %
+        sorted({k for k, _ in GROUPS} - seen))
+    # a profile's keys: the function that compares "extends" and "network"
+    prof = set()
+    for fn in re.split(r"\n\}\n", text):
+        names = set(re.findall(r'strcmp\(key, "([a-z_]+)"\) == 0', fn))
+        if {"extends", "network", "run_outside"} <= names:
+            prof |= names
+    assert {"extends", "hosts", "limits"} <= prof, (
+        "policy/: no function that applies a profile's keys (strcmp(key, "
+        "\"extends\") ...) was found: %s" % sorted(prof))
     keys |= {"sandbox.profiles.P." + k for k in prof}
     return keys
 
