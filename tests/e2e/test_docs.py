@@ -9,7 +9,8 @@ kept here):
 - options: the option strings of that table (client/table.c: "x/name="),
   the options its usage lines name, `sbox --help`'s first line and the
   getopt tables of client/main.c; sboxd's `--help` and daemon/main.c's;
-- config keys: the parser's own lists, the "unknown key (expected a, b or
+- config keys (and the keys of the providers data file): the parser's
+  own lists, the "unknown key (expected a, b or
   c)" messages of policy/ (each mapped to its place in the file by GROUPS
   below) and the keys the function that applies a profile compares
   (profile_apply_json()).
@@ -51,8 +52,8 @@ GROUPS = [
 ]
 # a binding that names nothing but its sandbox
 BINDING = ["spaces.S.", "projects.DIR.", "models.M."]
-# not the config: the line kinds of the providers data file
-NOT_CONFIG = ["pass-env"]
+# the line kinds of the providers data file (NAME KEY VALUE...)
+DATA_FILE = ("pass-env", ["NAME "])
 
 
 def need(*parts):
@@ -210,9 +211,10 @@ def config_expected():
                          text):
         names = [n.strip() for n in
                  re.split(r", | or ", m.group(1)) if n.strip()]
-        if any(n in NOT_CONFIG for n in names):
-            continue
-        if names == ["sandbox"]:
+        if DATA_FILE[0] in names:
+            seen.add(DATA_FILE[0])
+            bases = DATA_FILE[1]
+        elif names == ["sandbox"]:
             bases = BINDING
         else:
             hit = [(k, b) for k, b in GROUPS if k in names]
@@ -226,10 +228,10 @@ def config_expected():
         "the config parser lists keys the docs check cannot place: %s; add "
         "the object they belong to to GROUPS in tests/e2e/test_docs.py"
         % unknown)
-    assert seen == {k for k, _ in GROUPS}, (
+    assert seen == {k for k, _ in GROUPS} | {DATA_FILE[0]}, (
         "policy/: the parser's \"unknown key (expected ...)\" lists of %s "
         "were not found (the docs check reads the keys from them)" %
-        sorted({k for k, _ in GROUPS} - seen))
+        sorted(({k for k, _ in GROUPS} | {DATA_FILE[0]}) - seen))
     # a profile's keys: the function that compares "extends" and "network"
     prof = set()
     for fn in re.split(r"\n\}\n", text):
