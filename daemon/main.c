@@ -27,6 +27,7 @@
 #include "daemon/container/child.h"
 #include "daemon/rpc/conn.h"
 #include "daemon/container/container.h"
+#include "daemon/container/container-standin.h"
 #include "daemon/container/container-bind.h"
 #include "daemon/events.h"
 #include "daemon/container/limits.h"
@@ -610,6 +611,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	toolconf_start(hostexec_spawn);
+	/* how refused reads are seen: stand-ins where the kernel lets the
+	 * launcher mount them, else the seccomp reporter */
+	if (container_standin_init(sboxd.state_dir, NULL, &err) == -1) {
+		log_error("%s", err.message);
+		return 1;
+	}
 	container_cgroup_start(sboxd.base);
 	diskguard_start(sboxd.base);
 	/* the proxy runs in a confined process of its own */

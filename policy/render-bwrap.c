@@ -8,6 +8,7 @@
  * path inside a writable bind are bound over themselves. No I/O here. */
 #include "policy/render-bwrap.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,8 @@ struct render_bwrap_state {
 	const struct plan             *p;
 	struct render_bwrap_parent    *par;
 	size_t                         n_par, cap_par;
+	struct render_bwrap_standin   *si;   /* stand-ins, with a stage */
+	size_t                         n_si;
 	int                            oom;
 };
 
@@ -299,6 +302,53 @@ render_bwrap_dev(struct render_bwrap_argv *a, const struct plan_mount *m)
 	render_bwrap_add2(a, "--remount-ro", m->dst);
 }
 
+/* Add a stand-in for m to st's list and emit its bind from the stage. */
+static void
+render_bwrap_standin(struct render_bwrap_state *st, struct render_bwrap_argv *a,
+    const struct plan_mount *m, const char *stage, int overlay)
+{
+	struct render_bwrap_standin *v, *s;
+	char src[4096];
+	size_t k = st->n_si;
+
+	if ((v = realloc(st->si, (k + 1) * sizeof *v)) == NULL) {
+		st->oom = 1;
+		return;
+	}
+	st->si = v;
+	s = &v[k];
+	memset(s, 0, sizeof *s);
+	if ((s->path = strdup(m->dst)) == NULL) {
+		st->oom = 1;
+		return;
+	}
+	st->n_si++;
+	s->is_dir = overlay;
+	s->overlay = overlay;
+	/* a hidden folder or file itself is what a listing or open reads;
+	 * in the home and /run only what is under them */
+	s->report_root = m->kind == PLAN_MOUNT_HIDE_DIR;
+	s->open_err = m->kind == PLAN_MOUNT_HIDE_FILE ? EACCES : ENOENT;
+	s->mode = m->kind == PLAN_MOUNT_HIDE_DIR ? 0555 : m->mode ?
+	    m->mode & 07777 : 0755;
+	s->size_bytes = m->kind == PLAN_MOUNT_HIDE_DIR ? 65536 :
+	    m->size_bytes;
+	if (overlay)
+		snprintf(src, sizeof src, "%s/o%zu", stage, k);
+	else
+		snprintf(src, sizeof src, "%s/f/a%zu", stage, k);
+	render_bwrap_add3(a, overlay ? "--bind" : "--ro-bind", src, m->dst);
+}
+
+/* Is m a hidden tmpfs (the home, /run) that stand-ins may serve? */
+static int
+render_bwrap_hidden_tmpfs(const struct plan_mount *m)
+{
+	return m->kind == PLAN_MOUNT_TMPFS && m->rule != NULL &&
+	    (strcmp(m->rule, PLAN_RULE_HOME) == 0 ||
+	    strcmp(m->rule, PLAN_RULE_SOCKETS) == 0);
+}
+
 /* Emit one mount of the plan. */
 static int
 render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
@@ -343,6 +393,10 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		    (m->optional ? "--bind-try" : "--bind"), m->src, m->dst);
 		break;
 	case PLAN_MOUNT_TMPFS:
+		if (o->standin_stage != NULL && render_bwrap_hidden_tmpfs(m)) {
+			render_bwrap_standin(st, a, m, o->standin_stage, 1);
+			break;
+		}
 		if (m->mode)
 			render_bwrap_addn(a, "--perms", m->mode & 07777, 1);
 		if (m->size_bytes)
@@ -361,9 +415,18 @@ render_bwrap_mount(struct render_bwrap_state *st, struct render_bwrap_argv *a,
 		render_bwrap_add2(a, "--dir", m->dst);
 		break;
 	case PLAN_MOUNT_HIDE_FILE:
+		if (o->standin_stage != NULL) {
+			render_bwrap_standin(st, a, m, o->standin_stage, 0);
+			break;
+		}
 		render_bwrap_add3(a, "--ro-bind", hide, m->dst);
 		break;
 	case PLAN_MOUNT_HIDE_DIR:
+		if (o->standin_stage != NULL) {
+			/* sealed read-only at the end as the tmpfs was */
+			render_bwrap_standin(st, a, m, o->standin_stage, 1);
+			break;
+		}
 		/* made read-only at the end (render_bwrap_seal): a later bind
 		 * inside it (a session's own scratch) needs its mount point */
 		render_bwrap_add2(a, "--perms", "0555");
@@ -506,6 +569,10 @@ render_bwrap(const struct plan *p, const struct render_bwrap_opts *o,
 	out->argc = a.n;
 	out->cmd = c.v;
 	out->cmdc = c.n;
+	out->standins = st.si;
+	out->n_standins = st.n_si;
+	st.si = NULL;
+	st.n_si = 0;
 	c.v = NULL;
 	a.v = NULL;
 	rc = 0;
@@ -521,6 +588,9 @@ out:
 		free(st.par[i].dst);
 	}
 	free(st.par);
+	for (i = 0; i < st.n_si; i++)
+		free(st.si[i].path);
+	free(st.si);
 	return rc;
 }
 
@@ -561,5 +631,8 @@ render_bwrap_free(struct render_bwrap_result *r)
 	for (i = 0; i < r->cmdc && r->cmd; i++)
 		free(r->cmd[i]);
 	free(r->cmd);
+	for (i = 0; i < r->n_standins; i++)
+		free(r->standins[i].path);
+	free(r->standins);
 	memset(r, 0, sizeof *r);
 }

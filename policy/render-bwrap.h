@@ -29,6 +29,26 @@ struct render_bwrap_opts {
 	int         proxy_port;    /* 0 = RENDER_BWRAP_PROXY_PORT */
 	const char *hide_file_src; /* covers hidden files; NULL = /dev/null (an
 	                              open of it then fails: nodev mount) */
+	const char *standin_stage; /* the hidden areas as stand-ins mounted
+	                              under this folder before bwrap runs
+	                              (result's standins); NULL: tmpfs and
+	                              /dev/null as before */
+};
+
+/* A hidden area served by stand-ins (the launcher mounts them under the
+ * stage: the stand-ins' file system at STAGE/f, where this area is aN, and
+ * for an overlay its upper tmpfs at STAGE/uN, the overlay at STAGE/oN). */
+struct render_bwrap_standin {
+	char              *path;        /* the host path it stands for */
+	int                is_dir;
+	int                overlay;     /* a writable folder (the home, /run:
+	                                   a tmpfs upper layer) or a hidden
+	                                   folder (sealed read-only); 0: a
+	                                   hidden file bound read-only */
+	int                report_root; /* a listing of it is reported */
+	int                open_err;    /* an open of a file in it gets */
+	unsigned           mode;        /* the overlay's root */
+	unsigned long long size_bytes;  /* its upper tmpfs */
 };
 
 struct render_bwrap_result {
@@ -38,6 +58,8 @@ struct render_bwrap_result {
 	char  **cmd;   /* NULL-terminated command to put after
 	                  `bwrap --args FD --`: sbox-init and its arguments */
 	size_t  cmdc;
+	struct render_bwrap_standin *standins; /* with opts' standin_stage */
+	size_t  n_standins;
 };
 
 /* Render the plan; on success fill *out (free with render_bwrap_free). */

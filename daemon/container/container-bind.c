@@ -17,6 +17,7 @@
  *     bwrap's child attaches them under a private /tmp in a mount namespace
  *     of its own before it drops to that uid (container-launch.c). */
 #include "daemon/container/container-bind.h"
+#include "daemon/container/container-standin.h"
 #include "daemon/container/userns.h"
 #include "daemon/container/container-internal.h"
 
@@ -397,7 +398,10 @@ container_bind_hold(char ***argv, size_t *argc, const struct container_ids *ids,
 	memset(b, 0, sizeof *b);
 	b->base_fd = ids->fd_base;
 	for (i = 0; i < *argc; i++) {
-		if (!container_bind_is_bind(in[i], &ro, &try) || i + 2 >= *argc) {
+		if (!container_bind_is_bind(in[i], &ro, &try) || i + 2 >= *argc ||
+		    container_standin_is_stage(in[i + 1])) {
+			/* not a bind, or one of the stage the launcher mounts
+			 * (container-standin.c): bwrap binds it by its path */
 			if (container_bind_push(&out, &n, &cap, in[i]) < 0)
 				goto nomem;
 			continue;

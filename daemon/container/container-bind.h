@@ -38,6 +38,8 @@ struct container_binds {
 	int     base_fd;
 	uid_t   run_uid;
 	gid_t   run_gid;
+	const struct container_standin_stage *si; /* stand-ins to mount
+	                                   first (container-standin.c), or NULL */
 };
 
 /* Open path as O_PATH, component by component: a symlink is followed only

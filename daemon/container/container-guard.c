@@ -49,7 +49,8 @@ container_guard_filter(const struct guard_filter_kind *k, const char **why)
  * when commands are supervised (their bytes go with the message), or NULL
  * with *why. */
 json_t *
-container_guard_spec(const struct guard_spec *g, const char **why)
+container_guard_spec(const struct guard_spec *g, int standins,
+    const char **why)
 {
 	const char *off = getenv("SBOX_BENCH_NO_GUARD");
 	struct guard_spec none = { .roots = (char *[]){ NULL }, .home = "/" };
@@ -69,10 +70,13 @@ container_guard_spec(const struct guard_spec *g, const char **why)
 	if (!g->supervise || g->roots == NULL || g->roots[0] == NULL)
 		return j;
 	k.exclude = g->exclude != NULL;
-	k.reads = g->n_rules != 0;
+	/* with stand-ins the kernel decides every read-only open: none is
+	 * notified (container-standin.c) */
+	k.reads = g->n_rules != 0 && !standins;
 	if ((f = container_guard_filter(&k, why)) == NULL ||
-	    json_object_set_new(j, "filter", json_pack("{s:b, s:b, s:I, s:I}",
-	    "exclude", k.exclude, "reads", k.reads, "notify", (json_int_t)f->len *
+	    json_object_set_new(j, "filter", json_pack("{s:b, s:b, s:b, s:I, "
+	    "s:I}", "exclude", k.exclude, "reads", k.reads, "standins",
+	    standins != 0, "notify", (json_int_t)f->len *
 	    (json_int_t)sizeof *f->prog, "seal", (json_int_t)f->seal_len *
 	    (json_int_t)sizeof *f->seal)) < 0) {
 		json_decref(j);

@@ -143,6 +143,12 @@ struct container {
 	container_exclude_cb  on_exclude;
 	double                refused_tokens; /* rate limit of refused */
 	long long             refused_ms;
+	struct standin       *standin;  /* the hidden areas' stand-ins
+	                                   (container-standin.c), or NULL */
+	struct render_bwrap_standin *standin_si;
+	struct container_standin_stage *standin_stage;
+	int                   standin_sock; /* the launcher sends the device */
+	struct event         *ev_standin;
 };
 
 /* A new request of kind with the next id, linked in (NULL with err when
@@ -160,7 +166,8 @@ void container_req_fail_all(struct container *c);
  * (SBOX_BENCH_NO_GUARD=1 in sboxd's environment turns the supervisor off:
  * benchmarks only). */
 struct guard_spec;
-json_t *container_guard_spec(const struct guard_spec *g, const char **why);
+json_t *container_guard_spec(const struct guard_spec *g, int standins,
+    const char **why);
 /* Send the guard message after ready (0 or -1, the container then
  * aborted); handle a refused report (-1 = invalid). */
 int container_guard_send(struct container *c);

@@ -23,7 +23,11 @@
 #include <unistd.h>
 #include <linux/mount.h>
 
+#include "daemon/container/container-standin.h"
 #include "policy/path.h"
+
+/* In the launcher: the stand-ins' step that failed (for its message). */
+static const char *container_launch_failed;
 
 /* posix_spawn's signal attributes for a child that starts as from
  * nothing: every disposition at the default, nothing blocked. Every bit of
@@ -125,12 +129,18 @@ int
 container_launch_child(const struct container_binds *b, const char *keep,
     int staged)
 {
+	const char *what;
 	char name[32];
 	size_t i;
 	int fd;
 
-	if (!b->staged)
+	if (!b->staged) {
+		if (b->si != NULL && container_standin_mount(b->si, &what) < 0) {
+			container_launch_failed = what;
+			return -1;
+		}
 		return 0;
+	}
 	if (!staged && container_launch_stage(keep) < 0)
 		return -1;
 	for (i = 0; i < b->n; i++) {
@@ -147,6 +157,12 @@ container_launch_child(const struct container_binds *b, const char *keep,
 		if (syscall(SYS_move_mount, b->fds[i], "", AT_FDCWD, name,
 		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			return -1;
+	}
+	/* the stand-ins, while still root (after the held trees: the stage
+	 * is under the same /tmp) */
+	if (b->si != NULL && container_standin_mount(b->si, &what) < 0) {
+		container_launch_failed = what;
+		return -1;
 	}
 	if (setgroups(0, NULL) < 0 || setresgid(b->run_gid, b->run_gid,
 	    b->run_gid) < 0 || setresuid(b->run_uid, b->run_uid, b->run_uid) < 0)
@@ -180,7 +196,9 @@ container_launch_exec(const char *bwrap, char *const *argv, const int src_in[6],
 			_exit(127);
 	if (container_launch_child(b, bwrap, staged) < 0) {
 		dprintf(src[2], "sboxd: cannot prepare the sandbox's mounts "
-		    "and uid: %s\n", strerror(errno));
+		    "and uid%s%s: %s\n", container_launch_failed ? ": " : "",
+		    container_launch_failed ? container_launch_failed : "",
+		    strerror(errno));
 		_exit(126);
 	}
 	for (i = 0; i < 6; i++)
@@ -216,7 +234,7 @@ container_launch_spawn(const char *bwrap, char *const *argv, const int src_in[6]
 	posix_spawnattr_t at;
 	pid_t pid = -1;
 
-	if (b->staged) {
+	if (b->staged || b->si != NULL) {
 		error_set(err, E_INTERNAL, "staged binds need a fork");
 		return -1;
 	}

@@ -3,6 +3,7 @@
  * sandboxed processes, so what it says is untrusted). */
 #include "daemon/container/container.h"
 #include "daemon/container/container-internal.h"
+#include "daemon/container/container-standin.h"
 #include "protocol/ctl.h"
 #include "policy/strv.h"
 
@@ -319,6 +320,12 @@ container_req_msg(struct container *c, json_t *m, int *fds, int nfds)
 	if (strcmp(t, "exclude") == 0 || strcmp(t, "exclude_cancel") == 0)
 		return c->state == CS_READY ? container_guard_exclude(c, m, fds,
 		    nfds) : -1;
+	if (strcmp(t, "fs_done") == 0) {	/* a stand-in's refusal told */
+		if (nfds != 0)
+			return -1;
+		container_standin_done(c, m);
+		return 0;
+	}
 	if (c->state == CS_STARTING && strcmp(t, "error") != 0)
 		return -1;
 	if (strcmp(t, "error") == 0)

@@ -7,12 +7,14 @@
  * callbacks' contract. */
 #include "daemon/container/container.h"
 #include "daemon/container/container-internal.h"
+#include "daemon/container/container-standin.h"
 #include "daemon/container/container-bind.h"
 #include "daemon/container/container-launch.h"
 #include "daemon/container/child.h"
 #include "daemon/log.h"
 #include "protocol/ctl.h"
 #include "policy/render-bwrap.h"
+#include "policy/guard.h"
 #include "policy/render-seccomp.h"
 
 #include <errno.h>
@@ -264,7 +266,8 @@ container_start_spawn_bwrap(struct container *c, const char *bwrap,
 		close(src[0]);
 		return pid;
 	}
-	if (c->cg.n == 0 && !b->staged) {	/* nothing to do before exec */
+	if (c->cg.n == 0 && !b->staged && b->si == NULL) {	/* nothing to
+		do before exec */
 		pid = container_launch_spawn(bwrap, argv, src, b, err);
 		close(src[0]);
 		return pid;
@@ -345,9 +348,15 @@ container_start_render(struct container *c, const struct plan *p,
 	ro.seccomp_fd = CFD_SECCOMP;
 	ro.proxy_port = c->proxy_port;
 	ro.hide_file_src = o->hide_file_src;
+	ro.standin_stage = p->guard != NULL && p->guard->n_rules != 0 ?
+	    container_standin_stage_dir(o->drop_ids) : NULL;
 	if (render_bwrap(p, &ro, &rr, err) < 0)
 		return error_context(err, "rendering the sandbox");
 	if (container_start_hold(c, p, o, &rr, binds, err) < 0)
+		goto out;
+	if (container_standin_start(c, &rr, o->drop_ids, o->drop_ids ?
+	    o->run_uid : getuid(), o->drop_ids ? o->run_gid : getgid(), binds,
+	    err) < 0)
 		goto out;
 	if (render_bwrap_blob(&rr, &blob, &len, err) < 0)
 		goto out;
@@ -406,7 +415,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 		return NULL;
 	}
 	c->base = o->base;
-	c->ctl = c->errfd = -1;
+	c->ctl = c->errfd = c->standin_sock = -1;
 	c->proxy_fds[0] = c->proxy_fds[1] = -1;
 	c->proxy_port = o->proxy_port > 0 && o->proxy_port < 65536 ?
 	    o->proxy_port : RENDER_BWRAP_PROXY_PORT;
@@ -438,7 +447,8 @@ container_start(const struct plan *p, const struct container_opts *o,
 	fds[2] = args;
 	fds[3] = sec;
 	/* a spare made ahead for these limits, already in its cgroups */
-	if (container_spare_take(&p->limits, binds.staged, bwrap, &spare) == 0) {
+	if (binds.si == NULL &&
+	    container_spare_take(&p->limits, binds.staged, bwrap, &spare) == 0) {
 		c->cg = spare.cg;
 		c->pid = container_start_spawn_bwrap(c, bwrap, cmd, fds, &binds,
 		    &spare, err);
@@ -457,6 +467,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 		c->pid = container_start_spawn_bwrap(c, bwrap, cmd, fds, &binds,
 		    NULL, err);
 	}
+	container_standin_spawned(c);
 	/* the next create's spare, made while this bwrap starts */
 	if (c->pid > 0 && c->cg.n > 0)
 		container_spare_later(c->base, &p->limits, bwrap);
@@ -505,7 +516,8 @@ container_start(const struct plan *p, const struct container_opts *o,
 	 * sbox-init reads it once it has said ready, and no command runs
 	 * before guarded (a failure here ends bwrap: the start fails); a plan
 	 * without a guard (tests) still gets one: no roots */
-	if ((c->guard = container_guard_spec(p->guard, &why)) == NULL) {
+	if ((c->guard = container_guard_spec(p->guard, c->standin != NULL,
+	    &why)) == NULL) {
 		snprintf(msg, sizeof msg, "the file guard cannot be set up: %s",
 		    why);
 		container_abort(c, E_SANDBOX_SETUP, msg);

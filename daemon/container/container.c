@@ -7,6 +7,7 @@
  * the life cycle and the callbacks' contract. */
 #include "daemon/container/container.h"
 #include "daemon/container/container-internal.h"
+#include "daemon/container/container-standin.h"
 #include "daemon/container/child.h"
 #include "protocol/ctl.h"
 
@@ -127,6 +128,7 @@ container_teardown(struct container *c)
 {
 	int i;
 
+	container_standin_free(c);
 	if (c->ev_ctl) {
 		event_free(c->ev_ctl);
 		c->ev_ctl = NULL;

@@ -155,6 +155,8 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 		init_exclude_done(msg);
 	else if (strcmp(t, "told") == 0)
 		init_tell_told(msg);
+	else if (strcmp(t, "fs_read") == 0)
+		init_tell_fs_read(msg);
 	else if (strcmp(t, "shutdown") == 0)
 		init_msg_exit(0);
 	else

@@ -330,6 +330,21 @@ out:
 	return e;
 }
 
+/* Is l a hidden area's stand-in for a host file that the sandbox does not
+ * have (daemon/container/standin.c: an empty file whose times are all 0,
+ * which sbox-init sees and a sandboxed process does not)? A rename or link
+ * of one is of a name that is not there. */
+static int
+init_ops_ghost(const struct init_walk_loc *l)
+{
+	struct stat st;
+
+	return l->fd >= 0 && fstatat(l->fd, l->name, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0 && st.st_ctim.tv_sec == 0 &&
+	    st.st_ctim.tv_nsec == 0 && st.st_mtim.tv_sec == 0;
+}
+
 /* Is a location's name absent (or never resolved)? */
 static int
 init_ops_gone(const struct init_walk_loc *l)
@@ -337,7 +352,7 @@ init_ops_gone(const struct init_walk_loc *l)
 	struct stat st;
 
 	return l->fd < 0 || fstatat(l->fd, l->name, &st,
-	    AT_SYMLINK_NOFOLLOW) < 0;
+	    AT_SYMLINK_NOFOLLOW) < 0 || init_ops_ghost(l);
 }
 
 /* link/linkat. */
@@ -366,7 +381,7 @@ init_ops_link(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 	if (e == 0)
 		e = init_decide(t, GUARD_OP_LINK, n.fd, n.dir, n.name,
 		    NULL, 0);
-	if (e == 0 && !init_walk_valid(t))
+	if (e == 0 && (!init_walk_valid(t) || (pfd < 0 && init_ops_ghost(&o))))
 		e = ENOENT;
 	if (e == 0) {
 		if (pfd >= 0) {
@@ -425,7 +440,7 @@ init_ops_rename(struct init_walk_caller *t, int odfd, const char *old, int ndfd,
 	    GUARD_OP_RENAME_DIR : GUARD_OP_RENAME, o.fd, o.dir, o.name, NULL,
 	    0)) != 0))
 		goto out;
-	if (!init_walk_valid(t)) {
+	if (!init_walk_valid(t) || init_ops_ghost(&o)) {
 		e = ENOENT;
 		goto out;
 	}

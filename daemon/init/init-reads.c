@@ -356,6 +356,13 @@ init_reads_hidden(const char *path)
 	return r != NULL && r->access == GUARD_ACCESS_HIDDEN ? r : NULL;
 }
 
+/* The hidden rule that decides path (a stand-in's refusal), or NULL. */
+const struct guard_rule *
+init_reads_rule(const char *path)
+{
+	return path != NULL && path[0] == '/' ? init_reads_hidden(path) : NULL;
+}
+
 /* Is the open folder fd empty (only "." and "..")? Rewinds it. */
 static int
 init_reads_empty_dir(int fd)

@@ -14,5 +14,9 @@ int init_reads_call(struct init_sv_call *call, int *fd);
  * stand-in: EBUSY). */
 void init_reads_source(struct init_sv_call *call, const char *op, int dirfd,
     const char *path, int e, int gone);
+struct guard_rule;
+/* The hidden rule that decides the absolute path (a refusal the
+ * stand-ins saw), or NULL. */
+const struct guard_rule *init_reads_rule(const char *path);
 
 #endif

@@ -286,6 +286,52 @@ init_spawn_is_stderr(json_int_t id, dev_t dev, ino_t ino)
 	    c->err_ino == ino;
 }
 
+/* The session and parent of process tid (/proc/TID/stat); -1. */
+static int
+init_spawn_stat_of(pid_t tid, pid_t *ppid, pid_t *sid)
+{
+	char p[40], buf[1024], *s;
+	int fd, pp, pg, se;
+	ssize_t n;
+
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)tid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the name may hold anything: the fields follow its last ')' */
+	if ((s = strrchr(buf, ')')) == NULL ||
+	    sscanf(s + 1, " %*c %d %d %d", &pp, &pg, &se) != 3)
+		return -1;
+	*ppid = pp;
+	*sid = se;
+	return 0;
+}
+
+/* The command process tid belongs to: the one whose session it is in (a
+ * command is a session's leader), else the nearest ancestor that is a
+ * command's process; 0 when none (a process that left both). */
+json_int_t
+init_spawn_owner(pid_t tid)
+{
+	struct init_child *c;
+	pid_t p = tid, pp, sid;
+	int depth;
+
+	for (depth = 0; depth < 64 && p > 1; depth++) {
+		if (init_spawn_stat_of(p, &pp, &sid) < 0)
+			return 0;
+		for (c = init_children; c != NULL; c = c->next)
+			if (c->pid == p || (depth == 0 && c->pid == sid))
+				return c->id;
+		p = pp;
+	}
+	return 0;
+}
+
 /* Read a child's exec status: spawned {id, pid} or an error. */
 static void
 init_spawn_status(struct init_child *c)

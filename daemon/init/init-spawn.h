@@ -26,5 +26,7 @@ int init_spawn_timeouts(void);
 
 /* Is (dev, ino) the stderr command id was started with? */
 int init_spawn_is_stderr(json_int_t id, dev_t dev, ino_t ino);
+/* The command (its id) process tid belongs to, 0 when none. */
+json_int_t init_spawn_owner(pid_t tid);
 
 #endif

@@ -18,13 +18,17 @@
  * and lines are rate-limited (a bucket), so a flood of refusals costs
  * what it costs without this. */
 #include "protocol/ctl.h"
+#include "policy/guard.h"
 #include "daemon/init/init-msg.h"
+#include "daemon/init/init-reads.h"
+#include "daemon/init/init-state.h"
 #include "daemon/init/init-spawn.h"
 #include "daemon/init/init-supervise.h"
 #include "daemon/init/init-tell.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +51,8 @@ struct init_tell_wait {
 	long long  val, deadline;
 	pid_t      tgid;
 	json_int_t cmd;               /* the command it belongs to */
+	json_int_t fs_token;          /* a stand-in's open sboxd holds (its
+	                                 fs_done token), not a notification */
 	size_t     len;
 	char       text[INIT_TELL_TEXT];
 };
@@ -124,8 +130,12 @@ init_tell_finish(struct init_tell_wait *w)
 {
 	if (w->len > 0 && init_tell_token())
 		init_tell_write(w->cmd, w->tgid, w->text, w->len);
-	init_supervise_send(w->lfd, w->notif_id, w->err, w->val, w->fd,
-	    w->cloexec);
+	if (w->fs_token > 0)
+		init_msg_send(ctl_msg("fs_done", "{s:I}", "token", w->fs_token),
+		    NULL, 0);
+	else
+		init_supervise_send(w->lfd, w->notif_id, w->err, w->val, w->fd,
+		    w->cloexec);
 	w->ticket = 0;
 	w->fd = -1;
 }
@@ -149,6 +159,61 @@ init_tell_defer(int lfd, uint64_t notif_id, int err, long long val, int fd,
 	    .notif_id = notif_id, .val = val, .tgid = tgid, .cmd = cmd,
 	    .deadline = init_msg_now_ms() + INIT_TELL_WAIT_MS };
 	return 0;
+}
+
+/* Hold a stand-in's refused open (sboxd holds its answer until fs_done
+ * {token}) for sboxd's words; 0 held, -1 not (say fs_done now). */
+int
+init_tell_defer_fs(json_int_t token, json_int_t cmd, json_int_t ticket,
+    int reports, pid_t tgid)
+{
+	int i;
+
+	if (token <= 0 || ticket <= 0 || reports <= 0 || tgid <= 0)
+		return -1;
+	for (i = 0; i < INIT_TELL_MAX; i++)
+		if (init_tell_w[i].ticket == 0)
+			break;
+	if (i == INIT_TELL_MAX)
+		return -1;
+	init_tell_w[i] = (struct init_tell_wait){ .ticket = ticket, .lfd = -1,
+	    .fd = -1, .left = reports, .tgid = tgid, .cmd = cmd,
+	    .fs_token = token, .deadline = init_msg_now_ms() +
+	    INIT_TELL_WAIT_MS };
+	return 0;
+}
+
+/* Handle fs_read {pid, path, errno, token}: a read the stand-ins refused
+ * (sboxd holds the open's answer): report it as a refusal of the reader's
+ * command, hold it for the words, then fs_done {token}. The pid is
+ * sboxd's reading of the kernel's; the path one of the host's names. */
+void
+init_tell_fs_read(json_t *msg)
+{
+	const char *path = init_msg_get_str(msg, "path", PATH_MAX);
+	json_t *p = json_object_get(msg, "pid"), *e = json_object_get(msg,
+	    "errno"), *t = json_object_get(msg, "token");
+	const struct guard_rule *r;
+	json_int_t token = json_is_integer(t) ? json_integer_value(t) : 0;
+	json_int_t ticket = 0, id;
+	pid_t tid, tgid = 0;
+	int reports = 0;
+
+	if (path != NULL && json_is_integer(p) && json_integer_value(p) > 1 &&
+	    json_integer_value(p) < 1 << 22 && json_is_integer(e) &&
+	    (r = init_reads_rule(path)) != NULL) {
+		tid = (pid_t)json_integer_value(p);
+		id = init_spawn_owner(tid);
+		init_state_call_begin();
+		init_state_report(id, tid, "read", path,
+		    (int)json_integer_value(e), r->rule, NULL);
+		ticket = init_state_call_end(&reports, &tgid);
+		if (init_tell_defer_fs(token, id, ticket, reports, tgid) == 0)
+			return;
+	}
+	if (token > 0)
+		init_msg_send(ctl_msg("fs_done", "{s:I}", "token", token), NULL,
+		    0);
 }
 
 /* Handle told {ticket, text?}: sboxd's words for one report. */

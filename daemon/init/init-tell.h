@@ -12,6 +12,12 @@
 int init_tell_defer(int lfd, uint64_t notif_id, int err, long long val,
     int fd, int cloexec, json_int_t cmd, json_int_t ticket, int reports,
     pid_t tgid);
+/* The same for a stand-in's open that sboxd holds (fs_done {token} once
+ * told). 0 held, -1 not. */
+int init_tell_defer_fs(json_int_t token, json_int_t cmd, json_int_t ticket,
+    int reports, pid_t tgid);
+/* Handle fs_read {pid, path, errno, token} from sboxd. */
+void init_tell_fs_read(json_t *msg);
 /* Handle told {ticket, text?} from sboxd. */
 void init_tell_told(json_t *msg);
 /* Milliseconds until the next held answer's deadline (-1: none held). */

@@ -1,0 +1,887 @@
+/* standin.c: the stand-ins of a container's hidden areas, one FUSE file
+ * system per container served by sboxd from its loop (issue 38).
+ *
+ * Why: the file guard used to stop every read-only open with a seccomp
+ * notification only to report the few a hidden path refused: a round trip
+ * per open, the cost of a build. Now the kernel decides every read (the
+ * mounts), and only an open that reaches a hidden area is seen, here.
+ *
+ * What the sandbox sees. Each hidden area is this file system's folder
+ * aN: bwrap binds it (a hidden file or folder), or the launcher makes it the
+ * lower layer of an overlay whose upper layer is the area's own tmpfs (the
+ * private home, /run: writes land in the tmpfs as before). It mirrors the
+ * host's names under the area's path -- which exist and whether each is a
+ * folder -- and never a byte of content:
+ *  - a host folder is an empty folder (listed empty; a listing of one is a
+ *    read refused: reported);
+ *  - any other host name is a file that does not exist for a sandboxed
+ *    process (stat, access and open fail with ENOENT, an open is
+ *    reported) and an empty one for sbox-init and the launcher (an
+ *    overlay copies it up empty when sbox-init performs a write there:
+ *    the private copy starts empty, as the name did in the tmpfs before);
+ *  - a host name that is missing is missing (never reported: the sandbox
+ *    changed nothing there).
+ * A positive name is answered the same at each lookup, so the kernel never
+ * caches a refusal: each open of a hidden file reaches us and is reported
+ * (an overlay caches the missing names of its lower layer, which is why
+ * hidden files are positive names and not ENOENT lookups).
+ *
+ * Trust: requests are made by the kernel for any process that walks into
+ * the areas; names are the sandbox's bytes. A name is at most NAME_MAX,
+ * never "." or ".." (the kernel resolves those), and is looked up with
+ * fstatat(AT_SYMLINK_NOFOLLOW) under a path made only of names already
+ * seen to be folders. Nothing is opened on the host. At most
+ * STANDIN_NODES names are held per container. Which process asks is the
+ * request's thread id (the launcher's pid namespace is the host's):
+ * /proc/TID/status says its thread group's ids in each pid namespace --
+ * one level is outside the sandbox (bwrap, the launcher), a last id of 1
+ * is sbox-init; everything else is a sandboxed process. */
+#include "daemon/container/standin.h"
+#include "daemon/log.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fuse.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STANDIN_NODES  65536   /* names held per container */
+#define STANDIN_HELD   64      /* opens held for a told refusal */
+#define STANDIN_BUF    (FUSE_MIN_READ_BUFFER + 65536)
+#define STANDIN_VALID  1       /* seconds a positive name is cached */
+#define STANDIN_COPIED 4096    /* names copied up, remembered */
+
+enum standin_kind { SK_FREE, SK_ROOT, SK_DIR, SK_FILE };
+
+/* A name the kernel holds (nodeid = index + 1). */
+struct standin_node {
+	enum standin_kind kind;
+	int               area;     /* which area it is under */
+	uint64_t          parent;   /* its folder's nodeid */
+	uint64_t          nlookup;  /* lookups the kernel has not forgotten */
+	char             *path;     /* host path */
+	const char       *name;     /* the name it is looked up by: path's
+	                               last component, or an area's aN */
+	char             *name_own; /* an area's name */
+	uint32_t          hash;
+	uint32_t          next_free;
+};
+
+/* An open held until its refusal has been told. */
+struct standin_held {
+	uint64_t  token;   /* 0: free */
+	uint64_t  unique;
+	int       err;
+	long long deadline;
+};
+
+struct standin {
+	struct event_base   *base;
+	int                  fd;
+	struct event        *ev;
+	struct event        *timer;
+	struct event        *retry;      /* until the launcher has mounted it */
+	int                  retry_ms;
+	int                  armed;      /* watched since it was mounted */
+	struct standin_area *areas;
+	size_t               n_areas;
+	uid_t                uid;
+	gid_t                gid;
+	standin_read_cb      cb;
+	void                *arg;
+	struct standin_node *nodes;
+	size_t               n_nodes, cap_nodes;
+	uint32_t             free_head;  /* index + 1 of a free node, 0: none */
+	uint32_t            *bucket;     /* index + 1 chains by (parent, name) */
+	size_t               n_bucket;
+	uint32_t            *chain;
+	struct standin_held  held[STANDIN_HELD];
+	uint64_t             next_token;
+	uint64_t             n_requests, n_reads;
+	char               **copied;     /* host paths an overlay copied up */
+	size_t               n_copied;
+};
+
+static char standin_buf[STANDIN_BUF];
+
+/* Milliseconds on the monotonic clock. */
+static long long
+standin_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* FNV-1a of a folder's nodeid and a name. */
+static uint32_t
+standin_hash(uint64_t parent, const char *name)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof parent; i++) {
+		h ^= (uint8_t)(parent >> (8 * i));
+		h *= 16777619u;
+	}
+	for (; *name != '\0'; name++) {
+		h ^= (uint8_t)*name;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* Write one answer: error (negative errno) or the body. */
+static void
+standin_reply(struct standin *s, uint64_t unique, int error, const void *body,
+    size_t len)
+{
+	struct fuse_out_header h;
+	struct iovec v[2];
+
+	h.len = (uint32_t)(sizeof h + (error == 0 ? len : 0));
+	h.error = error;
+	h.unique = unique;
+	v[0].iov_base = &h;
+	v[0].iov_len = sizeof h;
+	v[1].iov_base = (void *)body;
+	v[1].iov_len = error == 0 ? len : 0;
+	/* ENOENT: the request was interrupted meanwhile; anything else: the
+	 * connection is gone (the container ended) */
+	if (writev(s->fd, v, error == 0 && len > 0 ? 2 : 1) < 0 &&
+	    errno != ENOENT)
+		log_debug("stand-ins: an answer could not be written: %s",
+		    strerror(errno));
+}
+
+/* The node of a nodeid, or NULL. */
+static struct standin_node *
+standin_node(struct standin *s, uint64_t nodeid)
+{
+	if (nodeid == 0 || nodeid > s->n_nodes ||
+	    s->nodes[nodeid - 1].kind == SK_FREE)
+		return NULL;
+	return &s->nodes[nodeid - 1];
+}
+
+/* Is the requesting thread inside the sandbox and not sbox-init? Its id
+ * there goes to *tid. A thread that cannot be read is taken as inside
+ * (it gets what a sandboxed process gets). */
+static int
+standin_sandboxed(pid_t host_tid, pid_t *tid)
+{
+	char p[48], buf[2048], *l, *end;
+	long ids[32];
+	int n_tgid = 0, n_pid = 0, fd, inside = 1;
+	ssize_t len;
+
+	*tid = 0;
+	snprintf(p, sizeof p, "/proc/%d/status", (int)host_tid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1;
+	len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (len <= 0)
+		return 1;
+	buf[len] = '\0';
+	if ((l = strstr(buf, "\nNStgid:")) != NULL) {
+		for (l += 8; n_tgid < 32; n_tgid++) {
+			ids[n_tgid] = strtol(l, &end, 10);
+			if (end == l)
+				break;
+			l = end;
+		}
+		if (n_tgid == 1 || (n_tgid > 1 && ids[n_tgid - 1] == 1))
+			inside = 0;
+	}
+	if ((l = strstr(buf, "\nNSpid:")) != NULL) {
+		long last = 0;
+
+		for (l += 7; n_pid < 32; n_pid++) {
+			long v = strtol(l, &end, 10);
+
+			if (end == l)
+				break;
+			last = v;
+			l = end;
+		}
+		*tid = (pid_t)last;
+	}
+	return inside;
+}
+
+/* Is the host thread in an open of a file (open, openat, openat2, creat:
+ * /proc/TID/syscall, the call it sleeps in)? A stat or an access of the
+ * same name is no read. */
+static int
+standin_in_open(pid_t host_tid)
+{
+	char p[48], buf[64];
+	long nr;
+	int fd;
+	ssize_t n;
+
+	snprintf(p, sizeof p, "/proc/%d/syscall", (int)host_tid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	nr = strtol(buf, NULL, 10);
+	return
+#ifdef SYS_open
+	    nr == SYS_open ||
+#endif
+#ifdef SYS_creat
+	    nr == SYS_creat ||
+#endif
+	    nr == SYS_openat || nr == SYS_openat2;
+}
+
+/* The attributes of node at nodeid. */
+static void
+standin_attr(const struct standin *s, const struct standin_node *n,
+    uint64_t nodeid, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof *a);
+	a->ino = nodeid;
+	/* owner-writable: an overlay checks a write against its lower
+	 * file's mode before it copies it up (empty) for sbox-init */
+	a->mode = n->kind == SK_FILE ? S_IFREG | 0644 : S_IFDIR | 0755;
+	a->nlink = n->kind == SK_FILE ? 1 : 2;
+	a->uid = s->uid;
+	a->gid = s->gid;
+	a->blksize = 4096;
+}
+
+/* A new node (its path taken), or NULL when full. */
+static struct standin_node *
+standin_node_new(struct standin *s, enum standin_kind kind, int area,
+    uint64_t parent, char *path, char *name, uint64_t *nodeid)
+{
+	struct standin_node *n, *nn;
+	size_t i;
+	uint32_t *ch;
+
+	if (s->free_head != 0) {
+		i = s->free_head - 1;
+		s->free_head = s->nodes[i].next_free;
+	} else {
+		if (s->n_nodes >= STANDIN_NODES)
+			return NULL;
+		if (s->n_nodes == s->cap_nodes) {
+			size_t cap = s->cap_nodes ? s->cap_nodes * 2 : 64;
+
+			if ((nn = realloc(s->nodes, cap * sizeof *nn)) == NULL)
+				return NULL;
+			if ((ch = realloc(s->chain, cap * sizeof *ch)) == NULL) {
+				s->nodes = nn;
+				return NULL;
+			}
+			s->nodes = nn;
+			s->chain = ch;
+			s->cap_nodes = cap;
+		}
+		i = s->n_nodes++;
+	}
+	n = &s->nodes[i];
+	memset(n, 0, sizeof *n);
+	n->kind = kind;
+	n->area = area;
+	n->parent = parent;
+	n->path = path;
+	n->name_own = name;
+	n->name = name != NULL ? name : strrchr(path, '/') != NULL ?
+	    strrchr(path, '/') + 1 : path;
+	n->hash = standin_hash(parent, n->name);
+	s->chain[i] = s->bucket[n->hash % s->n_bucket];
+	s->bucket[n->hash % s->n_bucket] = (uint32_t)i + 1;
+	*nodeid = i + 1;
+	return n;
+}
+
+/* Forget nlookup lookups of nodeid; free it when none are left. */
+static void
+standin_forget(struct standin *s, uint64_t nodeid, uint64_t nlookup)
+{
+	struct standin_node *n = standin_node(s, nodeid);
+	uint32_t *at;
+	size_t i;
+
+	if (n == NULL || n->kind == SK_ROOT || n->parent == 1)
+		return; /* the root and the areas stay */
+	n->nlookup = nlookup >= n->nlookup ? 0 : n->nlookup - nlookup;
+	if (n->nlookup > 0)
+		return;
+	i = nodeid - 1;
+	for (at = &s->bucket[n->hash % s->n_bucket]; *at != 0;
+	    at = &s->chain[*at - 1])
+		if (*at == i + 1) {
+			*at = s->chain[i];
+			break;
+		}
+	free(n->path);
+	free(n->name_own);
+	memset(n, 0, sizeof *n);
+	n->next_free = s->free_head;
+	s->free_head = (uint32_t)i + 1;
+}
+
+/* LOOKUP: a name under a folder. */
+static void
+standin_lookup(struct standin *s, const struct fuse_in_header *in,
+    const char *name, size_t len)
+{
+	struct standin_node *dir = standin_node(s, in->nodeid), *n = NULL;
+	struct fuse_entry_out e;
+	struct stat st;
+	uint64_t id = 0;
+	uint32_t at, h;
+	char *path;
+	int area = -1;
+
+	if (len == 0 || name[len - 1] != '\0' || strlen(name) > NAME_MAX ||
+	    strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0 || dir == NULL) {
+		standin_reply(s, in->unique, -ENOENT, NULL, 0);
+		return;
+	}
+	if (dir->kind == SK_FILE) {
+		standin_reply(s, in->unique, -ENOTDIR, NULL, 0);
+		return;
+	}
+	h = standin_hash(in->nodeid, name);
+	for (at = s->bucket[h % s->n_bucket]; at != 0; at = s->chain[at - 1])
+		if (s->nodes[at - 1].hash == h &&
+		    s->nodes[at - 1].parent == in->nodeid &&
+		    strcmp(s->nodes[at - 1].name, name) == 0) {
+			n = &s->nodes[at - 1];
+			id = at;
+			break;
+		}
+	if (n == NULL && dir->kind == SK_ROOT) {
+		standin_reply(s, in->unique, -ENOENT, NULL, 0);
+		return;	/* the areas are made at start */
+	}
+	if (n == NULL) {
+		area = dir->area;
+		if (asprintf(&path, "%s/%s", strcmp(dir->path, "/") == 0 ? "" :
+		    dir->path, name) < 0) {
+			standin_reply(s, in->unique, -ENOMEM, NULL, 0);
+			return;
+		}
+		if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			free(path);
+			standin_reply(s, in->unique, -ENOENT, NULL, 0);
+			return;
+		}
+		if ((n = standin_node_new(s, S_ISDIR(st.st_mode) ? SK_DIR :
+		    SK_FILE, area, in->nodeid, path, NULL, &id)) == NULL) {
+			free(path);
+			standin_reply(s, in->unique, -ENFILE, NULL, 0);
+			return;
+		}
+	} else if (n->parent != 1) {
+		/* asked again (the kernel revalidates): the host may have
+		 * changed meanwhile */
+		if (fstatat(AT_FDCWD, n->path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (S_ISDIR(st.st_mode) != 0) != (n->kind == SK_DIR)) {
+			standin_reply(s, in->unique, -ENOENT, NULL, 0);
+			return;
+		}
+	}
+	n->nlookup++;
+	memset(&e, 0, sizeof e);
+	e.nodeid = id;
+	e.entry_valid = STANDIN_VALID;
+	/* a file's attributes are asked each time: a sandboxed stat fails */
+	e.attr_valid = n->kind == SK_FILE ? 0 : STANDIN_VALID;
+	standin_attr(s, n, id, &e.attr);
+	standin_reply(s, in->unique, 0, &e, sizeof e);
+}
+
+/* Hold the answer err to unique until token's refusal is told. */
+static void
+standin_hold(struct standin *s, uint64_t unique, int err, pid_t tid,
+    const char *path)
+{
+	struct standin_held *h = NULL;
+	struct timeval tv = { 0, STANDIN_HOLD_MS * 1000 };
+	size_t i;
+
+	s->n_reads++;
+	for (i = 0; i < STANDIN_HELD && h == NULL; i++)
+		if (s->held[i].token == 0)
+			h = &s->held[i];
+	if (h == NULL || s->cb == NULL || tid <= 0) {
+		/* a flood: answered at once, still reported */
+		if (s->cb != NULL && tid > 0)
+			s->cb(s->arg, tid, path, -err, 0);
+		standin_reply(s, unique, err, NULL, 0);
+		return;
+	}
+	h->token = ++s->next_token;
+	h->unique = unique;
+	h->err = err;
+	h->deadline = standin_now_ms() + STANDIN_HOLD_MS;
+	if (!evtimer_pending(s->timer, NULL))
+		evtimer_add(s->timer, &tv);
+	s->cb(s->arg, tid, path, -err, h->token);
+}
+
+/* Has an overlay copied n's name up (a private file of the same name
+ * now stands over it)? */
+static int
+standin_copied(const struct standin *s, const struct standin_node *n)
+{
+	size_t i;
+
+	if (n->kind != SK_FILE || s->n_copied == 0)
+		return 0;
+	for (i = 0; i < s->n_copied; i++)
+		if (strcmp(s->copied[i], n->path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Remember that n's name was copied up (kept for the container's life: a
+ * forgotten node looked up again is the same name). */
+static void
+standin_copy_mark(struct standin *s, const struct standin_node *n)
+{
+	char **v;
+
+	if (standin_copied(s, n) || s->n_copied >= STANDIN_COPIED)
+		return;
+	if ((v = realloc(s->copied, (s->n_copied + 1) * sizeof *v)) == NULL)
+		return;
+	s->copied = v;
+	if ((v[s->n_copied] = strdup(n->path)) != NULL)
+		s->n_copied++;
+}
+
+/* GETATTR, ACCESS, OPEN, OPENDIR: what a sandboxed process may see. */
+static void
+standin_node_op(struct standin *s, const struct fuse_in_header *in)
+{
+	struct standin_node *n = standin_node(s, in->nodeid);
+	struct fuse_attr_out a;
+	struct fuse_open_out o;
+	pid_t tid = 0;
+	int inside;
+
+	if (n == NULL) {
+		standin_reply(s, in->unique, -ENOENT, NULL, 0);
+		return;
+	}
+	inside = standin_sandboxed((pid_t)in->pid, &tid);
+	switch (in->opcode) {
+	case FUSE_GETATTR:
+		if (inside && n->kind == SK_FILE &&
+		    s->areas[n->area].open_err == ENOENT &&
+		    !standin_copied(s, n)) {
+			/* a name the sandbox does not have: an open fails here,
+			 * at its permission check, before any FUSE open */
+			if (standin_in_open((pid_t)in->pid))
+				standin_hold(s, in->unique, -ENOENT, tid, n->path);
+			else
+				standin_reply(s, in->unique, -ENOENT, NULL, 0);
+			return;
+		}
+		memset(&a, 0, sizeof a);
+		a.attr_valid = n->kind == SK_FILE ? 0 : STANDIN_VALID;
+		standin_attr(s, n, in->nodeid, &a.attr);
+		standin_reply(s, in->unique, 0, &a, sizeof a);
+		return;
+	case FUSE_ACCESS:
+		standin_reply(s, in->unique, inside && n->kind == SK_FILE &&
+		    s->areas[n->area].open_err == ENOENT &&
+		    !standin_copied(s, n) ? -ENOENT : 0, NULL, 0);
+		return;
+	case FUSE_OPEN:
+		if (inside && !standin_copied(s, n)) {
+			standin_hold(s, in->unique, -s->areas[n->area].open_err,
+			    tid, n->path);
+			return;
+		}
+		/* sbox-init's (an overlay copying the name up, empty, for a
+		 * write it performs): from now on the overlay asks the lower
+		 * file's attributes for the private copy */
+		if (!inside && n->kind == SK_FILE)
+			standin_copy_mark(s, n);
+		break;
+	case FUSE_OPENDIR:
+		if (inside && n->kind != SK_ROOT && (n->parent != 1 ||
+		    s->areas[n->area].report_root)) {
+			/* listed, empty: the read is told, then answered */
+			s->n_reads++;
+			if (s->cb != NULL && tid > 0)
+				s->cb(s->arg, tid, n->path, 0, 0);
+		}
+		break;
+	}
+	memset(&o, 0, sizeof o);
+	standin_reply(s, in->unique, 0, &o, sizeof o);
+}
+
+/* INIT: the kernel's version and ours. */
+static void
+standin_init(struct standin *s, const struct fuse_in_header *in,
+    const struct fuse_init_in *ii, size_t len)
+{
+	struct fuse_init_out o;
+
+	memset(&o, 0, sizeof o);
+	o.major = FUSE_KERNEL_VERSION;
+	o.minor = FUSE_KERNEL_MINOR_VERSION;
+	if (len < 8 || ii->major != FUSE_KERNEL_VERSION) {
+		standin_reply(s, in->unique, -EPROTO, NULL, 0);
+		return;
+	}
+	if (ii->minor < o.minor)
+		o.minor = ii->minor;
+	o.max_readahead = 0;
+	o.max_write = 4096;
+	o.max_background = 16;
+	o.congestion_threshold = 12;
+	o.time_gran = 1;
+	standin_reply(s, in->unique, 0, &o, o.minor < 5 ? 8 : o.minor < 23 ?
+	    24 : sizeof o);
+}
+
+/* One request. */
+static void
+standin_request(struct standin *s, const char *buf, size_t len)
+{
+	const struct fuse_in_header *in = (const void *)buf;
+	const char *arg = buf + sizeof *in;
+	size_t alen = len - sizeof *in;
+	struct fuse_statfs_out sf;
+	const struct fuse_batch_forget_in *bf;
+	const struct fuse_forget_one *fo;
+	uint32_t i;
+
+	s->n_requests++;
+	switch (in->opcode) {
+	case FUSE_INIT:
+		standin_init(s, in, (const void *)arg, alen);
+		return;
+	case FUSE_LOOKUP:
+		standin_lookup(s, in, arg, alen);
+		return;
+	case FUSE_FORGET:
+		if (alen >= sizeof(struct fuse_forget_in))
+			standin_forget(s, in->nodeid,
+			    ((const struct fuse_forget_in *)(const void *)arg)->nlookup);
+		return;	/* no answer */
+	case FUSE_BATCH_FORGET:
+		if (alen < sizeof *bf)
+			return;
+		bf = (const void *)arg;
+		fo = (const void *)(arg + sizeof *bf);
+		for (i = 0; i < bf->count && sizeof *bf + (i + 1) *
+		    sizeof *fo <= alen; i++)
+			standin_forget(s, fo[i].nodeid, fo[i].nlookup);
+		return;
+	case FUSE_INTERRUPT:
+		return;	/* what is held is answered soon anyway */
+	case FUSE_GETATTR:
+	case FUSE_ACCESS:
+	case FUSE_OPEN:
+	case FUSE_OPENDIR:
+		standin_node_op(s, in);
+		return;
+	case FUSE_READ:
+	case FUSE_READDIR:
+		standin_reply(s, in->unique, 0, NULL, 0); /* empty */
+		return;
+	case FUSE_RELEASE:
+	case FUSE_RELEASEDIR:
+	case FUSE_FLUSH:
+	case FUSE_FSYNC:
+	case FUSE_FSYNCDIR:
+	case FUSE_DESTROY:
+		standin_reply(s, in->unique, 0, NULL, 0);
+		return;
+	case FUSE_STATFS:
+		memset(&sf, 0, sizeof sf);
+		sf.st.bsize = sf.st.frsize = 4096;
+		sf.st.namelen = NAME_MAX;
+		standin_reply(s, in->unique, 0, &sf, sizeof sf);
+		return;
+	case FUSE_SETATTR: case FUSE_MKNOD: case FUSE_MKDIR:
+	case FUSE_UNLINK: case FUSE_RMDIR: case FUSE_RENAME:
+	case FUSE_RENAME2: case FUSE_LINK: case FUSE_SYMLINK:
+	case FUSE_CREATE: case FUSE_WRITE: case FUSE_FALLOCATE:
+	case FUSE_SETXATTR: case FUSE_REMOVEXATTR:
+		standin_reply(s, in->unique, -EROFS, NULL, 0);
+		return;
+	default:	/* xattrs, locks, ioctl, poll, lseek, ...: none */
+		standin_reply(s, in->unique, -ENOSYS, NULL, 0);
+		return;
+	}
+}
+
+/* The FUSE device is readable: serve what waits. */
+static void
+standin_on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct standin *s = arg;
+	ssize_t n;
+	int i;
+
+	(void)what;
+	for (i = 0; i < 64; i++) {
+		n = read(fd, standin_buf, sizeof standin_buf);
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;	/* ENOENT: one interrupted meanwhile */
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0 && errno == EPERM) {
+			/* not mounted yet: the device polls as an error until
+			 * it is, and only a poll after the mount waits on the
+			 * connection: look again soon */
+			struct timeval tv = { 0, s->retry_ms * 1000 };
+
+			event_del(s->ev);
+			evtimer_add(s->retry, &tv);
+			if (s->retry_ms < 64)
+				s->retry_ms *= 2;
+			return;
+		}
+		if (n < 0) {	/* ENODEV: unmounted, the container ended */
+			log_debug("stand-ins: the device says %s", strerror(errno));
+			event_del(s->ev);
+			return;
+		}
+		if (!s->armed) {
+			/* mounted: a watch made before the mount never wakes
+			 * (the device polled as an error, so the kernel kept
+			 * no wait on its queue): watch it afresh, next turn */
+			struct timeval tv = { 0, 0 };
+
+			s->armed = 1;
+			event_del(s->ev);
+			evtimer_add(s->retry, &tv);
+			i = 64;	/* serve this one, then stop */
+		}
+		if ((size_t)n < sizeof(struct fuse_in_header) ||
+		    ((const struct fuse_in_header *)(const void *)
+		    standin_buf)->len != (uint32_t)n)
+			continue;
+		standin_request(s, standin_buf, (size_t)n);
+	}
+}
+
+/* Watch the device again (it may be mounted now). */
+static void
+standin_on_retry(evutil_socket_t fd, short what, void *arg)
+{
+	struct standin *s = arg;
+
+	(void)fd;
+	(void)what;
+	event_add(s->ev, NULL);
+}
+
+/* Answer one held open. */
+static void
+standin_answer(struct standin *s, struct standin_held *h)
+{
+	standin_reply(s, h->unique, h->err, NULL, 0);
+	h->token = 0;
+}
+
+/* The hold timer: answer what waited too long; wait for the rest. */
+static void
+standin_on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct standin *s = arg;
+	long long now = standin_now_ms(), next = -1;
+	struct timeval tv;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < STANDIN_HELD; i++) {
+		if (s->held[i].token == 0)
+			continue;
+		if (s->held[i].deadline <= now)
+			standin_answer(s, &s->held[i]);
+		else if (next < 0 || s->held[i].deadline < next)
+			next = s->held[i].deadline;
+	}
+	if (next >= 0) {
+		tv.tv_sec = 0;
+		tv.tv_usec = (suseconds_t)((next - now) * 1000);
+		evtimer_add(s->timer, &tv);
+	}
+}
+
+/* Answer the held open of token. */
+void
+standin_release(struct standin *s, uint64_t token)
+{
+	size_t i;
+
+	for (i = 0; s != NULL && token != 0 && i < STANDIN_HELD; i++)
+		if (s->held[i].token == token)
+			standin_answer(s, &s->held[i]);
+}
+
+/* Requests served and refused reads seen. */
+void
+standin_counts(const struct standin *s, uint64_t *requests, uint64_t *reads)
+{
+	*requests = s != NULL ? s->n_requests : 0;
+	*reads = s != NULL ? s->n_reads : 0;
+}
+
+/* Can /dev/fuse be opened here? NULL, or why not. */
+const char *
+standin_available(void)
+{
+	static char why[128];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, sizeof why, "/dev/fuse: %s", strerror(errno));
+		return why;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Serve a new connection for areas; *fd gets /dev/fuse. */
+struct standin *
+standin_new(struct event_base *base, const struct standin_area *areas,
+    size_t n, uid_t uid, gid_t gid, standin_read_cb cb, void *arg, int *fd,
+    sbox_error *err)
+{
+	struct standin *s;
+	uint64_t id;
+	char *path;
+	size_t i;
+
+	if (fd != NULL)
+		*fd = -1;
+	if ((s = calloc(1, sizeof *s)) == NULL ||
+	    (s->areas = calloc(n + 1, sizeof *s->areas)) == NULL ||
+	    (s->bucket = calloc(4096, sizeof *s->bucket)) == NULL) {
+		if (s != NULL)
+			free(s->areas);
+		free(s);
+		error_nomem(err);
+		return NULL;
+	}
+	s->n_bucket = 4096;
+	s->fd = -1;
+	s->uid = uid;
+	s->gid = gid;
+	s->cb = cb;
+	s->arg = arg;
+	s->n_areas = n;
+	if ((path = strdup("/")) == NULL ||
+	    standin_node_new(s, SK_ROOT, 0, 0, path, NULL, &id) == NULL) {
+		free(path);
+		goto nomem;
+	}
+	for (i = 0; i < n; i++) {
+		char *name = NULL;
+
+		s->areas[i] = areas[i];
+		/* the area's folder, looked up as aN; its path is the host's */
+		if ((path = strdup(areas[i].path)) == NULL ||
+		    asprintf(&name, "a%zu", i) < 0 ||
+		    standin_node_new(s, areas[i].is_dir ? SK_DIR : SK_FILE,
+		    (int)i, 1, path, name, &id) == NULL) {
+			free(path);
+			free(name);
+			goto nomem;
+		}
+	}
+	s->base = base;
+	s->timer = evtimer_new(base, standin_on_timer, s);
+	s->retry = evtimer_new(base, standin_on_retry, s);
+	s->retry_ms = 1;
+	if (s->timer == NULL || s->retry == NULL)
+		goto nomem;
+	if (fd == NULL)
+		return s;
+	if ((*fd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK)) < 0) {
+		error_set_errno(err, E_SANDBOX_SETUP, errno, "the hidden areas' "
+		    "stand-ins need /dev/fuse");
+		standin_free(s);
+		return NULL;
+	}
+	if (standin_attach(s, *fd) < 0) {
+		*fd = -1;
+		goto nomem;
+	}
+	return s;
+nomem:
+	standin_free(s);
+	error_nomem(err);
+	return NULL;
+}
+
+/* Serve the device fd (taken). */
+int
+standin_attach(struct standin *s, int fd)
+{
+	if (s->fd >= 0) {
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	s->fd = fd;
+	if ((s->ev = event_new(s->base, s->fd, EV_READ | EV_PERSIST,
+	    standin_on_read, s)) == NULL || event_add(s->ev, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* Stop serving, answer what is held, close. */
+void
+standin_free(struct standin *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; s->fd >= 0 && i < STANDIN_HELD; i++)
+		if (s->held[i].token != 0)
+			standin_answer(s, &s->held[i]);
+	if (s->ev != NULL)
+		event_free(s->ev);
+	if (s->timer != NULL)
+		event_free(s->timer);
+	if (s->retry != NULL)
+		event_free(s->retry);
+	if (s->fd >= 0)
+		close(s->fd);
+	for (i = 0; i < s->n_nodes; i++) {
+		free(s->nodes[i].path);
+		free(s->nodes[i].name_own);
+	}
+	for (i = 0; i < s->n_copied; i++)
+		free(s->copied[i]);
+	free(s->copied);
+	free(s->nodes);
+	free(s->chain);
+	free(s->bucket);
+	free(s->areas);
+	free(s);
+}
