@@ -116,7 +116,7 @@ init_ready(int port)
 
 /* spawn {...} + its stdio and channel: init_spawn owns the fds. */
 static int
-init_on_spawn(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
+init_main_on_spawn(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
 {
 	const char *text;
 	size_t len;
@@ -133,81 +133,89 @@ init_on_spawn(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
 
 /* guard {...} + the memfd of its bytes (closed by the caller). */
 static int
-init_on_guard(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
+init_main_on_guard(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)err;
 	init_supervise_guard(msg, fds, nfds);
 	return 0;
 }
 
-/* The messages without descriptors, each to its file's handler. */
+/* kill {id, signal?}. */
 static int
-init_on_kill(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_kill(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_spawn_kill(m);
 	return 0;
 }
+
 /* open {req, path, flags[], mode?}. */
 static int
-init_on_open(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_open(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_files_open(m);
 	return 0;
 }
+
 /* mkdir {req, path, mode?}. */
 static int
-init_on_mkdir(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_mkdir(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_files_mkdir(m);
 	return 0;
 }
+
 /* stat {req, path, nofollow?}. */
 static int
-init_on_stat(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_stat(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_files_stat(m);
 	return 0;
 }
+
 /* listen_local {req, port}. */
 static int
-init_on_listen(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_listen(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_files_listen(m);
 	return 0;
 }
+
 /* guard_protect {missing[]}. */
 static int
-init_on_protect(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_protect(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_supervise_protect(m);
 	return 0;
 }
+
 /* exclude_done {xid, code, message?}. */
 static int
-init_on_exclude_done(void *ctx, json_t *m, int *fds, int nfds,
+init_main_on_exclude_done(void *ctx, json_t *m, int *fds, int nfds,
     sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_exclude_done(m);
 	return 0;
 }
+
 /* told {ticket, text?}. */
 static int
-init_on_told(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_told(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)fds; (void)nfds; (void)err;
 	init_tell_told(m);
 	return 0;
 }
+
 /* shutdown {}: everything ends. */
 static int
-init_on_shutdown(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+init_main_on_shutdown(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	(void)ctx; (void)m; (void)fds; (void)nfds; (void)err;
 	init_msg_exit(0);
@@ -217,43 +225,43 @@ init_on_shutdown(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 #define REQ { "req", CHANNEL_INT, 0, 0, INT64_MAX }
 #define END { NULL, 0, 0, 0, 0 }
 /* (the rest of a spawn, once: init-spawnreq.c) */
-static const struct channel_field init_f_spawn[] = {
+static const struct channel_field init_main_f_spawn[] = {
 	{ "id", CHANNEL_INT, 0, 0, INT64_MAX }, END };
-static const struct channel_field init_f_guard[] = {
-	{ "bulk", CHANNEL_ARRAY, 0, 2, 2 }, END };
-static const struct channel_field init_f_kill[] = {
+static const struct channel_field init_main_f_kill[] = {
 	{ "id", CHANNEL_INT, 0, 0, INT64_MAX },
 	{ "signal", CHANNEL_INT, CHANNEL_OPTIONAL, 1, 64 }, END };
-static const struct channel_field init_f_path[] = {
+static const struct channel_field init_main_f_path[] = {
 	REQ, { "path", CHANNEL_PATH, 0, 1, CTL_PATH_MAX }, END };
-static const struct channel_field init_f_listen[] = {
+static const struct channel_field init_main_f_listen[] = {
 	REQ, { "port", CHANNEL_INT, 0, 1, 65535 }, END };
-static const struct channel_field init_f_exclude_done[] = {
+static const struct channel_field init_main_f_exclude_done[] = {
 	{ "xid", CHANNEL_INT, 0, 1, INT64_MAX },
 	{ "code", CHANNEL_INT, 0, INT64_MIN, INT64_MAX }, END };
-static const struct channel_field init_f_told[] = {
+static const struct channel_field init_main_f_told[] = {
 	{ "ticket", CHANNEL_INT, 0, 1, INT64_MAX }, END };
 #undef REQ
 #undef END
 
 /* What sbox-init accepts from sboxd (protocol/ctl.h): the one table. */
-static const struct channel_row init_rows[] = {
-	{ "spawn", init_on_spawn, CHANNEL_SBOXD, 0, 4, init_f_spawn },
-	{ "guard", init_on_guard, CHANNEL_SBOXD, 1, 1, init_f_guard },
-	{ "kill", init_on_kill, CHANNEL_SBOXD, 0, 0, init_f_kill },
-	{ "open", init_on_open, CHANNEL_SBOXD, 0, 0, init_f_path },
-	{ "mkdir", init_on_mkdir, CHANNEL_SBOXD, 0, 0, init_f_path },
-	{ "stat", init_on_stat, CHANNEL_SBOXD, 0, 0, init_f_path },
-	{ "listen_local", init_on_listen, CHANNEL_SBOXD, 0, 0, init_f_listen },
+static const struct channel_row init_main_rows[] = {
+	{ "spawn", init_main_on_spawn, CHANNEL_SBOXD, 0, 4, init_main_f_spawn },
+	/* (its fields and memfd: the handler's, which sets no guard for
+	 * anything it cannot take, EPERM) */
+	{ "guard", init_main_on_guard, CHANNEL_SBOXD, 0, CTL_FDS_MAX, NULL },
+	{ "kill", init_main_on_kill, CHANNEL_SBOXD, 0, 0, init_main_f_kill },
+	{ "open", init_main_on_open, CHANNEL_SBOXD, 0, 0, init_main_f_path },
+	{ "mkdir", init_main_on_mkdir, CHANNEL_SBOXD, 0, 0, init_main_f_path },
+	{ "stat", init_main_on_stat, CHANNEL_SBOXD, 0, 0, init_main_f_path },
+	{ "listen_local", init_main_on_listen, CHANNEL_SBOXD, 0, 0, init_main_f_listen },
 	/* (its fields: the handler's, one it cannot apply breaks the guard) */
-	{ "guard_protect", init_on_protect, CHANNEL_SBOXD, 0, 0, NULL },
-	{ "exclude_done", init_on_exclude_done, CHANNEL_SBOXD, 0, 0,
-	    init_f_exclude_done },
-	{ "told", init_on_told, CHANNEL_SBOXD, 0, 0, init_f_told },
-	{ "shutdown", init_on_shutdown, CHANNEL_SBOXD, 0, 0, NULL },
+	{ "guard_protect", init_main_on_protect, CHANNEL_SBOXD, 0, 0, NULL },
+	{ "exclude_done", init_main_on_exclude_done, CHANNEL_SBOXD, 0, 0,
+	    init_main_f_exclude_done },
+	{ "told", init_main_on_told, CHANNEL_SBOXD, 0, 0, init_main_f_told },
+	{ "shutdown", init_main_on_shutdown, CHANNEL_SBOXD, 0, 0, NULL },
 };
-static const struct channel_table init_table = {
-	"sbox-init from sboxd", init_rows, sizeof init_rows / sizeof init_rows[0]
+static const struct channel_table init_main_table = {
+	"sbox-init from sboxd", init_main_rows, sizeof init_main_rows / sizeof init_main_rows[0]
 };
 
 /* Handle one message from sboxd; one it may not send is answered with an
@@ -264,7 +272,7 @@ init_dispatch(json_t *msg, int *fds, int nfds)
 	sbox_error err = { 0 };
 	json_t *req = json_object_get(msg, "req");
 
-	if (channel_dispatch(&init_table, CHANNEL_SBOXD, NULL, msg, fds, nfds,
+	if (channel_dispatch(&init_main_table, CHANNEL_SBOXD, NULL, msg, fds, nfds,
 	    &err) < 0) {
 		if (!json_is_integer(req))
 			req = json_object_get(msg, "id");
