@@ -13,8 +13,10 @@
  *                  noted {id, serial} (a refusal is recorded: answer now),
  *                  hosts {id, serial, addrs[]} (the hosts file's answer)
  * proxy -> sboxd:  refused {id, serial, host, port, reason, rule},
- *                  hosts? {id, serial, name}, count {id, n},
- *                  error {id, message} */
+ *                  failed {id, host, port, cause} (an allowed host could
+ *                  not be reached), hosts? {id, serial, name},
+ *                  count {id, n}, error {id, message} (also: a message of
+ *                  sboxd's the proxy's table refused) */
 #ifndef SBOX_PROXY_MSG_H
 #define SBOX_PROXY_MSG_H
 
