@@ -9,26 +9,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct conn;
+#include "daemon/hooks.h"
 
-/* Called once when a connection closes. */
-typedef void (*client_close_cb)(struct conn *c, void *arg);
-
-/* What rpc/conn.c does for each function below (named at start). */
-struct client_ops {
-	struct conn  *(*find)(unsigned long id);
-	unsigned long (*id)(const struct conn *c);
-	const char   *(*sandbox_session)(const struct conn *c);
-	int           (*notify)(struct conn *c, const char *method,
-	                  json_t *params);
-	size_t        (*pending_output)(const struct conn *c);
-	void          (*on_close)(struct conn *c, client_close_cb cb, void *arg);
-	struct conn  *(*open)(int fd, uid_t uid, gid_t gid, pid_t pid,
-	                  const char *sandbox_session);
-	void          (*close_session)(const char *session);
-	void          (*flush)(struct conn *c);
-};
-
+/* client_close_cb and the table rpc/conn.c fills (struct client_ops) are
+ * in daemon/hooks.h, with every upward hook. */
 /* Name the functions that hold the connections (rpc/conn.c, at start). */
 void client_set_ops(const struct client_ops *ops);
 

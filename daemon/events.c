@@ -129,6 +129,50 @@ events_sub_wants(const struct events_sub *s, const char *topic)
 	return 0;
 }
 
+/* The daemon's own subscribers, in the order they came. */
+static struct {
+	const char *topic;
+	events_fn   fn;
+	void       *arg;
+} events_local[EVENTS_ON_MAX];
+static int events_nlocal;
+
+/* Call fn for every event on topic from now on. */
+int
+events_on(const char *topic, events_fn fn, void *arg)
+{
+	if (events_nlocal == EVENTS_ON_MAX || topic == NULL || fn == NULL)
+		return -1;
+	events_local[events_nlocal].topic = topic;
+	events_local[events_nlocal].fn = fn;
+	events_local[events_nlocal].arg = arg;
+	events_nlocal++;
+	return 0;
+}
+
+/* Call the daemon's subscribers of topic. */
+static void
+events_call_local(const char *topic, const char *session, const json_t *data)
+{
+	int i;
+
+	for (i = 0; i < events_nlocal; i++)
+		if (strcmp(events_local[i].topic, topic) == 0)
+			events_local[i].fn(topic, session, data,
+			    events_local[i].arg);
+}
+
+/* Tell the daemon's own subscribers of topic; steals data. */
+void
+events_tell(const char *topic, const char *session, json_t *data)
+{
+	if (data == NULL)
+		data = json_object();
+	if (data != NULL)
+		events_call_local(topic, session, data);
+	json_decref(data);
+}
+
 /* Publish an event on a topic; steals data. */
 void
 events_publish(const char *topic, const char *session, json_t *data)
@@ -151,6 +195,7 @@ events_publish(const char *topic, const char *session, json_t *data)
 	if (sboxd.store != NULL)
 		store_event_add_seq(sboxd.store, seq, ms, topic, session, data,
 		    NULL);
+	events_call_local(topic, session, data);
 	ev = json_pack("{s:I, s:s, s:s?, s:s, s:O}", "seq", (json_int_t)seq,
 	    "topic", topic, "session", session, "time", when, "data", data);
 	/* Sending can disconnect a slow subscriber, which drops its

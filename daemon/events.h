@@ -1,5 +1,9 @@
 /* events.h: the daemon's event bus. Features publish; subscribers (clients
- * that called events.subscribe) get `events.event` notifications. */
+ * that called events.subscribe) get `events.event` notifications, and the
+ * daemon's own rooms, subscribed with events_on, are called at once. A room
+ * that only tells a room above it something (nothing to answer) tells it
+ * here rather than through a hook (daemon/hooks.h): events_tell, which
+ * reaches only the daemon's own subscribers (not stored, not sent). */
 #ifndef SBOX_EVENTS_H
 #define SBOX_EVENTS_H
 
@@ -13,6 +17,19 @@ struct conn;
  * steals data. It is recorded in the store (batched) and sent to every
  * subscriber whose topic filter matches. */
 void events_publish(const char *topic, const char *session, json_t *data);
+/* A subscriber inside the daemon: called at once, in the order of
+ * events_on, with the event's topic, session (or NULL) and data (borrowed:
+ * valid during the call). */
+typedef void (*events_fn)(const char *topic, const char *session,
+    const json_t *data, void *arg);
+/* Call fn for every event on topic (exact name) published or told from now
+ * on; 0, or -1 when the daemon's subscribers are full (EVENTS_ON_MAX). */
+#define EVENTS_ON_MAX 32
+int events_on(const char *topic, events_fn fn, void *arg);
+/* Tell the daemon's own subscribers of topic (events_on) something that is
+ * theirs only: not stored, not sent to any client. Steals data (NULL: {}). */
+void events_tell(const char *topic, const char *session, json_t *data);
+
 /* Subscribe a connection to topics (NULL or empty = all); returns a sub id. */
 long events_subscribe(struct conn *c, json_t *topics);
 /* events.subscribe with since: subscribe, answer the call, then replay the

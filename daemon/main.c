@@ -293,27 +293,45 @@ main_shutdown(const char *why)
 	event_active(main_exit_timer, EV_TIMEOUT, 0);
 }
 
+/* daemon.stopping {why} (sboxd_shutdown, from anywhere): shut down. */
+static void
+main_on_stopping(const char *topic, const char *session, const json_t *data,
+    void *arg)
+{
+	const char *why = json_string_value(json_object_get(data, "why"));
+
+	(void)topic; (void)session; (void)arg;
+	main_shutdown(why != NULL ? why : "shutdown");
+}
+
 /* Tie the rooms together at start: where a lower layer tells a higher one
  * something, it calls what is named here (it includes nothing above it). */
 static void
 main_wire(void)
 {
-	sboxd_on_shutdown(main_shutdown);
-	conn_start();
-	dispatch_start();
+	/* the hooks (an answer is needed): daemon/hooks.h */
+	conn_start();		/* client_ops: rpc/conn.c */
+	dispatch_start();	/* rpc_call_ops: rpc/dispatch.c */
 	session_hooks.host_refused = command_note_refusal;
-	session_hooks.host_failed = command_note_unreachable;
-	session_hooks.file_refused = command_note_file;
 	session_hooks.explain = blocked_explain;
 	session_hooks.exclude = exclude_from_inside;
-	session_hooks.approvals_closed = approval_session_closed;
-	session_hooks.commands_closed = command_session_closed;
 	session_hooks.commands_running = command_session_running;
 	session_hooks.commands_rewrite = command_session_rewrite;
 	diskguard_hooks.next = session_next_live;
-	diskguard_hooks.stop_writers = command_session_stop_writers;
 	store_watch_hooks.recover = session_recover;
 	store_watch_hooks.rewrite = session_store_rewrite;
+	/* what is only told, on the event bus (the list: daemon/hooks.h) */
+	if (events_on("daemon.stopping", main_on_stopping, NULL) < 0 ||
+	    events_on("session.closing", command_session_on_closing, NULL) < 0 ||
+	    events_on("session.host_failed", command_session_on_host_failed,
+	    NULL) < 0 ||
+	    events_on("session.file_refused", command_session_on_file_refused,
+	    NULL) < 0 ||
+	    events_on("disk.root_full", command_session_on_root_full, NULL) < 0) {
+		log_error("too many subscribers of the event bus (%d)",
+		    EVENTS_ON_MAX);
+		exit(1);
+	}
 }
 
 /* SIGTERM / SIGINT: shut down. */

@@ -8,33 +8,15 @@
 
 #include <jansson.h>
 
+#include "daemon/hooks.h"
 #include "protocol/error.h"
 
 /* A handler (or the function it hands the call to) keeps the call and
  * answers it later, exactly once. */
 #define RPC_LATER 1
 
-struct conn;
-struct rpc_call;
-
-/* Called when a pending (RPC_LATER) call's client goes away or cancels. */
-typedef void (*rpc_cancel_cb)(struct rpc_call *call, void *arg);
-
-/* What rpc/dispatch.c does for each function below (named at start). */
-struct rpc_call_ops {
-	struct conn   *(*conn)(struct rpc_call *call);
-	const char    *(*method)(struct rpc_call *call);
-	const json_t  *(*id)(const struct rpc_call *call);
-	int            (*nfds)(struct rpc_call *call);
-	int            (*take_fd)(struct rpc_call *call, int i);
-	int            (*peek_fd)(struct rpc_call *call, int i);
-	void           (*on_cancel)(struct rpc_call *call, rpc_cancel_cb cb,
-	                   void *arg);
-	void           (*reply)(struct rpc_call *call, json_t *result);
-	void           (*fail)(struct rpc_call *call, const sbox_error *err);
-	void           (*orphan)(struct rpc_call *call);
-};
-
+/* rpc_cancel_cb and the table rpc/dispatch.c fills (struct rpc_call_ops)
+ * are in daemon/hooks.h, with every upward hook. */
 /* Name the functions that handle calls (rpc/dispatch.c, at start). */
 void rpc_call_set_ops(const struct rpc_call_ops *ops);
 

@@ -2,6 +2,7 @@
  * daemon/: every room may use them. main.c fills the state at start and
  * names the function that shuts the daemon down. */
 #include "daemon/sboxd.h"
+#include "daemon/events.h"
 
 #include <stddef.h>
 #include <time.h>
@@ -18,19 +19,10 @@ sboxd_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void (*sboxd_shutdown_fn)(const char *why);
-
-/* Name the function that shuts the daemon down (main.c, at start). */
-void
-sboxd_on_shutdown(void (*fn)(const char *why))
-{
-	sboxd_shutdown_fn = fn;
-}
-
-/* Begin an orderly shutdown: the function main.c named (nothing before). */
+/* Begin an orderly shutdown: told on the event bus (main.c subscribes;
+ * nothing happens before it has). */
 void
 sboxd_shutdown(const char *why)
 {
-	if (sboxd_shutdown_fn != NULL)
-		sboxd_shutdown_fn(why);
+	events_tell("daemon.stopping", NULL, json_pack("{s:s}", "why", why));
 }

@@ -48,9 +48,8 @@ struct sboxd {
 extern struct sboxd sboxd;
 
 /* Begin an orderly shutdown (stop accepting, close sessions, close store):
- * the function main.c named at start with sboxd_on_shutdown. */
+ * told on the event bus (daemon.stopping {why}), which main.c hears. */
 void sboxd_shutdown(const char *why);
-void sboxd_on_shutdown(void (*fn)(const char *why));
 /* Milliseconds on the monotonic clock. */
 long long sboxd_now_ms(void);
 

@@ -24,7 +24,7 @@ static long long store_watch_recover_at;
 static unsigned long long store_watch_recover_tries;
 static char store_watch_recover_error[ERROR_MSG_MAX];
 static unsigned long long store_watch_dropped; /* last dropped count logged */
-struct store_watch_hooks store_watch_hooks;    /* named at start (main.c) */
+struct store_watch_hooks store_watch_hooks;    /* named at start (main.c; daemon/hooks.h) */
 
 /* The store's counters as JSON. */
 json_t *

@@ -4,17 +4,12 @@
 
 #include <jansson.h>
 
+#include "daemon/hooks.h"
 #include "protocol/error.h"
 
-/* What the watch asks of the sessions (named at start by main.c: this file
- * is at the bottom and includes nothing of session/). */
-struct store_watch_hooks {
-	/* Redo the crash recovery of a previous run; 0 or -1 with err. */
-	int (*recover)(sbox_error *err);
-	/* The database was re-created: write the live state into it again. */
-	int (*rewrite)(sbox_error *err);
-};
-extern struct store_watch_hooks store_watch_hooks;
+/* What the watch asks of the sessions: store_watch_hooks, in
+ * daemon/hooks.h (this file is at the bottom and includes nothing of
+ * session/). */
 
 /* Every flush tick: notice a deleted or replaced database (re-create it and
  * write the live state again), write what is queued and delayed, report a

@@ -2,8 +2,14 @@
  *
  * A SOCK_SEQPACKET socketpair; each message is one JSON object (at most
  * CTL_MSG_MAX bytes) with an optional set of file descriptors (SCM_RIGHTS).
- * Every message has a "type". Both ends treat what they receive as untrusted:
- * sbox-init shares its uid with the sandboxed processes.
+ * Every message has a "type": the format of protocol/channel.h, which the
+ * proxy's channel speaks too. Both ends treat what they receive as
+ * untrusted: sbox-init shares its uid with the sandboxed processes. Each end
+ * takes what it receives through its one table (channel_dispatch: the
+ * name, the handler, the sender, the descriptors, the fields checked
+ * before the handler; anything else refused there): sbox-init's in
+ * daemon/init/init-main.c (a refusal answered with error {req}), sboxd's
+ * in daemon/container/container-req.c (a refusal ends the sandbox).
  *
  * sboxd -> sbox-init
  *   spawn  {id, argv[], env[], cwd, stdio:"fds"|"tty"|"none", tty?{rows,
@@ -47,13 +53,17 @@
  *   exclude_done {xid, code, message?}  how a program sent outside ended:
  *          the status its process inside exits with, a line for its
  *          stderr.
+ *   told   {ticket, text?}              sboxd's words for the refused
+ *          process of a report's ticket (init-tell.c); its held call is
+ *          answered then.
  *   shutdown {}                         init kills everything and exits.
  *
  * sbox-init -> sboxd
  *   ready  {pid, proxy_port, families[]} + the proxy's listening sockets, in
  *          the order of families ("inet" = 127.0.0.1, "inet6" = ::1).
  *   spawned, exit, opened, done, error as above.
- *   refused {id, pid, process, op, path, errno, rule, reason, hidden}: the
+ *   refused {id, pid, process, op, path, errno, rule, reason, hidden,
+ *          ticket}: the
  *          file guard refused an operation of command id (rule "" = the
  *          kernel refused a write the guard allowed, e.g. a read-only
  *          mount); hidden true: a hidden path refused a read (op "read",

@@ -1,13 +1,16 @@
 /* command-session.c: what the rooms below ask of a session's commands
- * (through session_hooks and diskguard_hooks: they include nothing of
+ * (through session_hooks, daemon/hooks.h: they include nothing of
  * command/): how many run; writing them again into a re-created database
  * (same ids: the running ones, and the finished ones still kept in memory,
- * with their end); killing those that write to a full cache root. */
+ * with their end); and what they tell on the event bus: a session closing,
+ * a host it could not reach, a file refused, a full cache root (whose
+ * writers are killed). */
 #include "daemon/command/command.h"
 
 #include <signal.h>
 #include <string.h>
 
+#include "daemon/command/approval.h"
 #include "daemon/container/diskguard.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
@@ -109,4 +112,74 @@ command_session_stop_writers(const char *root)
 			log_warn("killed command %lld of session %s: %s is over "
 			    "its limit", c->id, c->s->id, root);
 	}
+}
+
+/* The live (or closing) session an event names, or NULL. */
+static struct session *
+command_session_of(const char *session)
+{
+	return session != NULL ? session_find(session, NULL) : NULL;
+}
+
+/* session.closing: its approvals end, then its commands. */
+void
+command_session_on_closing(const char *topic, const char *session,
+    const json_t *data, void *arg)
+{
+	struct session *s = command_session_of(session);
+
+	(void)topic; (void)data; (void)arg;
+	if (s == NULL)
+		return;
+	approval_session_closed(s);
+	command_session_closed(s);
+}
+
+/* session.host_failed {host, port, cause}. */
+void
+command_session_on_host_failed(const char *topic, const char *session,
+    const json_t *data, void *arg)
+{
+	struct session *s = command_session_of(session);
+	const char *host = json_string_value(json_object_get(data, "host"));
+	const char *cause = json_string_value(json_object_get(data, "cause"));
+
+	(void)topic; (void)arg;
+	if (s != NULL && host != NULL && cause != NULL)
+		command_note_unreachable(s, host, (int)json_integer_value(
+		    json_object_get(data, "port")), cause);
+}
+
+/* session.file_refused {ct_id, path, op, rule, message, reason, pid,
+ * process}. */
+void
+command_session_on_file_refused(const char *topic, const char *session,
+    const json_t *data, void *arg)
+{
+	struct session *s = command_session_of(session);
+	const char *path = NULL, *op = NULL, *rule = NULL, *message = NULL;
+	const char *reason = NULL, *process = NULL;
+	json_int_t ct_id = 0;
+	int pid = 0;
+
+	(void)topic; (void)arg;
+	if (s == NULL || json_unpack((json_t *)data, "{s:I, s:s, s:s, s:s, "
+	    "s:s, s:s, s:i, s:s}", "ct_id", &ct_id, "path", &path, "op", &op,
+	    "rule", &rule, "message", &message, "reason", &reason, "pid", &pid,
+	    "process", &process) < 0)
+		return;
+	command_note_file(s, (uint64_t)ct_id, path, op, rule, message, reason,
+	    pid, process);
+}
+
+/* disk.root_full {root}. */
+void
+command_session_on_root_full(const char *topic, const char *session,
+    const json_t *data, void *arg)
+{
+	const char *root = json_string_value(json_object_get(data, "root"));
+
+	(void)topic; (void)session; (void)arg;
+	if (root != NULL)
+		command_session_stop_writers(root);
 }

@@ -56,5 +56,21 @@ int command_session_rewrite(struct session *s, int *written, sbox_error *err);
 /* command-session.c: the disk guard found root full: kill the running
  * commands (inside a sandbox) of the sessions that bind it. */
 void command_session_stop_writers(const char *root);
+/* command-session.c: what the rooms below tell on the event bus
+ * (daemon/hooks.h), subscribed in main_wire (events_on); each is an
+ * events_fn. session.closing: the session's approvals end, then its
+ * commands. */
+void command_session_on_closing(const char *topic, const char *session,
+    const json_t *data, void *arg);
+/* session.host_failed {host, port, cause}: noted on its commands. */
+void command_session_on_host_failed(const char *topic, const char *session,
+    const json_t *data, void *arg);
+/* session.file_refused {ct_id, path, op, rule, message, reason, pid,
+ * process}: noted on the command. */
+void command_session_on_file_refused(const char *topic, const char *session,
+    const json_t *data, void *arg);
+/* disk.root_full {root}: command_session_stop_writers. */
+void command_session_on_root_full(const char *topic, const char *session,
+    const json_t *data, void *arg);
 
 #endif

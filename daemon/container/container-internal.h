@@ -177,7 +177,8 @@ int container_guard_refused(struct container *c, json_t *m);
 int container_guard_exclude(struct container *c, json_t *m, int *fds,
     int nfds);
 /* Handle one message from sbox-init; -1 = protocol violation. */
-int container_req_msg(struct container *c, json_t *m, int *fds, int nfds);
+int container_req_msg(struct container *c, json_t *m, int *fds, int nfds,
+    sbox_error *err);
 /* Decide the container must end: remember why, SIGKILL bwrap. */
 void container_abort(struct container *c, const char *name, const char *msg);
 /* Milliseconds on the monotonic clock. */

@@ -4,12 +4,15 @@
 #include "daemon/container/container.h"
 #include "daemon/container/container-internal.h"
 #include "daemon/container/container-standin.h"
+#include "protocol/channel.h"
 #include "protocol/ctl.h"
 #include "policy/strv.h"
 
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <signal.h>
@@ -174,17 +177,6 @@ container_req_ready_done(struct container *c)
 	return 0;
 }
 
-/* The integer id of a message member, or -1 when absent or invalid. */
-static long long
-container_req_id(json_t *m, const char *key)
-{
-	json_t *v = json_object_get(m, key);
-
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return -1;
-	return (long long)json_integer_value(v);
-}
-
 /* Handle `error {req, errno, message}`. */
 static int
 container_req_error(struct container *c, json_t *m)
@@ -231,68 +223,110 @@ container_req_is_master(int fd)
 	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0;
 }
 
-/* Handle spawned, exit, opened, done. */
-static int
-container_req_reply(struct container *c, const char *t, json_t *m, int *fds,
-    int nfds)
+/* The request a reply names (member key), or NULL when it is forgotten
+ * or failed already. */
+static struct container_req *
+container_req_of(struct container *c, json_t *m, const char *key)
 {
-	struct container_req *r;
-	long long id, pid, code, sig;
-	json_t *st;
+	return container_req_find(c, (uint64_t)json_integer_value(
+	    json_object_get(m, key)), 0);
+}
 
-	id = container_req_id(m, strcmp(t, "spawned") == 0 ||
-	    strcmp(t, "exit") == 0 ? "id" : "req");
-	if (id < 0)
+/* spawned {id, pid} (+ a terminal's master). */
+static int
+container_req_spawned(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	struct container *c = ctx;
+	struct container_req *r;
+	long long pid = json_integer_value(json_object_get(m, "pid"));
+
+	(void)err;
+	if (c->state == CS_STARTING)
 		return -1;
-	r = container_req_find(c, (uint64_t)id, 0);
-	if (r == NULL)
+	if ((r = container_req_of(c, m, "id")) == NULL)
 		return 0; /* forgotten or already failed */
-	if (strcmp(t, "spawned") == 0) {
-		pid = container_req_id(m, "pid");
-		if (r->kind != RQ_CMD || r->spawned || pid <= 0 ||
-		    nfds != (r->tty ? 1 : 0) ||
-		    (r->tty && !container_req_is_master(fds[0])))
-			return -1;
-		r->spawned = 1;
-		if (r->tty && r->on_tty) {
-			r->on_tty(c, r->id, fds[0], r->arg);
-			fds[0] = -1;
-		}
-		if (r->on_spawned)
-			r->on_spawned(c, r->id, (pid_t)pid, NULL, r->arg);
-		return 0;
+	if (r->kind != RQ_CMD || r->spawned || nfds != (r->tty ? 1 : 0) ||
+	    (r->tty && !container_req_is_master(fds[0])))
+		return -1;
+	r->spawned = 1;
+	if (r->tty && r->on_tty) {
+		r->on_tty(c, r->id, fds[0], r->arg);
+		fds[0] = -1;
 	}
-	if (strcmp(t, "exit") == 0) {
-		code = json_integer_value(json_object_get(m, "code"));
-		sig = container_req_id(m, "signal");
-		if (r->kind != RQ_CMD || !r->spawned || sig < 0 || sig > 127 ||
-		    !json_is_integer(json_object_get(m, "code")))
-			return -1;
-		container_req_find(c, r->id, 1);
-		if (r->on_exit)
-			r->on_exit(c, r->id, (int)code, (int)sig,
-			    json_is_true(json_object_get(m, "timed_out")), r->arg);
-		free(r);
+	if (r->on_spawned)
+		r->on_spawned(c, r->id, (pid_t)pid, NULL, r->arg);
+	return 0;
+}
+
+/* exit {id, code, signal, timed_out}. */
+static int
+container_req_exit(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	struct container *c = ctx;
+	struct container_req *r;
+
+	(void)fds; (void)nfds; (void)err;
+	if (c->state == CS_STARTING)
+		return -1;
+	if ((r = container_req_of(c, m, "id")) == NULL)
 		return 0;
-	}
-	if (strcmp(t, "opened") == 0) {
-		if ((r->kind == RQ_OPEN && nfds != 1) ||
-		    (r->kind == RQ_LISTEN && (nfds < 1 || nfds > 2)) ||
-		    (r->kind != RQ_OPEN && r->kind != RQ_LISTEN))
-			return -1;
-		container_req_find(c, r->id, 1);
-		if (r->kind == RQ_OPEN && r->open_cb) {
-			r->open_cb(c, fds[0], 0, NULL, r->arg);
-			fds[0] = -1;
-		} else if (r->kind == RQ_LISTEN && r->listen_cb) {
-			r->listen_cb(c, fds, nfds, NULL, r->arg);
-			fds[0] = fds[1] = -1;
-		}
-		free(r);
+	if (r->kind != RQ_CMD || !r->spawned)
+		return -1;
+	container_req_find(c, r->id, 1);
+	if (r->on_exit)
+		r->on_exit(c, r->id, (int)json_integer_value(json_object_get(m,
+		    "code")), (int)json_integer_value(json_object_get(m,
+		    "signal")), json_is_true(json_object_get(m, "timed_out")),
+		    r->arg);
+	free(r);
+	return 0;
+}
+
+/* opened {req} + the file (open) or 1 to 2 listeners (listen_local). */
+static int
+container_req_opened(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	struct container *c = ctx;
+	struct container_req *r;
+
+	(void)err;
+	if (c->state == CS_STARTING)
+		return -1;
+	if ((r = container_req_of(c, m, "req")) == NULL)
 		return 0;
+	if ((r->kind == RQ_OPEN && nfds != 1) ||
+	    (r->kind == RQ_LISTEN && (nfds < 1 || nfds > 2)) ||
+	    (r->kind != RQ_OPEN && r->kind != RQ_LISTEN))
+		return -1;
+	container_req_find(c, r->id, 1);
+	if (r->kind == RQ_OPEN && r->open_cb) {
+		r->open_cb(c, fds[0], 0, NULL, r->arg);
+		fds[0] = -1;
+	} else if (r->kind == RQ_LISTEN && r->listen_cb) {
+		r->listen_cb(c, fds, nfds, NULL, r->arg);
+		fds[0] = -1;
+		if (nfds > 1)
+			fds[1] = -1;
 	}
-	/* done */
-	st = json_object_get(m, "stat");
+	free(r);
+	return 0;
+}
+
+/* done {req, stat?} (mkdir, stat). */
+static int
+container_req_done(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	struct container *c = ctx;
+	struct container_req *r;
+	json_t *st = json_object_get(m, "stat");
+
+	(void)fds; (void)nfds; (void)err;
+	if (c->state == CS_STARTING)
+		return -1;
+	if ((r = container_req_of(c, m, "req")) == NULL)
+		return 0;
 	if ((r->kind != RQ_MKDIR && r->kind != RQ_STAT) ||
 	    (r->kind == RQ_STAT && !json_is_object(st)))
 		return -1;
@@ -303,40 +337,163 @@ container_req_reply(struct container *c, const char *t, json_t *m, int *fds,
 	return 0;
 }
 
-/* Handle one message from sbox-init; -1 = protocol violation. */
-int
-container_req_msg(struct container *c, json_t *m, int *fds, int nfds)
+/* ready {pid, proxy_port, families[]} + the proxy's listeners. */
+static int
+container_req_on_ready(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
 {
-	const char *t = ctl_type(m);
+	struct container *c = ctx;
 
-	if (strcmp(t, "ready") == 0)
-		return c->got_ready ? -1 : container_req_ready(c, m, fds, nfds);
-	if (strcmp(t, "guarded") == 0)
-		return c->state == CS_STARTING && c->got_ready && c->guarding &&
-		    nfds == 0 ? container_req_ready_done(c) : -1;
-	if (strcmp(t, "refused") == 0)
-		return c->state == CS_READY && nfds == 0 ?
-		    container_guard_refused(c, m) : -1;
-	if (strcmp(t, "exclude") == 0 || strcmp(t, "exclude_cancel") == 0)
-		return c->state == CS_READY ? container_guard_exclude(c, m, fds,
-		    nfds) : -1;
-	if (strcmp(t, "fs_done") == 0) {	/* a stand-in's refusal told */
-		if (nfds != 0)
-			return -1;
-		container_standin_done(c, m);
-		return 0;
-	}
-	if (c->state == CS_STARTING && strcmp(t, "error") != 0)
-		return -1;
-	if (strcmp(t, "error") == 0)
-		return nfds == 0 ? container_req_error(c, m) : -1;
-	if (strcmp(t, "spawned") == 0)	/* + a terminal's master */
-		return nfds <= 1 ? container_req_reply(c, t, m, fds, nfds) : -1;
-	if (strcmp(t, "exit") == 0 || strcmp(t, "done") == 0)
-		return nfds == 0 ? container_req_reply(c, t, m, fds, nfds) : -1;
-	if (strcmp(t, "opened") == 0)
-		return container_req_reply(c, t, m, fds, nfds);
-	return -1;
+	(void)err;
+	return c->got_ready ? -1 : container_req_ready(c, m, fds, nfds);
+}
+
+/* guarded {supervise}: the file guard is set up; the container is ready. */
+static int
+container_req_guarded(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	struct container *c = ctx;
+
+	(void)m; (void)fds; (void)nfds; (void)err;
+	return c->state == CS_STARTING && c->got_ready && c->guarding ?
+	    container_req_ready_done(c) : -1;
+}
+
+/* refused {...}: a report of the file guard (container-guard.c). */
+static int
+container_req_refused(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	struct container *c = ctx;
+
+	(void)fds; (void)nfds; (void)err;
+	return c->state == CS_READY ? container_guard_refused(c, m) : -1;
+}
+
+/* exclude {...} + 3 fds and exclude_cancel {xid} (container-guard.c). */
+static int
+container_req_exclude(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	struct container *c = ctx;
+
+	(void)err;
+	return c->state == CS_READY ? container_guard_exclude(c, m, fds,
+	    nfds) : -1;
+}
+
+/* fs_done {token}: a refusal the stand-ins saw was told
+ * (container-standin.c); its open is answered. */
+static int
+container_req_fs_done(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	(void)fds; (void)nfds; (void)err;
+	container_standin_done(ctx, m);
+	return 0;
+}
+
+/* error {req, errno, message}. */
+static int
+container_req_on_error(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	(void)fds; (void)nfds; (void)err;
+	return container_req_error(ctx, m);
+}
+
+#define ID(k)   { k, CHANNEL_INT, 0, 0, INT64_MAX }
+#define PID(k)  { k, CHANNEL_INT, 0, 1, 1 << 22 }
+#define STR(k, n) { k, CHANNEL_STR, 0, 0, n }
+#define OPT(f, k) { k, f, CHANNEL_OPTIONAL, INT64_MIN, INT64_MAX }
+static const struct channel_field container_req_f_ready[] = {
+	PID("pid"), { "proxy_port", CHANNEL_INT, 0, 1, 65535 },
+	{ "families", CHANNEL_STRV, 0, 1, 2 }, { NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_guarded[] = {
+	{ "supervise", CHANNEL_BOOL, CHANNEL_OPTIONAL, 0, 0 },
+	{ NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_refused[] = {
+	ID("id"), PID("pid"), { "errno", CHANNEL_INT, 0, 0, 4095 },
+	{ "op", CHANNEL_STR, 0, 1, 16 },
+	{ "path", CHANNEL_PATH, 0, 1, CTL_PATH_MAX + 256 },
+	STR("rule", 128), STR("reason", 512),
+	{ "process", CHANNEL_STR, CHANNEL_OPTIONAL, 0, 64 },
+	{ "hidden", CHANNEL_BOOL, CHANNEL_OPTIONAL, 0, 0 },
+	{ "ticket", CHANNEL_INT, CHANNEL_OPTIONAL, 0, INT64_MAX },
+	{ NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_exclude[] = {
+	ID("id"), { "xid", CHANNEL_INT, 0, 1, INT64_MAX }, PID("pid"),
+	{ "argv", CHANNEL_STRV, 0, 1, CTL_ARGV_MAX },
+	{ "program", CHANNEL_PATH, 0, 1, 2 * CTL_PATH_MAX + 2 },
+	STR("cwd", CTL_PATH_MAX), STR("pattern", 1024),
+	OPT(CHANNEL_INT, "dev"), OPT(CHANNEL_INT, "ino"),
+	OPT(CHANNEL_INT, "umask"), { NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_exclude_cancel[] = {
+	{ "xid", CHANNEL_INT, 0, 1, INT64_MAX }, { NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_error[] = {
+	{ "req", CHANNEL_INT, CHANNEL_OPTIONAL | CHANNEL_NULLABLE, 0,
+	    INT64_MAX },
+	{ "errno", CHANNEL_INT, 0, INT_MIN, INT_MAX },
+	STR("message", CTL_MSG_MAX), { NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_spawned[] = {
+	ID("id"), { "pid", CHANNEL_INT, 0, 1, INT_MAX },
+	{ NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_exit[] = {
+	ID("id"), { "code", CHANNEL_INT, 0, INT_MIN, INT_MAX },
+	{ "signal", CHANNEL_INT, 0, 0, 127 },
+	{ "timed_out", CHANNEL_BOOL, CHANNEL_OPTIONAL, 0, 0 },
+	{ NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_opened[] = {
+	ID("req"), { "families", CHANNEL_STRV, CHANNEL_OPTIONAL, 1, 2 },
+	{ NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_fs_done[] = {
+	{ "token", CHANNEL_INT, 0, 1, INT64_MAX }, { NULL, 0, 0, 0, 0 } };
+static const struct channel_field container_req_f_done[] = {
+	ID("req"), OPT(CHANNEL_OBJECT, "stat"), { NULL, 0, 0, 0, 0 } };
+#undef ID
+#undef PID
+#undef STR
+#undef OPT
+
+/* What sboxd accepts from sbox-init (protocol/ctl.h): the one table. */
+static const struct channel_row container_req_rows[] = {
+	{ "ready", container_req_on_ready, CHANNEL_INIT, 1, 2,
+	    container_req_f_ready },
+	{ "guarded", container_req_guarded, CHANNEL_INIT, 0, 0,
+	    container_req_f_guarded },
+	{ "refused", container_req_refused, CHANNEL_INIT, 0, 0,
+	    container_req_f_refused },
+	{ "exclude", container_req_exclude, CHANNEL_INIT, 3, 3,
+	    container_req_f_exclude },
+	{ "exclude_cancel", container_req_exclude, CHANNEL_INIT, 0, 0,
+	    container_req_f_exclude_cancel },
+	{ "error", container_req_on_error, CHANNEL_INIT, 0, 0,
+	    container_req_f_error },
+	{ "spawned", container_req_spawned, CHANNEL_INIT, 0, 1,
+	    container_req_f_spawned },
+	{ "exit", container_req_exit, CHANNEL_INIT, 0, 0,
+	    container_req_f_exit },
+	{ "opened", container_req_opened, CHANNEL_INIT, 1, 2,
+	    container_req_f_opened },
+	{ "done", container_req_done, CHANNEL_INIT, 0, 0,
+	    container_req_f_done },
+	{ "fs_done", container_req_fs_done, CHANNEL_INIT, 0, 0,
+	    container_req_f_fs_done },
+};
+static const struct channel_table container_req_table = {
+	"sboxd from sbox-init", container_req_rows,
+	sizeof container_req_rows / sizeof container_req_rows[0]
+};
+
+/* Handle one message from sbox-init: 0, or -1 with err (a protocol
+ * violation: the container ends). */
+int
+container_req_msg(struct container *c, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	return channel_dispatch(&container_req_table, CHANNEL_INIT, c, m, fds,
+	    nfds, err);
 }
 
 /* Unlink and free a request that could not be sent. */

@@ -119,13 +119,15 @@ container_start_on_ctl(evutil_socket_t fd, short what, void *arg)
 		if (rc == CTL_AGAIN)
 			return;
 		if (rc == CTL_MSG) {
-			rc = container_req_msg(c, m, fds, nfds);
+			rc = container_req_msg(c, m, fds, nfds, &err);
 			ctl_close_fds(fds, nfds);
 			json_decref(m);
 			if (rc == 0)
 				continue;
-			error_set(&err, E_SANDBOX_SETUP,
-			    "sbox-init sent an unexpected message");
+			/* the one reason the channel gave, logged once */
+			log_warn("session sandbox: %s", err.message);
+			error_set(&err, E_SANDBOX_SETUP, "sbox-init sent an "
+			    "unexpected message");
 		} else if (rc == CTL_EOF)
 			error_set(&err, E_SANDBOX_SETUP,
 			    "the sandbox's init process ended");

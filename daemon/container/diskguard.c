@@ -18,6 +18,7 @@
 
 #include "daemon/container/cachedir.h"
 #include "daemon/container/child.h"
+#include "daemon/events.h"
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
 #include "policy/caches.h"
@@ -64,7 +65,7 @@ static struct diskguard_waiter {    /* told when the measure after a */
 } diskguard_waiters[DISKGUARD_WAITERS];
 static int diskguard_nwaiters;
 
-struct diskguard_hooks diskguard_hooks;  /* named at start (main.c) */
+struct diskguard_hooks diskguard_hooks;  /* named at start (main.c; daemon/hooks.h) */
 
 static void diskguard_measure(void);
 
@@ -225,13 +226,12 @@ diskguard_find(const char *root, int make)
 	return &diskguard_roots[diskguard_nroots++];
 }
 
-/* Kill the running commands of the sessions that bind root (the hook
- * main.c named: the commands are above this room). */
+/* Tell the rooms above that root is full: the commands of the sessions
+ * that bind it are killed (command/command-session.c subscribes). */
 static void
 diskguard_stop_writers(const char *root)
 {
-	if (diskguard_hooks.stop_writers != NULL)
-		diskguard_hooks.stop_writers(root);
+	events_tell("disk.root_full", NULL, json_pack("{s:s}", "root", root));
 }
 
 /* In the child: write the size of each root in order, one line each. */

@@ -27,6 +27,7 @@
 #ifndef SBOX_DISKGUARD_H
 #define SBOX_DISKGUARD_H
 
+#include "daemon/hooks.h"
 #include <jansson.h>
 #include <stdint.h>
 
@@ -51,18 +52,8 @@ json_t *diskguard_bounds(const struct plan *plan, uint64_t limit);
 int diskguard_size_reserve(sbox_error *err);
 /* Take the reserve and start the timer (base NULL: stop, freeing it). */
 void diskguard_start(struct event_base *base);
-/* What the guard asks of the rooms above it (sessions, commands), named
- * at start by main.c: it includes nothing of them. */
-struct diskguard_hooks {
-	/* The live session after *it (*it NULL: the first; an opaque
-	 * cursor): its plan and its roots' size limit; 0 when none is left. */
-	int  (*next)(const void **it, const struct plan **plan,
-	    uint64_t *limit);
-	/* Kill the running commands (inside a sandbox) of the sessions whose
-	 * plan binds root (diskguard_binds): it is full. */
-	void (*stop_writers)(const char *root);
-};
-extern struct diskguard_hooks diskguard_hooks;
+/* What the guard asks of the sessions: diskguard_hooks (daemon/hooks.h);
+ * a full root it tells on the event bus (disk.root_full {root}). */
 
 /* Space was freed (cache clear, scratch removed): measure again at once;
  * done(arg), when not NULL, is called once that measure is in (at once

@@ -7,6 +7,7 @@
  * blocks on a child. When the control socket closes, or on `shutdown`, it
  * kills every process of the sandbox and exits (which ends the pid
  * namespace). Everything it receives is validated as untrusted. */
+#include "protocol/channel.h"
 #include "protocol/ctl.h"
 #include "daemon/init/init-exclude.h"
 #include "daemon/init/init-files.h"
@@ -113,55 +114,190 @@ init_ready(int port)
 	ctl_close_fds(fds, n);
 }
 
-/* Handle one message from sboxd. */
+/* spawn {...} + its stdio and channel: init_spawn owns the fds. */
+static int
+init_main_on_spawn(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
+{
+	const char *text;
+	size_t len;
+
+	(void)ctx; (void)err;
+	/* msg came from the last ctl_recv (init_ctl_readable): passed on to
+	 * the spare as it came */
+	text = ctl_recv_text(&len);
+	init_spawn(msg, text, len, fds, nfds);
+	for (len = 0; len < (size_t)nfds; len++)
+		fds[len] = -1;	/* init_spawn's now */
+	return 0;
+}
+
+/* guard {...} + the memfd of its bytes (closed by the caller). */
+static int
+init_main_on_guard(void *ctx, json_t *msg, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)err;
+	init_supervise_guard(msg, fds, nfds);
+	return 0;
+}
+
+/* kill {id, signal?}. */
+static int
+init_main_on_kill(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_spawn_kill(m);
+	return 0;
+}
+
+/* open {req, path, flags[], mode?}. */
+static int
+init_main_on_open(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_files_open(m);
+	return 0;
+}
+
+/* mkdir {req, path, mode?}. */
+static int
+init_main_on_mkdir(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_files_mkdir(m);
+	return 0;
+}
+
+/* stat {req, path, nofollow?}. */
+static int
+init_main_on_stat(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_files_stat(m);
+	return 0;
+}
+
+/* listen_local {req, port}. */
+static int
+init_main_on_listen(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_files_listen(m);
+	return 0;
+}
+
+/* guard_protect {missing[]}. */
+static int
+init_main_on_protect(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_supervise_protect(m);
+	return 0;
+}
+
+/* exclude_done {xid, code, message?}. */
+static int
+init_main_on_exclude_done(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_exclude_done(m);
+	return 0;
+}
+
+/* told {ticket, text?}. */
+static int
+init_main_on_told(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_tell_told(m);
+	return 0;
+}
+
+/* fs_read {pid, path, errno, token}: a read the stand-ins refused. */
+static int
+init_main_on_fs_read(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *err)
+{
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	init_tell_fs_read(m);
+	return 0;
+}
+
+/* shutdown {}: everything ends. */
+static int
+init_main_on_shutdown(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	(void)ctx; (void)m; (void)fds; (void)nfds; (void)err;
+	init_msg_exit(0);
+}
+
+/* The fields checked before a handler (each handler checks the rest). */
+#define REQ { "req", CHANNEL_INT, 0, 0, INT64_MAX }
+#define END { NULL, 0, 0, 0, 0 }
+/* (the rest of a spawn, once: init-spawnreq.c) */
+static const struct channel_field init_main_f_spawn[] = {
+	{ "id", CHANNEL_INT, 0, 0, INT64_MAX }, END };
+static const struct channel_field init_main_f_kill[] = {
+	{ "id", CHANNEL_INT, 0, 0, INT64_MAX },
+	{ "signal", CHANNEL_INT, CHANNEL_OPTIONAL, 1, 64 }, END };
+static const struct channel_field init_main_f_path[] = {
+	REQ, { "path", CHANNEL_PATH, 0, 1, CTL_PATH_MAX }, END };
+static const struct channel_field init_main_f_listen[] = {
+	REQ, { "port", CHANNEL_INT, 0, 1, 65535 }, END };
+static const struct channel_field init_main_f_exclude_done[] = {
+	{ "xid", CHANNEL_INT, 0, 1, INT64_MAX },
+	{ "code", CHANNEL_INT, 0, INT64_MIN, INT64_MAX }, END };
+static const struct channel_field init_main_f_told[] = {
+	{ "ticket", CHANNEL_INT, 0, 1, INT64_MAX }, END };
+static const struct channel_field init_main_f_fs_read[] = {
+	{ "pid", CHANNEL_INT, 0, 2, 4194304 },
+	{ "path", CHANNEL_PATH, 0, 1, CTL_PATH_MAX },
+	{ "errno", CHANNEL_INT, 0, 0, 4095 },
+	{ "token", CHANNEL_INT, 0, 0, INT64_MAX }, END };
+#undef REQ
+#undef END
+
+/* What sbox-init accepts from sboxd (protocol/ctl.h): the one table. */
+static const struct channel_row init_main_rows[] = {
+	{ "spawn", init_main_on_spawn, CHANNEL_SBOXD, 0, 4, init_main_f_spawn },
+	/* (its fields and memfd: the handler's, which sets no guard for
+	 * anything it cannot take, EPERM) */
+	{ "guard", init_main_on_guard, CHANNEL_SBOXD, 0, CTL_FDS_MAX, NULL },
+	{ "kill", init_main_on_kill, CHANNEL_SBOXD, 0, 0, init_main_f_kill },
+	{ "open", init_main_on_open, CHANNEL_SBOXD, 0, 0, init_main_f_path },
+	{ "mkdir", init_main_on_mkdir, CHANNEL_SBOXD, 0, 0, init_main_f_path },
+	{ "stat", init_main_on_stat, CHANNEL_SBOXD, 0, 0, init_main_f_path },
+	{ "listen_local", init_main_on_listen, CHANNEL_SBOXD, 0, 0, init_main_f_listen },
+	/* (its fields: the handler's, one it cannot apply breaks the guard) */
+	{ "guard_protect", init_main_on_protect, CHANNEL_SBOXD, 0, 0, NULL },
+	{ "exclude_done", init_main_on_exclude_done, CHANNEL_SBOXD, 0, 0,
+	    init_main_f_exclude_done },
+	{ "told", init_main_on_told, CHANNEL_SBOXD, 0, 0, init_main_f_told },
+	{ "fs_read", init_main_on_fs_read, CHANNEL_SBOXD, 0, 0,
+	    init_main_f_fs_read },
+	{ "shutdown", init_main_on_shutdown, CHANNEL_SBOXD, 0, 0, NULL },
+};
+static const struct channel_table init_main_table = {
+	"sbox-init from sboxd", init_main_rows, sizeof init_main_rows / sizeof init_main_rows[0]
+};
+
+/* Handle one message from sboxd; one it may not send is answered with an
+ * error {req} saying why. */
 static void
 init_dispatch(json_t *msg, int *fds, int nfds)
 {
-	const char *t = ctl_type(msg), *text;
-	size_t len;
+	sbox_error err = { 0 };
+	json_t *req = json_object_get(msg, "req");
 
-	if (strcmp(t, "spawn") == 0) {
-		/* msg came from the last ctl_recv (init_ctl_readable) */
-		text = ctl_recv_text(&len);
-		init_spawn(msg, text, len, fds, nfds);
-		return; /* init_spawn owns the fds */
-	}
-	if (strcmp(t, "guard") == 0) {
-		/* its bytes come as a memfd */
-		init_supervise_guard(msg, fds, nfds);
-		ctl_close_fds(fds, nfds);
-		return;
+	if (channel_dispatch(&init_main_table, CHANNEL_SBOXD, NULL, msg, fds, nfds,
+	    &err) < 0) {
+		if (!json_is_integer(req))
+			req = json_object_get(msg, "id");
+		init_msg_send_error(json_is_integer(req) &&
+		    json_integer_value(req) >= 0 ? req : NULL, EINVAL, "%s",
+		    err.message);
 	}
 	ctl_close_fds(fds, nfds);
-	if (nfds > 0) {
-		/* Only spawn and guard carry descriptors. */
-		init_msg_send_error(json_object_get(msg, "req"), EINVAL,
-		    "%s takes no descriptors", t);
-		return;
-	}
-	if (strcmp(t, "kill") == 0)
-		init_spawn_kill(msg);
-	else if (strcmp(t, "open") == 0)
-		init_files_open(msg);
-	else if (strcmp(t, "mkdir") == 0)
-		init_files_mkdir(msg);
-	else if (strcmp(t, "stat") == 0)
-		init_files_stat(msg);
-	else if (strcmp(t, "listen_local") == 0)
-		init_files_listen(msg);
-	else if (strcmp(t, "guard_protect") == 0)
-		init_supervise_protect(msg);
-	else if (strcmp(t, "exclude_done") == 0)
-		init_exclude_done(msg);
-	else if (strcmp(t, "told") == 0)
-		init_tell_told(msg);
-	else if (strcmp(t, "fs_read") == 0)
-		init_tell_fs_read(msg);
-	else if (strcmp(t, "shutdown") == 0)
-		init_msg_exit(0);
-	else
-		init_msg_send_error(json_object_get(msg, "req"), EINVAL,
-		    "unknown message type");
 }
 
 /* Read what is waiting on the control socket. */

@@ -5,6 +5,7 @@
 #include "daemon/proxy/proxy-main.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@
 #include "daemon/proxy/proxy-local.h"
 #include "daemon/proxy/proxy-msg.h"
 #include "policy/strv.h"
+#include "protocol/channel.h"
 
 #define PROXY_MAIN_LIST_MAX 4096   /* entries of one list of a plan */
 #define PROXY_MAIN_COUNT_MS 100    /* connection counts go out this often */
@@ -79,7 +81,7 @@ proxy_main_refused(struct proxy *px, unsigned long long serial,
 
 	(void)px;
 	proxy_main_send(json_pack("{s:s, s:I, s:I, s:s, s:i, s:s, s:s}",
-	    "t", "refused", "id", s->id, "serial", (json_int_t)serial,
+	    "type", "refused", "id", s->id, "serial", (json_int_t)serial,
 	    "host", host, "port", port, "reason", reason, "rule", rule));
 }
 
@@ -91,7 +93,7 @@ proxy_main_failed(const char *session, const char *host, int port,
 	struct proxy_main_session *s = arg;
 
 	(void)session;
-	proxy_main_send(json_pack("{s:s, s:I, s:s, s:i, s:s}", "t", "failed",
+	proxy_main_send(json_pack("{s:s, s:I, s:s, s:i, s:s}", "type", "failed",
 	    "id", s->id, "host", host, "port", port, "cause", cause));
 }
 
@@ -103,7 +105,7 @@ proxy_main_hosts(struct proxy *px, unsigned long long serial,
 	struct proxy_main_session *s = arg;
 
 	(void)px;
-	proxy_main_send(json_pack("{s:s, s:I, s:I, s:s}", "t", "hosts?",
+	proxy_main_send(json_pack("{s:s, s:I, s:I, s:s}", "type", "hosts?",
 	    "id", s->id, "serial", (json_int_t)serial, "name", name));
 }
 
@@ -211,36 +213,45 @@ proxy_main_close_fds(const int *fds, int n)
 static void
 proxy_main_error(json_int_t id, const char *msg)
 {
-	proxy_main_send(json_pack("{s:s, s:I, s:s}", "t", "error", "id", id,
+	proxy_main_send(json_pack("{s:s, s:I, s:s}", "type", "error", "id", id,
 	    "message", msg));
 }
 
-/* session {id, session, profile, net, max_conns} + its listening fds. */
-static void
-proxy_main_session_new(const json_t *m, const int *fds, int nfds)
+/* session {id, session, profile, net, max_conns} + its listening fds
+ * (taken: the proxy's, or closed). */
+static int
+proxy_main_session_new(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *unused)
 {
 	struct proxy_main_session *s;
 	struct proxy_config pc;
 	sbox_error err;
+	int pc_fds[PROXY_MSG_FDS];
 	json_int_t id = json_integer_value(json_object_get(m, "id"));
+	int i;
 
+	(void)ctx; (void)unused;
+	for (i = 0; i < nfds; i++) {
+		pc_fds[i] = fds[i];
+		fds[i] = -1;	/* this function's now */
+	}
 	if (id <= 0 || proxy_main_by_id(id) != NULL ||
 	    (s = calloc(1, sizeof *s)) == NULL) {
-		proxy_main_close_fds(fds, nfds);
-		return;
+		proxy_main_close_fds(pc_fds, nfds);
+		return 0;
 	}
 	s->id = id;
 	s->sent_count = 0;
 	if (proxy_main_plan(json_object_get(m, "net"), &s->net) < 0) {
-		proxy_main_close_fds(fds, nfds);
+		proxy_main_close_fds(pc_fds, nfds);
 		proxy_main_error(id, "malformed network plan");
 		free(s);
-		return;
+		return 0;
 	}
 	memset(&pc, 0, sizeof pc);
 	pc.base = proxy_main_base;
 	pc.dns = proxy_main_dns;
-	pc.listen_fds = fds;
+	pc.listen_fds = pc_fds;
 	pc.n_listen_fds = (size_t)nfds;
 	pc.session = json_string_value(json_object_get(m, "session"));
 	pc.profile = json_string_value(json_object_get(m, "profile"));
@@ -256,9 +267,10 @@ proxy_main_session_new(const json_t *m, const int *fds, int nfds)
 		proxy_main_error(id, err.message);
 		proxy_main_plan_free(&s->net);
 		free(s);
-		return;
+		return 0;
 	}
 	LIST_INSERT_HEAD(&proxy_main_sessions, s, link);
+	return 0;
 }
 
 /* close {id}: the session ended. */
@@ -289,44 +301,145 @@ proxy_main_hosts_answer(struct proxy_main_session *s, const json_t *m)
 	    json_object_get(m, "serial")), a, n);
 }
 
-/* One message from sboxd. */
-static void
-proxy_main_message(const json_t *m, int *fds, int nfds)
+/* The session a message names, or NULL (closed meanwhile: nothing to
+ * do). */
+static struct proxy_main_session *
+proxy_main_of(const json_t *m)
 {
-	const char *t = proxy_msg_kind(m);
-	struct proxy_main_session *s;
+	return proxy_main_by_id(json_integer_value(json_object_get(m, "id")));
+}
+
+/* local {id, port} + the listening socket inside. */
+static int
+proxy_main_on_local(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *unused)
+{
+	struct proxy_main_session *s = proxy_main_of(m);
 	sbox_error err;
 
-	if (strcmp(t, "session") == 0) {
-		proxy_main_session_new(m, fds, nfds);
-		return;
-	}
-	s = proxy_main_by_id(json_integer_value(json_object_get(m, "id")));
+	(void)ctx; (void)nfds; (void)unused;
+	if (s == NULL)
+		return 0;
 	error_clear(&err);
-	if (s == NULL) {
-		proxy_main_close_fds(fds, nfds);
-		return;
-	}
-	if (strcmp(t, "local") == 0 && nfds == 1) {
-		if (proxy_add_local_forward(s->px, fds[0], (int)json_integer_value(
-		    json_object_get(m, "port")), &err) < 0)
-			proxy_main_error(s->id, err.message);
-		return;
-	}
-	proxy_main_close_fds(fds, nfds);
-	if (strcmp(t, "allow") == 0) {
-		const char *h = json_string_value(json_object_get(m, "host"));
+	if (proxy_add_local_forward(s->px, fds[0], (int)json_integer_value(
+	    json_object_get(m, "port")), &err) < 0)
+		proxy_main_error(s->id, err.message);
+	fds[0] = -1;	/* the forward's, or closed by it */
+	return 0;
+}
 
-		if (h == NULL || proxy_allow_host(s->px, h, &err) < 0)
-			proxy_main_error(s->id, h ? err.message : "allow: no host");
-	} else if (strcmp(t, "noted") == 0) {
-		proxy_refusal_noted(s->px, (unsigned long long)json_integer_value(
-		    json_object_get(m, "serial")));
-	} else if (strcmp(t, "hosts") == 0) {
+/* allow {id, host}: one more host through the session's proxy. */
+static int
+proxy_main_on_allow(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *unused)
+{
+	struct proxy_main_session *s = proxy_main_of(m);
+	sbox_error err;
+
+	(void)ctx; (void)fds; (void)nfds; (void)unused;
+	error_clear(&err);
+	if (s != NULL && proxy_allow_host(s->px, json_string_value(
+	    json_object_get(m, "host")), &err) < 0)
+		proxy_main_error(s->id, err.message);
+	return 0;
+}
+
+/* noted {id, serial}: sboxd recorded a refusal; answer the client now. */
+static int
+proxy_main_on_noted(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *unused)
+{
+	struct proxy_main_session *s = proxy_main_of(m);
+
+	(void)ctx; (void)fds; (void)nfds; (void)unused;
+	if (s != NULL)
+		proxy_refusal_noted(s->px, (unsigned long long)
+		    json_integer_value(json_object_get(m, "serial")));
+	return 0;
+}
+
+/* hosts {id, serial, addrs[]}. */
+static int
+proxy_main_on_hosts(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *unused)
+{
+	struct proxy_main_session *s = proxy_main_of(m);
+
+	(void)ctx; (void)fds; (void)nfds; (void)unused;
+	if (s != NULL)
 		proxy_main_hosts_answer(s, m);
-	} else if (strcmp(t, "close") == 0) {
+	return 0;
+}
+
+/* close {id}. */
+static int
+proxy_main_on_close(void *ctx, json_t *m, int *fds, int nfds,
+    sbox_error *unused)
+{
+	struct proxy_main_session *s = proxy_main_of(m);
+
+	(void)ctx; (void)fds; (void)nfds; (void)unused;
+	if (s != NULL)
 		proxy_main_session_close(s);
-	}
+	return 0;
+}
+
+#define ID     { "id", CHANNEL_INT, 0, 1, INT64_MAX }
+#define SERIAL { "serial", CHANNEL_INT, 0, 1, INT64_MAX }
+#define END    { NULL, 0, 0, 0, 0 }
+static const struct channel_field proxy_main_f_session[] = {
+	ID, { "session", CHANNEL_STR, 0, 1, 256 },
+	{ "profile", CHANNEL_STR, 0, 1, 4096 },
+	{ "net", CHANNEL_OBJECT, 0, 0, 0 },
+	{ "max_conns", CHANNEL_INT, 0, 0, INT_MAX }, END };
+static const struct channel_field proxy_main_f_local[] = {
+	ID, { "port", CHANNEL_INT, 0, 1, 65535 }, END };
+static const struct channel_field proxy_main_f_allow[] = {
+	ID, { "host", CHANNEL_STR, 0, 1, 4096 }, END };
+static const struct channel_field proxy_main_f_hosts[] = {
+	ID, SERIAL, { "addrs", CHANNEL_STRV, 0, 0, 1024 }, END };
+static const struct channel_field proxy_main_f_noted[] = { ID, SERIAL, END };
+static const struct channel_field proxy_main_f_close[] = { ID, END };
+#undef ID
+#undef SERIAL
+#undef END
+
+/* What the proxy accepts from sboxd: the one table. */
+static const struct channel_row proxy_main_rows[] = {
+	{ "session", proxy_main_session_new, CHANNEL_SBOXD, 0, PROXY_MSG_FDS,
+	    proxy_main_f_session },
+	{ "local", proxy_main_on_local, CHANNEL_SBOXD, 1, 1,
+	    proxy_main_f_local },
+	{ "allow", proxy_main_on_allow, CHANNEL_SBOXD, 0, 0,
+	    proxy_main_f_allow },
+	{ "noted", proxy_main_on_noted, CHANNEL_SBOXD, 0, 0,
+	    proxy_main_f_noted },
+	{ "hosts", proxy_main_on_hosts, CHANNEL_SBOXD, 0, 0,
+	    proxy_main_f_hosts },
+	{ "close", proxy_main_on_close, CHANNEL_SBOXD, 0, 0,
+	    proxy_main_f_close },
+};
+static const struct channel_table proxy_main_table = {
+	"the proxy from sboxd", proxy_main_rows,
+	sizeof proxy_main_rows / sizeof proxy_main_rows[0]
+};
+
+/* One message from sboxd: to its row, or dropped with its descriptors
+ * (the reason sent back to sboxd's log when it names a session). */
+static void
+proxy_main_message(json_t *m, int *fds, int nfds)
+{
+	json_int_t id = json_integer_value(json_object_get(m, "id"));
+	sbox_error err;
+	int i;
+
+	error_clear(&err);
+	if (channel_dispatch(&proxy_main_table, CHANNEL_SBOXD, NULL, m, fds,
+	    nfds, &err) < 0 && id > 0)
+		proxy_main_error(id, err.message);
+	for (i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* Readable socketpair: handle every queued message; EOF: sboxd is gone. */
@@ -369,7 +482,7 @@ proxy_main_count_cb(evutil_socket_t fd, short what, void *arg)
 		if (n == s->sent_count)
 			continue;
 		s->sent_count = n;
-		proxy_main_send(json_pack("{s:s, s:I, s:i}", "t", "count", "id",
+		proxy_main_send(json_pack("{s:s, s:I, s:i}", "type", "count", "id",
 		    s->id, "n", n));
 	}
 }

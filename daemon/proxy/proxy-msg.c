@@ -125,7 +125,7 @@ proxy_msg_recv(int fd, json_t **obj, int *fds, int *nfds)
 	}
 	*obj = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
 	if (*obj == NULL || !json_is_object(*obj) ||
-	    !json_is_string(json_object_get(*obj, "t"))) {
+	    !json_is_string(json_object_get(*obj, "type"))) {
 		json_decref(*obj);
 		*obj = NULL;
 		proxy_msg_close_fds(fds, nfds);
@@ -133,13 +133,4 @@ proxy_msg_recv(int fd, json_t **obj, int *fds, int *nfds)
 		return -1;
 	}
 	return 1;
-}
-
-/* The message's kind. */
-const char *
-proxy_msg_kind(const json_t *obj)
-{
-	const char *t = json_string_value(json_object_get(obj, "t"));
-
-	return t != NULL ? t : "";
 }

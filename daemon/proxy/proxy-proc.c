@@ -29,6 +29,7 @@
 #include "daemon/proxy/proxy.h"
 #include "daemon/sboxd.h"
 #include "policy/hostpat.h"
+#include "protocol/channel.h"
 
 #define PROXY_PROC_TEXT_MAX   2048   /* host, reason, message from the process */
 #define PROXY_PROC_BATCH      256    /* messages handled per wake-up */
@@ -130,15 +131,15 @@ proxy_proc_send_session(struct proxy_handle *h)
 {
 	size_t i;
 
-	proxy_proc_send(json_pack("{s:s, s:I, s:s, s:s, s:O, s:i}", "t",
+	proxy_proc_send(json_pack("{s:s, s:I, s:s, s:s, s:O, s:i}", "type",
 	    "session", "id", h->id, "session", h->session, "profile",
 	    h->profile, "net", h->net, "max_conns", h->max_conns), h->fds,
 	    h->nfds);
 	for (i = 0; i < h->n_locals; i++)
-		proxy_proc_send(json_pack("{s:s, s:I, s:i}", "t", "local", "id",
+		proxy_proc_send(json_pack("{s:s, s:I, s:i}", "type", "local", "id",
 		    h->id, "port", h->locals[i].port), &h->locals[i].fd, 1);
 	for (i = 0; i < h->n_extra; i++)
-		proxy_proc_send(json_pack("{s:s, s:I, s:s}", "t", "allow", "id",
+		proxy_proc_send(json_pack("{s:s, s:I, s:s}", "type", "allow", "id",
 		    h->id, "host", h->extra[i]), NULL, 0);
 }
 
@@ -181,56 +182,75 @@ proxy_proc_rule(const char *rule)
 	return NULL;
 }
 
+/* The live handle a message names (*h NULL: its session closed meanwhile,
+ * nothing to do); -1 for an id sboxd never gave. */
+static int
+proxy_proc_handle_of(const json_t *m, struct proxy_handle **h)
+{
+	json_int_t id = json_integer_value(json_object_get(m, "id"));
+
+	if (id > proxy_proc_next_id)
+		return -1;
+	*h = proxy_proc_by_id(id);
+	return 0;
+}
+
 /* refused {id, serial, host, port, reason, rule}: record it, say noted. */
 static int
-proxy_proc_refused(struct proxy_handle *h, const json_t *m, json_int_t serial)
+proxy_proc_refused(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	const char *host = proxy_proc_text(m, "host");
 	const char *reason = proxy_proc_text(m, "reason");
 	const char *rule = proxy_proc_rule(proxy_proc_text(m, "rule"));
-	const json_t *port = json_object_get(m, "port");
+	json_int_t serial = json_integer_value(json_object_get(m, "serial"));
+	struct proxy_handle *h;
 
-	if (host == NULL || reason == NULL || rule == NULL ||
-	    !json_is_integer(port) || json_integer_value(port) < 0 ||
-	    json_integer_value(port) > 65535)
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	if (proxy_proc_handle_of(m, &h) < 0 || rule == NULL)
 		return -1;
+	if (h == NULL)
+		return 0;
 	if (h->on_refusal != NULL)
-		h->on_refusal(h->session, host, (int)json_integer_value(port),
-		    reason, rule, h->arg);
-	proxy_proc_send(json_pack("{s:s, s:I, s:I}", "t", "noted", "id", h->id,
-	    "serial", serial), NULL, 0);
+		h->on_refusal(h->session, host, (int)json_integer_value(
+		    json_object_get(m, "port")), reason, rule, h->arg);
+	proxy_proc_send(json_pack("{s:s, s:I, s:I}", "type", "noted", "id",
+	    h->id, "serial", serial), NULL, 0);
 	return 0;
 }
 
 /* failed {id, host, port, cause}: an allowed host could not be reached. */
 static int
-proxy_proc_failed(struct proxy_handle *h, const json_t *m)
+proxy_proc_failed(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
-	const char *host = proxy_proc_text(m, "host");
-	const char *cause = proxy_proc_text(m, "cause");
-	const json_t *port = json_object_get(m, "port");
+	struct proxy_handle *h;
 
-	if (host == NULL || cause == NULL || !json_is_integer(port) ||
-	    json_integer_value(port) < 0 || json_integer_value(port) > 65535)
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	if (proxy_proc_handle_of(m, &h) < 0)
 		return -1;
-	if (h->on_failure != NULL)
-		h->on_failure(h->session, host, (int)json_integer_value(port),
-		    cause, h->arg);
+	if (h != NULL && h->on_failure != NULL)
+		h->on_failure(h->session, proxy_proc_text(m, "host"),
+		    (int)json_integer_value(json_object_get(m, "port")),
+		    proxy_proc_text(m, "cause"), h->arg);
 	return 0;
 }
 
 /* hosts? {id, serial, name}: answer from the hosts file as it is now. */
 static int
-proxy_proc_hosts(struct proxy_handle *h, const json_t *m, json_int_t serial)
+proxy_proc_hosts(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
 	const char *name = proxy_proc_text(m, "name");
+	json_int_t serial = json_integer_value(json_object_get(m, "serial"));
 	struct proxy_addr a[16];
 	char text[PROXY_ADDR_STRLEN];
+	struct proxy_handle *h;
 	json_t *addrs;
 	size_t i, n;
 
-	if (name == NULL)
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	if (proxy_proc_handle_of(m, &h) < 0)
 		return -1;
+	if (h == NULL)
+		return 0;
 	n = proxy_hosts_lookup(name, a, 16);
 	if ((addrs = json_array()) == NULL)
 		return 0;
@@ -238,67 +258,90 @@ proxy_proc_hosts(struct proxy_handle *h, const json_t *m, json_int_t serial)
 		proxy_addr_format(&a[i], text, sizeof text);
 		json_array_append_new(addrs, json_string(text));
 	}
-	proxy_proc_send(json_pack("{s:s, s:I, s:I, s:o}", "t", "hosts", "id",
+	proxy_proc_send(json_pack("{s:s, s:I, s:I, s:o}", "type", "hosts", "id",
 	    h->id, "serial", serial, "addrs", addrs), NULL, 0);
 	return 0;
 }
 
-/* One message from the process; -1 when it is not one it may send. */
+/* count {id, n}: the session's open connections. */
 static int
-proxy_proc_message(const json_t *m)
+proxy_proc_count(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
 {
-	const char *t = proxy_msg_kind(m);
-	const json_t *idv = json_object_get(m, "id");
-	const json_t *serial = json_object_get(m, "serial");
 	struct proxy_handle *h;
 
-	if (!json_is_integer(idv) || json_integer_value(idv) <= 0 ||
-	    json_integer_value(idv) > proxy_proc_next_id)
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	if (proxy_proc_handle_of(m, &h) < 0)
 		return -1;
-	/* a session closed meanwhile: nothing to do */
-	if ((h = proxy_proc_by_id(json_integer_value(idv))) == NULL)
-		return 0;
-	if (strcmp(t, "count") == 0) {
-		const json_t *n = json_object_get(m, "n");
-
-		if (!json_is_integer(n) || json_integer_value(n) < 0 ||
-		    json_integer_value(n) > (1 << 24))
-			return -1;
-		h->count = (int)json_integer_value(n);
-		return 0;
-	}
-	if (strcmp(t, "error") == 0) {
-		const char *msg = proxy_proc_text(m, "message");
-
-		if (msg == NULL)
-			return -1;
-		log_warn("proxy for session %s: %s", h->session, msg);
-		return 0;
-	}
-	if (strcmp(t, "failed") == 0)
-		return proxy_proc_failed(h, m);
-	if (!json_is_integer(serial) || json_integer_value(serial) <= 0)
-		return -1;
-	if (strcmp(t, "refused") == 0)
-		return proxy_proc_refused(h, m, json_integer_value(serial));
-	if (strcmp(t, "hosts?") == 0)
-		return proxy_proc_hosts(h, m, json_integer_value(serial));
-	return -1;
+	if (h != NULL)
+		h->count = (int)json_integer_value(json_object_get(m, "n"));
+	return 0;
 }
+
+/* error {id, message}: something about a session failed in the proxy. */
+static int
+proxy_proc_error(void *ctx, json_t *m, int *fds, int nfds, sbox_error *err)
+{
+	struct proxy_handle *h;
+
+	(void)ctx; (void)fds; (void)nfds; (void)err;
+	if (proxy_proc_handle_of(m, &h) < 0)
+		return -1;
+	if (h != NULL)
+		log_warn("proxy for session %s: %s", h->session,
+		    proxy_proc_text(m, "message"));
+	return 0;
+}
+
+/* The fields of what the proxy sends (the handlers check the rule and
+ * the id's session). */
+#define ID     { "id", CHANNEL_INT, 0, 1, INT64_MAX }
+#define SERIAL { "serial", CHANNEL_INT, 0, 1, INT64_MAX }
+#define TEXT(k) { k, CHANNEL_STR, 0, 1, PROXY_PROC_TEXT_MAX }
+#define PORT   { "port", CHANNEL_INT, 0, 0, 65535 }
+#define END    { NULL, 0, 0, 0, 0 }
+static const struct channel_field proxy_proc_f_refused[] = {
+	ID, SERIAL, TEXT("host"), PORT, TEXT("reason"), TEXT("rule"), END };
+static const struct channel_field proxy_proc_f_failed[] = {
+	ID, TEXT("host"), PORT, TEXT("cause"), END };
+static const struct channel_field proxy_proc_f_hosts[] = {
+	ID, SERIAL, TEXT("name"), END };
+static const struct channel_field proxy_proc_f_count[] = {
+	ID, { "n", CHANNEL_INT, 0, 0, 1 << 24 }, END };
+static const struct channel_field proxy_proc_f_error[] = {
+	ID, TEXT("message"), END };
+#undef ID
+#undef SERIAL
+#undef TEXT
+#undef PORT
+#undef END
+
+/* What sboxd accepts from its proxy process: the one table. */
+static const struct channel_row proxy_proc_rows[] = {
+	{ "refused", proxy_proc_refused, CHANNEL_PROXY, 0, 0,
+	    proxy_proc_f_refused },
+	{ "failed", proxy_proc_failed, CHANNEL_PROXY, 0, 0,
+	    proxy_proc_f_failed },
+	{ "hosts?", proxy_proc_hosts, CHANNEL_PROXY, 0, 0, proxy_proc_f_hosts },
+	{ "count", proxy_proc_count, CHANNEL_PROXY, 0, 0, proxy_proc_f_count },
+	{ "error", proxy_proc_error, CHANNEL_PROXY, 0, 0, proxy_proc_f_error },
+};
+static const struct channel_table proxy_proc_table = {
+	"sboxd from the proxy", proxy_proc_rows,
+	sizeof proxy_proc_rows / sizeof proxy_proc_rows[0]
+};
 
 /* The socketpair is readable: handle a bounded batch of messages. */
 static void
 proxy_proc_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int fds[PROXY_MSG_FDS], nfds, r, i, k;
+	sbox_error err;
 	json_t *m;
 
 	(void)what;
 	(void)arg;
 	for (k = 0; k < PROXY_PROC_BATCH && proxy_proc_sock == fd; k++) {
 		r = proxy_msg_recv(fd, &m, fds, &nfds);
-		for (i = 0; i < nfds; i++)    /* the process sends no descriptors */
-			close(fds[i]);
 		if (r == 0) {
 			proxy_proc_kill("its socket closed");
 			return;
@@ -310,12 +353,18 @@ proxy_proc_read_cb(evutil_socket_t fd, short what, void *arg)
 			    "message" : "cannot read its socket");
 			return;
 		}
-		if (nfds > 0 || proxy_proc_message(m) < 0) {
-			json_decref(m);
+		/* the process sends no descriptors: its table takes none */
+		error_clear(&err);
+		r = channel_dispatch(&proxy_proc_table, CHANNEL_PROXY, NULL, m,
+		    fds, nfds, &err);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		json_decref(m);
+		if (r < 0) {
+			log_error("%s", err.message);
 			proxy_proc_kill("it sent a message it may not send");
 			return;
 		}
-		json_decref(m);
 	}
 }
 
@@ -607,7 +656,7 @@ proxy_proc_free(struct proxy_handle *h)
 	if (h == NULL)
 		return;
 	LIST_REMOVE(h, link);
-	proxy_proc_send(json_pack("{s:s, s:I}", "t", "close", "id", h->id),
+	proxy_proc_send(json_pack("{s:s, s:I}", "type", "close", "id", h->id),
 	    NULL, 0);
 	proxy_proc_handle_free(h);
 }
@@ -630,7 +679,7 @@ proxy_proc_allow_host(struct proxy_handle *h, const char *host, sbox_error *err)
 	if ((h->extra[h->n_extra] = strdup(host)) == NULL)
 		return error_nomem(err);
 	h->n_extra++;
-	proxy_proc_send(json_pack("{s:s, s:I, s:s}", "t", "allow", "id", h->id,
+	proxy_proc_send(json_pack("{s:s, s:I, s:s}", "type", "allow", "id", h->id,
 	    "host", host), NULL, 0);
 	return 0;
 }
@@ -670,7 +719,7 @@ proxy_proc_add_local_forward(struct proxy_handle *h, int listen_fd, int port,
 	h->locals[h->n_locals].fd = listen_fd;
 	h->locals[h->n_locals].port = port;
 	h->n_locals++;
-	proxy_proc_send(json_pack("{s:s, s:I, s:i}", "t", "local", "id", h->id,
+	proxy_proc_send(json_pack("{s:s, s:I, s:i}", "type", "local", "id", h->id,
 	    "port", port), &listen_fd, 1);
 	return 0;
 }

@@ -285,8 +285,8 @@ session_access_host_failed(const char *session, const char *host, int port,
 
 	log_info("session %s: connection to %s:%d failed: %s", session, host,
 	    port, cause);
-	if (session_hooks.host_failed != NULL)
-		session_hooks.host_failed(s, host, port, cause);
+	events_tell("session.host_failed", s->id, json_pack("{s:s, s:i, s:s}",
+	    "host", host, "port", port, "cause", cause));
 }
 
 /* session.allow_host: let one more host through a live session's proxy. */
@@ -481,9 +481,11 @@ session_access_file_refused(struct container *ct,
 		msg = NULL;
 		goto out;
 	}
-	if (session_hooks.file_refused != NULL)
-		session_hooks.file_refused(s, f->id, f->path, xop, xrule, msg,
-		    reason, (int)f->pid, f->process);
+	/* noted on the command (command/command-session.c) */
+	events_tell("session.file_refused", s->id, json_pack("{s:I, s:s, s:s, "
+	    "s:s, s:s, s:s, s:i, s:s}", "ct_id", (json_int_t)f->id, "path",
+	    f->path, "op", xop, "rule", xrule, "message", msg, "reason",
+	    reason, "pid", (int)f->pid, "process", f->process));
 	if (f->tell != NULL)
 		*f->tell = session_access_tell(s, msg, reason);
 	session_access_rl_init();

@@ -40,7 +40,7 @@
 #include "policy/strv.h"
 #include "store/store.h"
 
-struct session_hooks session_hooks;  /* named at start (main.c) */
+struct session_hooks session_hooks;  /* named at start (main.c; daemon/hooks.h) */
 
 static TAILQ_HEAD(, session) session_list = TAILQ_HEAD_INITIALIZER(session_list);
 static int session_live;
@@ -372,10 +372,8 @@ session_close_now(struct session *s, const char *reason, int sync)
 		return;
 	s->state = SESSION_CLOSING;
 	session_close_children(s, sync);
-	if (session_hooks.approvals_closed != NULL)
-		session_hooks.approvals_closed(s);
-	if (session_hooks.commands_closed != NULL)
-		session_hooks.commands_closed(s);
+	/* its approvals end, then its commands (command/command-session.c) */
+	events_tell("session.closing", s->id, NULL);
 	client_close_session(s->id);
 	if (s->proxy != NULL) {
 		proxy_proc_free(s->proxy);

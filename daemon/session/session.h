@@ -8,6 +8,7 @@
 #include <sys/queue.h>
 #include <sys/types.h>
 
+#include "daemon/hooks.h"
 #include "protocol/error.h"
 
 struct rpc_call;
@@ -81,46 +82,9 @@ struct session_params {
 	                                  connection goes away */
 };
 
-/* What the rooms above (commands, approvals) do when something happens to a
- * session: named at start by main.c in session_hooks (session.c), so that a
- * session calls up without including them. A hook left NULL does nothing. */
-struct container_exclude;
-struct session_hooks {
-	/* A host the proxy refused: noted on the session's running commands;
-	 * the command's id when exactly one was running, else 0. */
-	long long (*host_refused)(struct session *s, const char *host, int port,
-	    const char *rule, const char *reason);
-	/* An allowed host the proxy could not reach: noted on its commands. */
-	void (*host_failed)(struct session *s, const char *host, int port,
-	    const char *cause);
-	/* The file guard refused an operation of the command with container
-	 * id ct_id (0: every running command): noted on it. */
-	void (*file_refused)(struct session *s, uint64_t ct_id,
-	    const char *path, const char *op, const char *rule,
-	    const char *message, const char *reason, int pid,
-	    const char *process);
-	/* The plan's rule that explains a refused path (command/blocked.c's
-	 * blocked_explain): the message (caller frees) with *op and *rule,
-	 * or NULL when the sandbox did not do it. */
-	char *(*explain)(const struct plan *plan, const char *path,
-	    const char *cwd, int errnum, int writing, const char **op,
-	    const char **rule);
-	/* A program inside matched the profile's exclude patterns (the
-	 * container's on_exclude; arg is the session). */
-	void (*exclude)(struct container *ct, struct container_exclude *x,
-	    void *arg);
-	/* The session is closing: its approvals end, then its commands. */
-	void (*approvals_closed)(struct session *s);
-	void (*commands_closed)(struct session *s);
-	/* The number of the session's running commands. */
-	int (*commands_running)(const struct session *s);
-	/* The database was re-created: insert the session's commands again;
-	 * adds those written to *written, returns how many failed (err: the
-	 * last failure). */
-	int (*commands_rewrite)(struct session *s, int *written,
-	    sbox_error *err);
-};
-extern struct session_hooks session_hooks;
+/* What a session asks the rooms above it: session_hooks, declared with
+ * every upward hook in daemon/hooks.h; what it only tells them goes on the
+ * event bus (session.host_failed, session.file_refused, session.closing). */
 
 /* session-gitcfg.c: read what the repositories of the session's writable
  * folders name in their git config and keep it read-only in its plan

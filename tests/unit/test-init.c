@@ -241,6 +241,14 @@ START_TEST(test_init_validates)
 	/* Too many descriptors on one message. */
 	init_refuses("{\"type\":\"stat\",\"req\":5,\"path\":\"/\"}", five, 4,
 	    EINVAL);
+	/* sbox-init's one table (init-main.c): no type, a descriptor on a
+	 * message that takes none, a field out of its range */
+	init_refuses("{\"req\":6}", NULL, 0, EINVAL);
+	init_refuses("{\"type\":\"kill\",\"id\":1,\"signal\":9}", five, 1,
+	    EINVAL);
+	init_refuses("{\"type\":\"told\",\"ticket\":0}", NULL, 0, EINVAL);
+	init_refuses("{\"type\":\"mkdir\",\"req\":-1,\"path\":\"/x\"}",
+	    NULL, 0, EINVAL);
 	/* No command before the file guard is set up. */
 	init_refuses("{\"type\":\"spawn\",\"id\":8,\"argv\":[\"true\"],"
 	    "\"stdio\":\"fds\"}", three, 3, EINVAL);

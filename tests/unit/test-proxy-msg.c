@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "daemon/proxy/proxy-msg.h"
+#include "protocol/channel.h"
 
 /* A SOCK_SEQPACKET pair. */
 static void
@@ -30,14 +31,14 @@ is_open(int fd)
 START_TEST(test_roundtrip_with_fds)
 {
 	int sv[2], p[2], fds[PROXY_MSG_FDS], nfds;
-	json_t *o = json_pack("{s:s, s:i}", "t", "session", "id", 7), *m;
+	json_t *o = json_pack("{s:s, s:i}", "type", "session", "id", 7), *m;
 	char c = 0;
 
 	pair(sv);
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(proxy_msg_send(sv[0], o, p, 2), 0);
 	ck_assert_int_eq(proxy_msg_recv(sv[1], &m, fds, &nfds), 1);
-	ck_assert_str_eq(proxy_msg_kind(m), "session");
+	ck_assert_str_eq(channel_type(m), "session");
 	ck_assert_int_eq(json_integer_value(json_object_get(m, "id")), 7);
 	ck_assert_int_eq(nfds, 2);
 	/* the descriptors are the pipe's ends */
@@ -63,7 +64,7 @@ END_TEST
 START_TEST(test_malformed_dropped_with_fds)
 {
 	static const char *bad[] = { "not json", "[1,2]", "{\"x\":1}",
-	    "{\"t\":5}", "{\"t\":\"a\",\"t\":\"b\"}" };
+	    "{\"type\":5}", "{\"type\":\"a\",\"type\":\"b\"}" };
 	int sv[2], p[2], fds[PROXY_MSG_FDS], nfds;
 	size_t i;
 	json_t *m;
@@ -110,11 +111,11 @@ START_TEST(test_bounds)
 	pair(sv);
 	memset(big, 'a', PROXY_MSG_MAX + 9);
 	big[PROXY_MSG_MAX + 9] = '\0';
-	o = json_pack("{s:s, s:s}", "t", "x", "v", big);
+	o = json_pack("{s:s, s:s}", "type", "x", "v", big);
 	ck_assert_int_eq(proxy_msg_send(sv[0], o, NULL, 0), -1);
 	ck_assert_int_eq(errno, EMSGSIZE);
 	json_decref(o);
-	o = json_pack("{s:s}", "t", "x");
+	o = json_pack("{s:s}", "type", "x");
 	for (i = 0; i < PROXY_MSG_FDS + 1; i++)
 		fds[i] = 0;
 	ck_assert_int_eq(proxy_msg_send(sv[0], o, fds, PROXY_MSG_FDS + 1), -1);
