@@ -490,6 +490,33 @@ cmd_sandbox_resolve(const struct client_opts *o, int argc, char **argv)
 	return EXIT_OK;
 }
 
+
+/* The read reports line of sandbox status: how refused reads are seen. */
+static void
+cmd_sandbox_print_reads(json_t *rr)
+{
+	const char *by = cmd_sandbox_s(rr, "reads_by", NULL);
+	char line[768];
+
+	if (by == NULL)
+		return;
+	if (strcmp(by, "stand-ins") == 0)
+		snprintf(line, sizeof line, "by the hidden areas' stand-ins (the "
+		    "kernel decides each open; %lld requests served, %lld "
+		    "refused reads seen)", (long long)json_integer_value(
+		    json_object_get(rr, "requests")), (long long)
+		    json_integer_value(json_object_get(rr, "reads_seen")));
+	else if (strcmp(by, "seccomp") == 0)
+		snprintf(line, sizeof line, "by a seccomp notification per "
+		    "read-only open%s%s%s", cmd_sandbox_s(rr, "why", NULL) ?
+		    " (stand-ins: " : "", cmd_sandbox_s(rr, "why", ""),
+		    cmd_sandbox_s(rr, "why", NULL) ? ")" : "");
+	else
+		snprintf(line, sizeof line, "none: %s", cmd_sandbox_s(rr, "why",
+		    "?"));
+	cmd_sandbox_line("read reports", line);
+}
+
 /* Print what sandbox.status said, readable. */
 static void
 cmd_sandbox_print_status(const json_t *r)
@@ -515,6 +542,7 @@ cmd_sandbox_print_status(const json_t *r)
 	    (json_is_true(json_object_get(json_object_get(sb, "bwrap"),
 	    "usable")) ? "found and usable" : "found") : "not found");
 	cmd_sandbox_line("platform", line);
+	cmd_sandbox_print_reads(json_object_get(sb, "read_reports"));
 	if (json_integer_value(json_object_get(r, "proxy_port")) > 0)
 		snprintf(line, sizeof line, "%s, proxy 127.0.0.1:%lld inside",
 		    cmd_sandbox_s(r, "network", "?"), (long long)

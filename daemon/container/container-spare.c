@@ -30,6 +30,7 @@
 #include "protocol/fdpass.h"
 #include "daemon/container/container-bind.h"
 #include "daemon/container/container-launch.h"
+#include "daemon/container/container-standin.h"
 #include "daemon/container/child.h"
 #include "daemon/log.h"
 
@@ -66,6 +67,19 @@ struct spare_head {
 	int32_t  staged;
 	uint32_t run_uid, run_gid;
 	uint32_t argc;
+	uint32_t n_si;       /* stand-ins: one more message after the binds */
+};
+
+/* The stand-ins' message (container-standin.c), with the FUSE device:
+ * its head, then n_si records, then the stage folder (NUL-terminated). */
+struct spare_si_head {
+	uint32_t magic;
+	uint32_t uid, gid;
+};
+struct spare_si_rec {
+	int32_t            overlay;
+	uint32_t           mode;
+	unsigned long long size_bytes;
 };
 
 static struct container_spare spare_now;     /* pid 0: none waiting */
@@ -91,6 +105,74 @@ spare_send(int sock, const void *data, size_t len, const int *fds, int nfds)
 	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
 		if (errno != EINTR)
 			return -1;
+	return 0;
+}
+
+static ssize_t spare_recv(int sock, void *buf, size_t size, int *fds,
+    int want);
+
+/* Send the stand-ins' stage (root's: sboxd's own FUSE device). */
+static int
+spare_send_si(int sock, const struct container_standin_stage *st)
+{
+	struct spare_si_head h = { SPARE_MAGIC, (uint32_t)st->uid,
+	    (uint32_t)st->gid };
+	char buf[sizeof h + 256 * sizeof(struct spare_si_rec) + 4096];
+	struct spare_si_rec r;
+	size_t len = sizeof h, i, l = strlen(st->dir) + 1;
+
+	memcpy(buf, &h, sizeof h);
+	for (i = 0; i < st->n; i++) {
+		memset(&r, 0, sizeof r);
+		r.overlay = st->si[i].overlay;
+		r.mode = st->si[i].mode;
+		r.size_bytes = st->si[i].size_bytes;
+		memcpy(buf + len, &r, sizeof r);
+		len += sizeof r;
+	}
+	memcpy(buf + len, st->dir, l);
+	return spare_send(sock, buf, len + l, &st->fuse_fd, 1);
+}
+
+/* In the spare: receive the stand-ins' stage (n records) into *st and
+ * *si (static: the spare execs soon). 0 or -1. */
+static int
+spare_recv_si(int sock, uint32_t n, struct container_standin_stage *st)
+{
+	static struct render_bwrap_standin si[256];
+	static char buf[sizeof(struct spare_si_head) + 256 *
+	    sizeof(struct spare_si_rec) + 4096];
+	struct spare_si_head h;
+	struct spare_si_rec r;
+	ssize_t got;
+	size_t at = sizeof h, i;
+	int fd;
+
+	if (n == 0 || n > 256 || (got = spare_recv(sock, buf, sizeof buf - 1,
+	    &fd, 1)) < (ssize_t)(sizeof h + n * sizeof r + 2))
+		return -1;
+	buf[got] = '\0';
+	memcpy(&h, buf, sizeof h);
+	if (h.magic != SPARE_MAGIC || buf[got - 1] != '\0')
+		return -1;
+	memset(st, 0, sizeof *st);
+	for (i = 0; i < n; i++, at += sizeof r) {
+		memcpy(&r, buf + at, sizeof r);
+		memset(&si[i], 0, sizeof si[i]);
+		si[i].overlay = r.overlay != 0;
+		si[i].is_dir = r.overlay != 0;
+		si[i].mode = r.mode & 07777;
+		si[i].size_bytes = r.size_bytes;
+	}
+	if (strlen(buf + at) + 1 > sizeof st->dir || buf[at] != '/')
+		return -1;
+	snprintf(st->dir, sizeof st->dir, "%s", buf + at);
+	st->fuse_fd = fd;
+	st->fd_sock = -1;
+	st->uid = (uid_t)h.uid;
+	st->gid = (gid_t)h.gid;
+	st->n = n;
+	st->si = si;
 	return 0;
 }
 
@@ -131,6 +213,7 @@ static void
 spare_child(int n, const char *bwrap, int staged)
 {
 	struct container_binds b = { 0 };
+	static struct container_standin_stage si;
 	struct container_cg own;
 	struct spare_head h;
 	const char *which = NULL;
@@ -200,6 +283,11 @@ spare_child(int n, const char *bwrap, int staged)
 		if (spare_recv(sock, &at, sizeof at, b.fds + k, want) !=
 		    (ssize_t)sizeof at || at != k)
 			_exit(127);
+	}
+	if (h.n_si > 0) {
+		if (spare_recv_si(sock, h.n_si, &si) < 0)
+			_exit(127);
+		b.si = &si;
 	}
 	close(sock);
 	container_launch_exec(argv[0], argv + 1, src, &b, staged);
@@ -487,7 +575,7 @@ container_spare_go(struct container_spare *s, const char *bwrap,
     char *const *argv, const int src[6], const struct container_binds *b,
     sbox_error *err)
 {
-	struct spare_head h = { SPARE_MAGIC, 0, 0, 0, 0, 0 };
+	struct spare_head h = { SPARE_MAGIC, 0, 0, 0, 0, 0, 0 };
 	char *data;
 	size_t len, i, l;
 	uint32_t at;
@@ -499,6 +587,11 @@ container_spare_go(struct container_spare *s, const char *bwrap,
 	h.staged = b->staged;
 	h.run_uid = (uint32_t)b->run_uid;
 	h.run_gid = (uint32_t)b->run_gid;
+	if (b->si != NULL && (b->si->fuse_fd < 0 || b->si->userns ||
+	    b->si->n > 256))
+		return error_set(err, E_INTERNAL, "these stand-ins cannot go "
+		    "through the spare launcher");
+	h.n_si = b->si != NULL ? (uint32_t)b->si->n : 0;
 	if ((data = malloc(SPARE_DATA_MAX)) == NULL)
 		return error_nomem(err);
 	memcpy(data, &h, sizeof h);
@@ -533,6 +626,9 @@ container_spare_go(struct container_spare *s, const char *bwrap,
 			return error_set_errno(err, E_SANDBOX_SETUP, errno,
 			    "the spare launcher");
 	}
+	if (h.n_si > 0 && spare_send_si(s->sock, b->si) < 0)
+		return error_set_errno(err, E_SANDBOX_SETUP, errno, "the spare "
+		    "launcher (stand-ins)");
 	close(s->sock);
 	s->sock = -1;
 	free(s->bwrap);		/* it is bwrap now: its pid and cgroups stay */

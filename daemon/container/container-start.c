@@ -449,7 +449,7 @@ container_start(const struct plan *p, const struct container_opts *o,
 	fds[2] = args;
 	fds[3] = sec;
 	/* a spare made ahead for these limits, already in its cgroups */
-	if (binds.si == NULL &&
+	if ((binds.si == NULL || (binds.si->fuse_fd >= 0 && !binds.si->userns)) &&
 	    container_spare_take(&p->limits, binds.staged, bwrap, &spare) == 0) {
 		c->cg = spare.cg;
 		c->pid = container_start_spawn_bwrap(c, bwrap, cmd, fds, &binds,

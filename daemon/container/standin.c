@@ -37,10 +37,13 @@
  * one level is outside the sandbox (bwrap, the launcher), a last id of 1
  * is sbox-init; everything else is a sandboxed process. */
 #include "daemon/container/standin.h"
-#include "daemon/log.h"
 
 #include <errno.h>
 #include <event2/event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fuse.h>
@@ -84,11 +87,11 @@ struct standin_held {
 };
 
 struct standin {
-	struct event_base   *base;
+	int                  slot;       /* in standin_tab: the epoll key */
+	uint64_t             gen;        /* its reports' (a slot is reused) */
 	int                  fd;
-	struct event        *ev;
-	struct event        *timer;
-	struct event        *retry;      /* until the launcher has mounted it */
+	int                  watched;    /* in the epoll set */
+	long long            retry_at;   /* not mounted yet: look again then */
 	int                  retry_ms;
 	int                  armed;      /* watched since it was mounted */
 	struct standin_area *areas;
@@ -111,6 +114,9 @@ struct standin {
 };
 
 static char standin_buf[STANDIN_BUF];
+
+static void standin_queue(struct standin *s, pid_t tid, const char *path,
+    int err, uint64_t token);
 
 /* Milliseconds on the monotonic clock. */
 static long long
@@ -155,12 +161,10 @@ standin_reply(struct standin *s, uint64_t unique, int error, const void *body,
 	v[0].iov_len = sizeof h;
 	v[1].iov_base = (void *)body;
 	v[1].iov_len = error == 0 ? len : 0;
-	/* ENOENT: the request was interrupted meanwhile; anything else: the
-	 * connection is gone (the container ended) */
-	if (writev(s->fd, v, error == 0 && len > 0 ? 2 : 1) < 0 &&
-	    errno != ENOENT)
-		log_debug("stand-ins: an answer could not be written: %s",
-		    strerror(errno));
+	/* fails with ENOENT when the request was interrupted meanwhile, or
+	 * when the connection is gone (the container ended): nothing to do */
+	if (writev(s->fd, v, error == 0 && len > 0 ? 2 : 1) < 0) {
+	}
 }
 
 /* The node of a nodeid, or NULL. */
@@ -417,7 +421,6 @@ standin_hold(struct standin *s, uint64_t unique, int err, pid_t tid,
     const char *path)
 {
 	struct standin_held *h = NULL;
-	struct timeval tv = { 0, STANDIN_HOLD_MS * 1000 };
 	size_t i;
 
 	s->n_reads++;
@@ -427,7 +430,7 @@ standin_hold(struct standin *s, uint64_t unique, int err, pid_t tid,
 	if (h == NULL || s->cb == NULL || tid <= 0) {
 		/* a flood: answered at once, still reported */
 		if (s->cb != NULL && tid > 0)
-			s->cb(s->arg, tid, path, -err, 0);
+			standin_queue(s, tid, path, -err, 0);
 		standin_reply(s, unique, err, NULL, 0);
 		return;
 	}
@@ -435,9 +438,7 @@ standin_hold(struct standin *s, uint64_t unique, int err, pid_t tid,
 	h->unique = unique;
 	h->err = err;
 	h->deadline = standin_now_ms() + STANDIN_HOLD_MS;
-	if (!evtimer_pending(s->timer, NULL))
-		evtimer_add(s->timer, &tv);
-	s->cb(s->arg, tid, path, -err, h->token);
+	standin_queue(s, tid, path, -err, h->token);
 }
 
 /* Has an overlay copied n's name up (a private file of the same name
@@ -527,7 +528,7 @@ standin_node_op(struct standin *s, const struct fuse_in_header *in)
 			/* listed, empty: the read is told, then answered */
 			s->n_reads++;
 			if (s->cb != NULL && tid > 0)
-				s->cb(s->arg, tid, n->path, 0, 0);
+				standin_queue(s, tid, n->path, 0, 0);
 		}
 		break;
 	}
@@ -633,48 +634,107 @@ standin_request(struct standin *s, const char *buf, size_t len)
 	}
 }
 
-/* The FUSE device is readable: serve what waits. */
+/* The server thread and what the main loop shares with it (under
+ * standin_mu: every stand-in, its nodes and held opens, the report queue). */
+#define STANDIN_MAX 1024
+#define STANDIN_WAKE ((uint64_t)-1)  /* the epoll key of standin_wake */
+
+/* A refused read for the main loop (its callback sends it on). */
+struct standin_report {
+	int       slot;
+	uint64_t  gen;
+	pid_t     tid;
+	char     *path;
+	int       err;
+	uint64_t  token;
+};
+
+static pthread_mutex_t standin_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct standin *standin_tab[STANDIN_MAX];
+static uint64_t standin_next_gen;
+static int standin_ep = -1, standin_wake = -1, standin_note = -1;
+static struct event *standin_note_ev;
+static struct standin_report *standin_q;
+static size_t standin_nq, standin_capq;
+
+/* Queue a report for the main loop (standin_mu held). */
 static void
-standin_on_read(evutil_socket_t fd, short what, void *arg)
+standin_queue(struct standin *s, pid_t tid, const char *path, int err,
+    uint64_t token)
 {
-	struct standin *s = arg;
+	struct standin_report *v;
+	uint64_t one = 1;
+
+	if (standin_nq == standin_capq) {
+		size_t cap = standin_capq ? standin_capq * 2 : 16;
+
+		if (cap > 4096 || (v = realloc(standin_q, cap * sizeof *v)) ==
+		    NULL)
+			return;	/* a flood: its open is answered at its time */
+		standin_q = v;
+		standin_capq = cap;
+	}
+	v = &standin_q[standin_nq];
+	if ((v->path = strdup(path)) == NULL)
+		return;
+	v->slot = s->slot;
+	v->gen = s->gen;
+	v->tid = tid;
+	v->err = err;
+	v->token = token;
+	standin_nq++;
+	if (write(standin_note, &one, sizeof one) < 0) {
+		/* the count is already non-zero: the loop will look */
+	}
+}
+
+/* Watch s's device in the epoll set (again); standin_mu held. */
+static void
+standin_watch(struct standin *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	ev.data.u64 = (uint64_t)s->slot;
+	if (s->watched)
+		epoll_ctl(standin_ep, EPOLL_CTL_DEL, s->fd, NULL);
+	s->watched = epoll_ctl(standin_ep, EPOLL_CTL_ADD, s->fd, &ev) == 0;
+}
+
+/* Serve what waits on s's device; standin_mu held. */
+static void
+standin_serve(struct standin *s)
+{
 	ssize_t n;
 	int i;
 
-	(void)what;
 	for (i = 0; i < 64; i++) {
-		n = read(fd, standin_buf, sizeof standin_buf);
+		n = read(s->fd, standin_buf, sizeof standin_buf);
 		if (n < 0 && (errno == EINTR || errno == ENOENT))
 			continue;	/* ENOENT: one interrupted meanwhile */
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n < 0 && errno == EPERM) {
 			/* not mounted yet: the device polls as an error until
-			 * it is, and only a poll after the mount waits on the
-			 * connection: look again soon */
-			struct timeval tv = { 0, s->retry_ms * 1000 };
-
-			event_del(s->ev);
-			evtimer_add(s->retry, &tv);
+			 * it is, and only a watch made after the mount waits on
+			 * the connection: look again soon */
+			epoll_ctl(standin_ep, EPOLL_CTL_DEL, s->fd, NULL);
+			s->watched = 0;
+			s->retry_at = standin_now_ms() + s->retry_ms;
 			if (s->retry_ms < 64)
 				s->retry_ms *= 2;
 			return;
 		}
 		if (n < 0) {	/* ENODEV: unmounted, the container ended */
-			log_debug("stand-ins: the device says %s", strerror(errno));
-			event_del(s->ev);
+			epoll_ctl(standin_ep, EPOLL_CTL_DEL, s->fd, NULL);
+			s->watched = 0;
 			return;
 		}
 		if (!s->armed) {
 			/* mounted: a watch made before the mount never wakes
 			 * (the device polled as an error, so the kernel kept
-			 * no wait on its queue): watch it afresh, next turn */
-			struct timeval tv = { 0, 0 };
-
+			 * no wait on its queue): watch it afresh */
 			s->armed = 1;
-			event_del(s->ev);
-			evtimer_add(s->retry, &tv);
-			i = 64;	/* serve this one, then stop */
+			standin_watch(s);
 		}
 		if ((size_t)n < sizeof(struct fuse_in_header) ||
 		    ((const struct fuse_in_header *)(const void *)
@@ -682,17 +742,6 @@ standin_on_read(evutil_socket_t fd, short what, void *arg)
 			continue;
 		standin_request(s, standin_buf, (size_t)n);
 	}
-}
-
-/* Watch the device again (it may be mounted now). */
-static void
-standin_on_retry(evutil_socket_t fd, short what, void *arg)
-{
-	struct standin *s = arg;
-
-	(void)fd;
-	(void)what;
-	event_add(s->ev, NULL);
 }
 
 /* Answer one held open. */
@@ -703,30 +752,143 @@ standin_answer(struct standin *s, struct standin_held *h)
 	h->token = 0;
 }
 
-/* The hold timer: answer what waited too long; wait for the rest. */
-static void
-standin_on_timer(evutil_socket_t fd, short what, void *arg)
+/* Answer the held opens whose time has come, watch again the devices due
+ * for it; the milliseconds until the next such moment (-1: none).
+ * standin_mu held. */
+static int
+standin_due(void)
 {
-	struct standin *s = arg;
-	long long now = standin_now_ms(), next = -1;
-	struct timeval tv;
-	size_t i;
+	long long now = standin_now_ms(), next = -1, t;
+	struct standin *s;
+	size_t i, k;
 
-	(void)fd;
-	(void)what;
-	for (i = 0; i < STANDIN_HELD; i++) {
-		if (s->held[i].token == 0)
+	for (k = 0; k < STANDIN_MAX; k++) {
+		if ((s = standin_tab[k]) == NULL || s->fd < 0)
 			continue;
-		if (s->held[i].deadline <= now)
-			standin_answer(s, &s->held[i]);
-		else if (next < 0 || s->held[i].deadline < next)
-			next = s->held[i].deadline;
+		for (i = 0; i < STANDIN_HELD; i++) {
+			if (s->held[i].token == 0)
+				continue;
+			if ((t = s->held[i].deadline) <= now)
+				standin_answer(s, &s->held[i]);
+			else if (next < 0 || t < next)
+				next = t;
+		}
+		if (!s->watched && s->retry_at > 0) {
+			if (s->retry_at <= now) {
+				s->retry_at = 0;
+				standin_watch(s);
+			} else if (next < 0 || s->retry_at < next)
+				next = s->retry_at;
+		}
 	}
-	if (next >= 0) {
-		tv.tv_sec = 0;
-		tv.tv_usec = (suseconds_t)((next - now) * 1000);
-		evtimer_add(s->timer, &tv);
+	return next < 0 ? -1 : next <= now ? 0 : (int)(next - now);
+}
+
+/* The server thread: every container's device, and the held opens'
+ * deadlines. It never waits on sboxd's loop, so that sboxd itself may use
+ * a file of a hidden area (a kept file, a descriptor sbox-init opened
+ * for it) without waiting for its own answer. */
+static void *
+standin_thread(void *arg)
+{
+	struct epoll_event evs[64];
+	uint64_t v;
+	int n, i, timeout;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&standin_mu);
+		timeout = standin_due();
+		pthread_mutex_unlock(&standin_mu);
+		n = epoll_wait(standin_ep, evs, 64, timeout);
+		pthread_mutex_lock(&standin_mu);
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.u64 == STANDIN_WAKE) {
+				if (read(standin_wake, &v, sizeof v) < 0) {
+				}
+				continue;
+			}
+			if (evs[i].data.u64 < STANDIN_MAX &&
+			    standin_tab[evs[i].data.u64] != NULL &&
+			    standin_tab[evs[i].data.u64]->fd >= 0)
+				standin_serve(standin_tab[evs[i].data.u64]);
+		}
+		pthread_mutex_unlock(&standin_mu);
 	}
+	return NULL;
+}
+
+/* Wake the thread (a device to watch, a moment changed). */
+static void
+standin_poke(void)
+{
+	uint64_t one = 1;
+
+	if (write(standin_wake, &one, sizeof one) < 0) {
+	}
+}
+
+/* The main loop: reports the thread queued go to their callbacks. */
+static void
+standin_on_note(evutil_socket_t fd, short what, void *arg)
+{
+	struct standin_report *q;
+	struct standin *s;
+	size_t n, i;
+	uint64_t v;
+
+	(void)what;
+	(void)arg;
+	if (read(fd, &v, sizeof v) < 0) {
+	}
+	pthread_mutex_lock(&standin_mu);
+	q = standin_q;
+	n = standin_nq;
+	standin_q = NULL;
+	standin_nq = standin_capq = 0;
+	pthread_mutex_unlock(&standin_mu);
+	for (i = 0; i < n; i++) {
+		/* only the main loop frees a stand-in: stable here */
+		s = standin_tab[q[i].slot];
+		if (s != NULL && s->gen == q[i].gen && s->cb != NULL)
+			s->cb(s->arg, q[i].tid, q[i].path, q[i].err, q[i].token);
+		free(q[i].path);
+	}
+	free(q);
+}
+
+/* Start the thread and its descriptors once; -1 with errno. */
+static int
+standin_start(struct event_base *base)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t all, old;
+	pthread_t t;
+	int e;
+
+	if (standin_ep >= 0)
+		return 0;
+	if ((standin_ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    (standin_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+	    (standin_note = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -1;
+	ev.data.u64 = STANDIN_WAKE;
+	if (epoll_ctl(standin_ep, EPOLL_CTL_ADD, standin_wake, &ev) < 0 ||
+	    (standin_note_ev = event_new(base, standin_note, EV_READ |
+	    EV_PERSIST, standin_on_note, NULL)) == NULL ||
+	    event_add(standin_note_ev, NULL) < 0)
+		return -1;
+	/* no signal for the thread: sboxd's loop takes them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&t, NULL, standin_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
+	pthread_detach(t);
+	return 0;
 }
 
 /* Answer the held open of token. */
@@ -735,17 +897,23 @@ standin_release(struct standin *s, uint64_t token)
 {
 	size_t i;
 
-	for (i = 0; s != NULL && token != 0 && i < STANDIN_HELD; i++)
+	if (s == NULL || token == 0)
+		return;
+	pthread_mutex_lock(&standin_mu);
+	for (i = 0; s->fd >= 0 && i < STANDIN_HELD; i++)
 		if (s->held[i].token == token)
 			standin_answer(s, &s->held[i]);
+	pthread_mutex_unlock(&standin_mu);
 }
 
 /* Requests served and refused reads seen. */
 void
 standin_counts(const struct standin *s, uint64_t *requests, uint64_t *reads)
 {
+	pthread_mutex_lock(&standin_mu);
 	*requests = s != NULL ? s->n_requests : 0;
 	*reads = s != NULL ? s->n_reads : 0;
+	pthread_mutex_unlock(&standin_mu);
 }
 
 /* Can /dev/fuse be opened here? NULL, or why not. */
@@ -763,6 +931,26 @@ standin_available(void)
 	return NULL;
 }
 
+/* Free s's memory (not in the table). */
+static void
+standin_destroy(struct standin *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_nodes; i++) {
+		free(s->nodes[i].path);
+		free(s->nodes[i].name_own);
+	}
+	for (i = 0; i < s->n_copied; i++)
+		free(s->copied[i]);
+	free(s->copied);
+	free(s->nodes);
+	free(s->chain);
+	free(s->bucket);
+	free(s->areas);
+	free(s);
+}
+
 /* Serve a new connection for areas; *fd gets /dev/fuse. */
 struct standin *
 standin_new(struct event_base *base, const struct standin_area *areas,
@@ -773,6 +961,7 @@ standin_new(struct event_base *base, const struct standin_area *areas,
 	uint64_t id;
 	char *path;
 	size_t i;
+	int slot = -1;
 
 	if (fd != NULL)
 		*fd = -1;
@@ -787,11 +976,13 @@ standin_new(struct event_base *base, const struct standin_area *areas,
 	}
 	s->n_bucket = 4096;
 	s->fd = -1;
+	s->slot = -1;
 	s->uid = uid;
 	s->gid = gid;
 	s->cb = cb;
 	s->arg = arg;
 	s->n_areas = n;
+	s->retry_ms = 1;
 	if ((path = strdup("/")) == NULL ||
 	    standin_node_new(s, SK_ROOT, 0, 0, path, NULL, &id) == NULL) {
 		free(path);
@@ -811,12 +1002,28 @@ standin_new(struct event_base *base, const struct standin_area *areas,
 			goto nomem;
 		}
 	}
-	s->base = base;
-	s->timer = evtimer_new(base, standin_on_timer, s);
-	s->retry = evtimer_new(base, standin_on_retry, s);
-	s->retry_ms = 1;
-	if (s->timer == NULL || s->retry == NULL)
-		goto nomem;
+	if (standin_start(base) < 0) {
+		error_set_errno(err, E_SANDBOX_SETUP, errno, "the stand-ins' "
+		    "server");
+		standin_destroy(s);
+		return NULL;
+	}
+	pthread_mutex_lock(&standin_mu);
+	for (i = 0; i < STANDIN_MAX && slot < 0; i++)
+		if (standin_tab[i] == NULL)
+			slot = (int)i;
+	if (slot >= 0) {
+		s->slot = slot;
+		s->gen = ++standin_next_gen;
+		standin_tab[slot] = s;
+	}
+	pthread_mutex_unlock(&standin_mu);
+	if (slot < 0) {
+		standin_destroy(s);
+		error_set(err, E_LIMIT, "more than %d sandboxes with stand-ins",
+		    STANDIN_MAX);
+		return NULL;
+	}
 	if (fd == NULL)
 		return s;
 	if ((*fd = open("/dev/fuse", O_RDWR | O_CLOEXEC | O_NONBLOCK)) < 0) {
@@ -827,11 +1034,13 @@ standin_new(struct event_base *base, const struct standin_area *areas,
 	}
 	if (standin_attach(s, *fd) < 0) {
 		*fd = -1;
-		goto nomem;
+		standin_free(s);
+		error_nomem(err);
+		return NULL;
 	}
 	return s;
 nomem:
-	standin_free(s);
+	standin_destroy(s);
 	error_nomem(err);
 	return NULL;
 }
@@ -840,17 +1049,21 @@ nomem:
 int
 standin_attach(struct standin *s, int fd)
 {
-	if (s->fd >= 0) {
-		close(fd);
-		return -1;
-	}
+	int rc = 0;
+
 	fcntl(fd, F_SETFL, O_NONBLOCK);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	s->fd = fd;
-	if ((s->ev = event_new(s->base, s->fd, EV_READ | EV_PERSIST,
-	    standin_on_read, s)) == NULL || event_add(s->ev, NULL) < 0)
-		return -1;
-	return 0;
+	pthread_mutex_lock(&standin_mu);
+	if (s->fd >= 0) {
+		close(fd);
+		rc = -1;
+	} else {
+		s->fd = fd;
+		standin_watch(s);
+	}
+	pthread_mutex_unlock(&standin_mu);
+	standin_poke();
+	return rc;
 }
 
 /* Stop serving, answer what is held, close. */
@@ -861,27 +1074,18 @@ standin_free(struct standin *s)
 
 	if (s == NULL)
 		return;
-	for (i = 0; s->fd >= 0 && i < STANDIN_HELD; i++)
-		if (s->held[i].token != 0)
-			standin_answer(s, &s->held[i]);
-	if (s->ev != NULL)
-		event_free(s->ev);
-	if (s->timer != NULL)
-		event_free(s->timer);
-	if (s->retry != NULL)
-		event_free(s->retry);
-	if (s->fd >= 0)
+	pthread_mutex_lock(&standin_mu);
+	if (s->fd >= 0) {
+		for (i = 0; i < STANDIN_HELD; i++)
+			if (s->held[i].token != 0)
+				standin_answer(s, &s->held[i]);
+		if (s->watched)
+			epoll_ctl(standin_ep, EPOLL_CTL_DEL, s->fd, NULL);
 		close(s->fd);
-	for (i = 0; i < s->n_nodes; i++) {
-		free(s->nodes[i].path);
-		free(s->nodes[i].name_own);
+		s->fd = -1;
 	}
-	for (i = 0; i < s->n_copied; i++)
-		free(s->copied[i]);
-	free(s->copied);
-	free(s->nodes);
-	free(s->chain);
-	free(s->bucket);
-	free(s->areas);
-	free(s);
+	if (s->slot >= 0 && standin_tab[s->slot] == s)
+		standin_tab[s->slot] = NULL;
+	pthread_mutex_unlock(&standin_mu);
+	standin_destroy(s);
 }

@@ -12,6 +12,7 @@
 #include "policy/caches.h"
 #include "daemon/container/cachedir.h"
 #include "daemon/container/container.h"
+#include "daemon/container/container-standin.h"
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/rpc/rpc.h"
 #include "daemon/check/sandbox-check.h"
@@ -354,6 +355,28 @@ rpc_sandbox_pid_alive(pid_t pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+/* How session s's refused reads are seen: by its hidden areas' stand-ins
+ * (the kernel decides every open; counts of what they served), by a
+ * seccomp notification per read-only open (and why not stand-ins), or not
+ * at all (sandbox.report_reads false, or not sandboxed). */
+static json_t *
+rpc_sandbox_read_reports(const struct session *s, int sandboxed)
+{
+	const char *why, *by = container_standin_mechanism(&why);
+	json_t *j = s && s->ct ? container_standin_describe(s->ct) : NULL;
+
+	if (j != NULL)
+		return j;
+	if (!sandboxed || s == NULL || s->ct == NULL || (s->plan != NULL &&
+	    (s->plan->guard == NULL || s->plan->guard->n_rules == 0)))
+		return json_pack("{s:s, s:s}", "reads_by", "none", "why",
+		    !sandboxed ? "not sandboxed" : s == NULL || s->ct == NULL ?
+		    "the session is not live" : "read reports are off "
+		    "(sandbox.report_reads)");
+	return json_pack("{s:s, s:s?}", "reads_by", strcmp(by, "seccomp") == 0 ?
+	    "seccomp" : by, "why", why);
+}
+
 /* Where the sandbox of session s runs: platform, bwrap, container. */
 static json_t *
 rpc_sandbox_runs_here(const struct session *s, int sandboxed)
@@ -382,11 +405,12 @@ rpc_sandbox_runs_here(const struct session *s, int sandboxed)
 	else
 		snprintf(why, sizeof why, "the session's container is not "
 		    "running");
-	return json_pack("{s:b, s:s, s:s, s:{s:s, s:b, s:b}, s:i, s:b, s:s}",
-	    "runs_here", runs, "platform", u.sysname, "mechanism",
+	return json_pack("{s:b, s:s, s:s, s:{s:s, s:b, s:b}, s:i, s:b, s:s, "
+	    "s:o}", "runs_here", runs, "platform", u.sysname, "mechanism",
 	    sandboxed ? "bwrap" : "none",
 	    "bwrap", "path", bwrap, "found", found, "usable", ready,
-	    "container_pid", (int)pid, "container_alive", alive, "detail", why);
+	    "container_pid", (int)pid, "container_alive", alive, "detail", why,
+	    "read_reports", rpc_sandbox_read_reports(s, sandboxed));
 }
 
 /* Mark the refused hosts that session.allow_host let through since (a

@@ -200,7 +200,7 @@ class Daemon:
             "SBOX_SOCKET": self.sock,
         }
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TMPDIR",
-                  "SBOX_BENCH_NO_GUARD"):
+                  "SBOX_BENCH_NO_GUARD", "SBOX_READS_BY"):
             if k in os.environ:
                 e[k] = os.environ[k]
         # Under ASan, freed memory waits in a quarantine (256 MB by default),
