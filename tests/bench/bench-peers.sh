@@ -204,10 +204,16 @@ for _ in $(seq 100); do [ -S "$work/floor.sock" ] && break; sleep 0.05; done
 
 # --- /bin/true, every command side by side ---
 bare=("$bwrap" --unshare-all --die-with-parent --ro-bind / / --dev /dev --proc /proc)
-tnames=(unsandboxed bwrap sbox-warm exec-floor sbox-cold)
+# A cold run is one that finds sboxd idle: each of those runs (and the
+# bare bwrap beside them) follows IDLE_S seconds of nothing, untimed
+# (hyperfine --prepare); back to back, a run comes while the session made
+# ahead at the last one's close is still starting (the "-b2b" rows).
+IDLE_S=${BENCH_PEERS_IDLE_S:-0.15}
+tnames=(unsandboxed bwrap sbox-warm exec-floor sbox-cold bwrap-idle sbox-cold-b2b)
 tcmds=("/bin/true" "${bare[*]} /bin/true"
 	"$BIN/sbox session exec $sid --no-tty -- /bin/true"
 	"$BIN/bench/exec-floor run $work/floor.sock /bin/true"
+	"$BIN/sbox run -- /bin/true" "${bare[*]} /bin/true"
 	"$BIN/sbox run -- /bin/true")
 if [ -z "${skip[firejail]:-}" ]; then
 	tnames+=(firejail); tcmds+=("${fj[*]} /bin/true")
@@ -220,20 +226,26 @@ if [ -z "${skip[srt]:-}" ]; then
 fi
 have_hf=$(command -v hyperfine >/dev/null && echo 1 || echo 0)
 
-# Seconds of one command: hyperfine's median of RUNS runs, or a loop's mean.
+# Seconds of one command: hyperfine's median of RUNS runs, or a loop's
+# mean; with a second argument, each run after that many idle seconds.
 time_true() {
+	local prep=()
+	[ -n "${2:-}" ] && prep=(--prepare "sleep $2")
 	if [ "$have_hf" = 1 ]; then
-		hyperfine -N --style none --warmup 3 --runs "$RUNS" \
+		hyperfine -N --style none --warmup 3 --runs "$RUNS" "${prep[@]}" \
 			--export-json "$work/h.json" "$1" >/dev/null 2>&1 || return 1
 		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' "$work/h.json"
 	else
-		python3 - "$1" "$RUNS" <<-'EOF'
+		python3 - "$1" "$RUNS" "${2:-0}" <<-'EOF'
 		import shlex, subprocess, sys, time
-		cmd, n = shlex.split(sys.argv[1]), int(sys.argv[2])
-		t = time.perf_counter()
+		cmd, n, idle = shlex.split(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+		total = 0.0
 		for _ in range(n):
+		    time.sleep(idle)
+		    t = time.perf_counter()
 		    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-		print((time.perf_counter() - t) / n)
+		    total += time.perf_counter() - t
+		print(total / n)
 		EOF
 	fi
 }
@@ -241,7 +253,9 @@ declare -A tt
 cd "$work/proj" || exit 1	# sbox run's project is the folder it runs in
 for r in $(seq "$ROUNDS"); do
 	for k in $(printf '%s\n' "${!tnames[@]}" | shuf); do
-		t=$(time_true "${tcmds[$k]}") || {
+		idle=
+		case ${tnames[$k]} in sbox-cold|bwrap-idle) idle=$IDLE_S ;; esac
+		t=$(time_true "${tcmds[$k]}" $idle) || {
 			echo "   ${tnames[$k]}: /bin/true failed: ${tcmds[$k]}"
 			case ${tnames[$k]} in firejail|codex|srt) t=nan ;; *) exit 1 ;; esac
 		}
@@ -321,6 +335,7 @@ for n in firejail codex srt; do
 done
 echo "   as $(id -un) ($who); $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg);" \
 	"$ROUNDS rounds in shuffled order; ${RUNS} runs a command a round" \
+	"(sbox-cold and bwrap-idle: each after ${IDLE_S}s idle)" \
 	"($([ "$have_hf" = 1 ] && echo "hyperfine medians" || echo "loop means"))"
 echo "   bare bwrap = ${bare[*]} CMD"
 printf '   %-12s %12s %14s\n' "/bin/true" "median ms" "x bare bwrap"
@@ -341,7 +356,8 @@ for k in "${!bnames[@]}"; do
 done
 # the goal rows, then the peers over the same bases (the goal printed is
 # that of the comparable sbox row)
-line "sbox-run-cold-over-bwrap-$who" "$(rmed tt "$(idx tnames sbox-cold)" "$b")" "<=" 1.5
+line "sbox-run-cold-over-bwrap-$who" "$(rmed tt "$(idx tnames sbox-cold)" "$(idx tnames bwrap-idle)")" "<=" 1.5
+line "sbox-run-back-to-back-over-bwrap-$who" "$(rmed tt "$(idx tnames sbox-cold-b2b)" "$b")"
 line "sbox-exec-warm-over-exec-floor-$who" "$(rmed tt "$(idx tnames sbox-warm)" "$(idx tnames exec-floor)")" "<=" 1.1
 line "sbox-build-over-unsandboxed-$who" "$(rmed bt "$(idx bnames sbox)" "$u")" "<=" 1.03
 line "sbox-exec-warm-over-bwrap-$who" "$(rmed tt "$(idx tnames sbox-warm)" "$b")" "<=" 1.5
