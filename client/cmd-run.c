@@ -121,8 +121,9 @@ cmd_run(const struct client_opts *o, int argc, char **argv)
 		    "cd into a project, or pass --project DIR");
 		return client_fail(&err);
 	}
-	params = json_pack("{s:s, s:s, s:o}", "project", project, "title",
-	    "sbox run", "env", environ_json());
+	/* one_shot: a session sboxd may have made ahead serves it */
+	params = json_pack("{s:s, s:s, s:o, s:b}", "project", project, "title",
+	    "sbox run", "env", environ_json(), "one_shot", 1);
 	if (sandbox != NULL)
 		json_object_set_new(params, "sandbox", json_string(sandbox));
 	if ((r = client_call(cl, "session.create", params, NULL, 0, &err)) == NULL) {

@@ -35,6 +35,7 @@ config_reload_file(const char *why, int allow_missing, sbox_error *err)
 	}
 	config_free(sboxd.config);
 	sboxd.config = cfg;
+	sboxd.config_gen++;
 	log_info("config reloaded from %s (%s)", sboxd.config_path, why);
 	events_publish("config.reloaded", NULL, json_pack("{s:s}", "path",
 	    sboxd.config_path));

@@ -32,6 +32,7 @@ struct sboxd {
 	struct evdns_base *dns;
 	struct store      *store;
 	struct config     *config;       /* current config (replaced on SIGHUP) */
+	unsigned           config_gen;   /* bumped each time it is replaced */
 	char              *socket_path;
 	char              *state_dir;
 	char              *config_path;

@@ -47,6 +47,7 @@ rpc_session_create(struct rpc_call *call, json_t *params, json_t **result,
 		.uid = c ? conn_uid(c) : 0,
 		.close_with_client = json_is_true(json_object_get(params,
 		    "close_with_client")),
+		.one_shot = json_is_true(json_object_get(params, "one_shot")),
 	};
 	const char *within = rpc_session_str(params, "within");
 
@@ -268,6 +269,7 @@ static const struct params_field rpc_session_create_params[] = {
 	{ "env", PARAMS_OBJECT, 0, 0 },
 	{ "within", PARAMS_STRING, 0, 64 },
 	{ "close_with_client", PARAMS_BOOL, 0, 0 },
+	{ "one_shot", PARAMS_BOOL, 0, 0 },
 	{ NULL, 0, 0, 0 },
 };
 static const struct params_field rpc_session_id_params[] = {

@@ -113,6 +113,11 @@ session_ct_ready_done(struct session *s)
 	error_clear(&err);
 	/* (its note, written at create, holds what it still needs) */
 	s->state = SESSION_READY;
+	if (s->spare != NULL) {	/* nothing to record or tell until taken */
+		log_debug("session spare %s ready in %lld ms", s->id,
+		    container_start_ms(s->ct));
+		return;
+	}
 	id = strdup(s->id);
 	if (id == NULL || sboxd.base == NULL || event_base_once(sboxd.base, -1,
 	    EV_TIMEOUT, session_ready_stored, id, &(struct timeval){ 0, 0 }) <
@@ -175,6 +180,12 @@ session_ct_ready(struct container *ct, const sbox_error *cerr, void *arg)
 	session_keep_seed(s, session_ct_ready_done);
 	return;
 fail:
+	if (s->spare != NULL) {
+		log_debug("session spare %s could not start: %s", s->id,
+		    err.message);
+		session_spare_closed(s);
+		return;
+	}
 	log_error("session %s could not start: %s", s->id, err.message);
 	session_answer(s, &err);
 	store_session_set_state(sboxd.store, s->id, "failed", err.message, NULL);
@@ -268,6 +279,14 @@ static struct {
 	char              *path;
 	struct stat        st;
 } session_prot_file;
+static unsigned session_prot_gen;
+
+/* How many times the protected-names file was loaded. */
+unsigned
+session_protected_gen(void)
+{
+	return session_prot_gen;
+}
 
 /* Is st the same file, unchanged, as the one loaded? */
 static int
@@ -318,6 +337,7 @@ session_protected(struct guard_table *t, const struct guard_table **use,
 			return error_nomem(err);
 		}
 		session_prot_file.st = st;
+		session_prot_gen++;
 	}
 	if (more == NULL || more->n == 0) {
 		*use = &session_prot_file.t;
@@ -427,10 +447,6 @@ session_make_plan(struct session *s, const struct session_params *p,
 	    &s->home_moved);
 	ctx.no_read_reports = sboxd.config != NULL && !sboxd.config->report_reads;
 	s->plan = policy_plan(s->profile, &ctx, err);
-	if (s->plan != NULL && session_gitcfg_start(s, err) < 0) {
-		plan_free(s->plan);
-		s->plan = NULL;
-	}
 	guard_table_free(&prot);
 	free(cache_root);
 	free(phome);
@@ -488,6 +504,93 @@ session_start_container(struct session *s, sbox_error *err)
 	}
 	if ((s->ct = container_start(s->plan, &o, err)) == NULL)
 		return -1;
+	return 0;
+}
+
+/* Would a create of p, planned now with the spare's id and scratch
+ * folder, make the same session as spare sp? (The plan again: what runs
+ * is what a create made now would run.) */
+static int
+session_spare_same(const struct session *n, const struct session *sp,
+    const struct session_params *p)
+{
+	struct session t;
+	sbox_error err;
+	char *dump = NULL;
+	int same;
+
+	memset(&t, 0, sizeof t);
+	t.project = n->project;
+	t.scratch = sp->scratch;
+	t.profile = n->profile;
+	error_clear(&err);
+	if (session_make_plan(&t, p, &err) == 0)
+		dump = session_spare_dump(&t);
+	same = dump != NULL && strcmp(dump, sp->spare_dump) == 0;
+	if (dump != NULL && !same)
+		log_debug("session spare %s not taken: its plan differs", sp->id);
+	free(dump);
+	if (t.plan != NULL)
+		plan_free(t.plan);
+	strv_free(t.home_moved);
+	return same;
+}
+
+/* A one-shot create served by spare sp (same plan): the spare becomes
+ * the session asked for, registered, recorded and announced as a new one;
+ * answered now when it is ready, else when it is. n (the create so far)
+ * is freed. */
+static int
+session_spare_adopt(struct session *n, struct session *sp,
+    const struct session_params *p, struct rpc_call *call, json_t **result,
+    sbox_error *err)
+{
+	struct session_waiter *w;
+	char *id;
+
+	free(sp->title);
+	sp->title = n->title;
+	n->title = NULL;
+	sp->creator_uid = p->uid;
+	sp->created_ms = store_clock_now_ms();
+	sp->active_ms = sp->created_ms;
+	session_spare_key_free(sp->spare);
+	sp->spare = NULL;
+	sp->one_shot = n->one_shot;
+	n->one_shot = NULL;
+	/* what of this client's environment stays out (the plan's is the same) */
+	json_decref(sp->env_dropped);
+	session_env_dropped(sp, p->env);
+	session_free(n);
+	session_register(sp);
+	if (session_record(sp, p->uid, err) == -1) {
+		session_close_now(sp, "its row could not be written", 0);
+		return -1;
+	}
+	events_publish("session.created", sp->id, json_pack("{s:s, s:s, s:s, "
+	    "s:b, s:s?}", "profile", sp->profile->name, "project", sp->project,
+	    "provenance", sp->profile->provenance ? sp->profile->provenance : "",
+	    "sandboxed", 1, "parent", sp->parent));
+	if (sp->state != SESSION_READY) {	/* still starting: wait for it */
+		if ((w = calloc(1, sizeof *w)) == NULL) {
+			session_close(sp, "out of memory");
+			return error_nomem(err);
+		}
+		w->call = call;
+		sp->waiters = w;
+		return RPC_LATER;
+	}
+	if ((id = strdup(sp->id)) == NULL || event_base_once(sboxd.base, -1,
+	    EV_TIMEOUT, session_ready_stored, id, &(struct timeval){ 0, 0 }) <
+	    0) {
+		free(id);
+		store_session_set_state(sboxd.store, sp->id, "ready", NULL, NULL);
+	}
+	log_info("session %s ready (made ahead; profile %s)", sp->id,
+	    sp->profile->name);
+	events_publish("session.ready", sp->id, json_pack("{s:s, s:s, s:b}",
+	    "profile", sp->profile->name, "project", sp->project, "sandboxed", 1));
+	*result = session_created_json(sp);
 	return 0;
 }
 
@@ -554,14 +657,43 @@ session_create(const struct session_params *p, struct rpc_call *call,
 		if ((s->profile = session_narrow_resolve(&rp, err)) == NULL)
 			goto fail;
 	}
+	/* a one-shot create: the spare made ahead for it, when it would be
+	 * this very session (session-spare.c) */
+	if (p->spare == NULL && (s->one_shot = session_spare_key(p,
+	    s->project)) != NULL && call != NULL && s->profile->sandboxed) {
+		struct session *sp = session_spare_take(s->one_shot,
+		    s->project_fd);
+
+		if (sp != NULL && session_spare_same(s, sp, p))
+			return session_spare_adopt(s, sp, p, call, result, err);
+		if (sp != NULL)
+			session_spare_reject(sp);
+	}
 
 	/* its note and scratch folder (made ahead when they can be) */
 	if (session_scratch_make(s, err) == -1)
 		goto fail;
-	if (session_make_plan(s, p, err) == -1 || session_make_env(s, err) == -1 ||
+	if (session_make_plan(s, p, err) == -1)
+		goto fail_rm;
+	/* a spare is compared by its plan as made, before git's additions */
+	if (p->spare != NULL && (!s->plan->sandboxed || (s->spare_dump =
+	    session_spare_dump(s)) == NULL)) {
+		error_set(err, E_INTERNAL, "no spare for this session");
+		goto fail_rm;
+	}
+	if (session_gitcfg_start(s, err) < 0 || session_make_env(s, err) == -1 ||
 	    (!s->plan->sandboxed && session_record(s, p->uid, err) == -1))
 		goto fail_rm;
 	session_env_dropped(s, p->env);
+	if (p->spare != NULL) {	/* out of the registry, unannounced */
+		if (session_start_container(s, err) == -1)
+			goto fail_rm;
+		session_scratch_later();
+		s->spare = p->spare;
+		session_spare_keep(s);
+		*result = json_pack("{s:s}", "session", s->id);
+		return RPC_LATER;
+	}
 	session_register(s);
 	/* close_with_client: it ends when the creating connection does */
 	if (p->close_with_client && session_client_bind(s, call, err) == -1) {

@@ -38,4 +38,20 @@ void session_close_now(struct session *s, const char *reason, int sync);
 void session_register(struct session *s);
 void session_unregister(struct session *s);
 
+/* session-spare.c: the spare session of one-shot creates. */
+struct session_spare_key *session_spare_key(const struct session_params *p,
+    const char *project);
+void session_spare_key_free(struct session_spare_key *k);
+char *session_spare_dump(const struct session *s);
+void session_spare_later(struct session_spare_key *k);
+void session_spare_keep(struct session *s);
+struct session *session_spare_take(const struct session_spare_key *k,
+    int project_fd);
+void session_spare_reject(struct session *s);
+void session_spare_closed(struct session *s);
+void session_spare_stop(void);
+/* session-create.c: how many times the protected-names file was loaded
+ * (a spare made with other names is not taken). */
+unsigned session_protected_gen(void);
+
 #endif

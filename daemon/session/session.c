@@ -251,6 +251,9 @@ session_free(struct session *s)
 	json_decref(s->env_dropped);
 	session_gitcfg_free(s);
 	strv_free(s->home_moved);
+	session_spare_key_free(s->spare);
+	session_spare_key_free(s->one_shot);
+	free(s->spare_dump);
 	free(s);
 }
 
@@ -370,6 +373,10 @@ session_close_now(struct session *s, const char *reason, int sync)
 
 	if (s->state == SESSION_CLOSED || s->state == SESSION_CLOSING)
 		return;
+	if (s->spare != NULL) {	/* a spare not taken: never registered */
+		session_spare_closed(s);
+		return;
+	}
 	s->state = SESSION_CLOSING;
 	session_close_children(s, sync);
 	/* its approvals end, then its commands (command/command-session.c) */
@@ -405,6 +412,12 @@ session_close_now(struct session *s, const char *reason, int sync)
 	    reason));
 	log_info("session %s closed (%s)", s->id, reason);
 	session_unregister(s);
+	/* a one-shot session: the next one like it is made ahead (not at
+	 * shutdown, nor for a sandbox that ended by itself) */
+	if (s->one_shot != NULL && !sync && strcmp(reason, "closed by a client") == 0) {
+		session_spare_later(s->one_shot);
+		s->one_shot = NULL;
+	}
 	session_free(s);
 }
 
@@ -421,6 +434,7 @@ session_close_all(const char *reason)
 {
 	struct session *s;
 
+	session_spare_stop();
 	while ((s = TAILQ_FIRST(&session_list)) != NULL)
 		session_close_now(s, reason, 1);
 }

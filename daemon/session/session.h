@@ -65,7 +65,15 @@ struct session {
 	                                     connection that created it, or 0 */
 	long long            active_ms;   /* last client request about it or
 	                                     running command (idle_close_s) */
+	struct session_spare_key *spare;  /* a spare not taken yet: what it was
+	                                     made for (session-spare.c); it is
+	                                     then out of the registry, unrecorded */
+	struct session_spare_key *one_shot; /* a one-shot session: the key of the
+	                                     spare to make when it closes */
+	char                *spare_dump;  /* a spare's plan as compared */
 };
+
+struct session_spare_key;
 
 /* What session.create was asked for. */
 struct session_params {
@@ -80,6 +88,10 @@ struct session_params {
 	uid_t       uid;          /* the client's uid */
 	int         close_with_client; /* close it when the creating
 	                                  connection goes away */
+	int         one_shot;     /* one command, then closed (sbox run): a
+	                             spare made ahead may serve it */
+	struct session_spare_key *spare; /* the daemon's own create of a spare
+	                             (session-spare.c), else NULL */
 };
 
 /* What a session asks the rooms above it: session_hooks, declared with

@@ -182,3 +182,7 @@ echo "   guard with read reports over the floor: $(over "${walls[1]}" "${walls[3
 if [ -n "${BENCH_GUARD_BASE:-}" ]; then
 	echo "   base build (base/off): $(ratio 4)"
 fi
+# issue 38's goal row, one line for scripts (its base here is the sandbox
+# with the supervisor off; bench-peers has the same build over unsandboxed)
+awk -v w="$(over "${walls[1]}" "${walls[0]}")" -v who="$([ "$(id -u)" = 0 ] && echo root || echo user)" \
+	'BEGIN { r = 1 + w / 100; printf "bench: build-reads-over-guard-off-%s %.3fx goal <=1.03x %s\n", who, r, r <= 1.03 ? "met" : "unmet" }'

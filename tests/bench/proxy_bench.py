@@ -46,6 +46,8 @@ HOLD_N = int(os.environ.get("BENCH_PROXY_TUNNELS", 5000))
 ROUNDS = int(os.environ.get("BENCH_PROXY_ROUNDS", 5))
 GOAL_TUNNEL = 1.5   # new tunnel + first byte, x direct, at most
 GOAL_BULK = 0.8     # bulk throughput, x direct, at least
+GOAL_FLOOR_TUNNEL = 1.1   # issue 38: new tunnel, x connect-floor, at most
+GOAL_FLOOR_BULK = 0.95    # issue 38: bulk, x connect-floor, at least
 
 
 def raise_nofile(n=65536):
@@ -630,6 +632,18 @@ def run_main():
         print("   floor     new tunnel %.2fx direct, bulk %.2fx direct: the "
               "least a CONNECT proxy costs here (bin/bench/connect-floor: "
               "no policy, log or resolver)" % (us_x["floor"], mb_x["floor"]))
+        # issue 38's goal rows, one a line for scripts: sboxd over the
+        # floor, the medians of the per-round ratios (side by side)
+        who = "root" if root else "user"
+        for c in [n for n in ("sboxd", "sboxd-ns") if n in mb]:
+            t = med([lat_r[c][r] / lat_r["floor"][r] for r in range(ROUNDS)])
+            b = med([bulk[c][r] / bulk["floor"][r] for r in range(ROUNDS)])
+            print("bench: proxy-tunnel-%s-%s %.2fx goal <=%.2fx %s" % (
+                c, who, t, GOAL_FLOOR_TUNNEL,
+                "met" if t <= GOAL_FLOOR_TUNNEL else "unmet"))
+            print("bench: proxy-bulk-%s-%s %.2fx goal >=%.2fx %s" % (
+                c, who, b, GOAL_FLOOR_BULK,
+                "met" if b >= GOAL_FLOOR_BULK else "unmet"))
         # memory with HOLD_N open tunnels
         pid = st.daemon.proc.pid
         before = rss_kb(pid)

@@ -144,3 +144,52 @@ def test_run_from_root_folder_and_verbose(ctx):
     assert r.returncode == 0, text(r)
     sid = [l for l in r.stderr.decode().splitlines() if l.startswith("sbox: session ")]
     assert sid and len(sid[0].split()[2]) == 16, text(r)
+
+
+def _log(d):
+    with open(d.log, "rb") as f:
+        return f.read().decode(errors="replace")
+
+
+def test_run_spare_made_ahead_is_fresh_and_unlisted(ctx):
+    """Issue 38: a closed `sbox run` session has the next one made ahead,
+    which the next run takes (no fresh bwrap on its path); what runs there
+    is a new sandbox (its own /tmp, sbox-init as pid 1), the spare is in no
+    list before it is taken (one row a run), and a run whose plan
+    differs (another TZ passed in) does not take it: it gets what it asked
+    for."""
+    import re
+    from sboxtest import wait_for
+    d = ctx.daemon()
+    proj = project(ctx, d)
+    r = d.cli("run", "--project", proj, "--", "sh", "-c",
+              "echo one > /tmp/mark; cat /proc/1/comm")
+    assert r.returncode == 0, text(r)
+    wait_for(lambda: "session spare" in _log(d) and
+             re.search(r"session spare \S+ ready", _log(d)), 30,
+             what="the spare session to be ready")
+    c = d.client()
+    live = [s for s in c.call("session.list", {"all": True})["sessions"]
+            if s.get("state") in ("starting", "ready")]
+    assert live == [], live
+    r = d.cli("run", "--project", proj, "--", "sh", "-c",
+              "cat /tmp/mark 2>&1; echo pid1=$(cat /proc/1/comm); echo TZ=$TZ")
+    assert r.returncode == 0, text(r)
+    o = r.stdout.decode()
+    assert "made ahead" in _log(d), _log(d)[-3000:]
+    assert "one" not in o, "a spare shared the last run's /tmp: " + text(r)
+    assert "pid1=sbox-init" in o or "pid1=init" in o, text(r)
+    assert DEFAULT_NOTE in r.stderr.decode(), text(r)
+    # recorded as any session: one row per run, all closed now
+    rows = c.call("session.list", {"all": True})["sessions"]
+    assert len(rows) == 2 and all(s["state"] == "closed" for s in rows), rows
+    # another environment the profile passes in: the spare is not taken
+    n = _log(d).count("made ahead")
+    wait_for(lambda: len(re.findall(r"session spare \S+ ready", _log(d))) >= 2,
+             30, what="the next spare")
+    r = d.cli("run", "--project", proj, "--", "sh", "-c", "echo TZ=$TZ",
+              env={"TZ": "Europe/Paris"})
+    assert r.returncode == 0, text(r)
+    assert "TZ=Europe/Paris" in r.stdout.decode(), text(r)
+    assert _log(d).count("made ahead") == n, _log(d)[-3000:]
+    assert "its plan differs" in _log(d), _log(d)[-3000:]
