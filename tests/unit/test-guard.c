@@ -219,9 +219,10 @@ START_TEST(test_git_allow_list)
 	    "NOTES_EDITMSG", "lfs", NULL };
 	static const char *const no[] = { "config", "config.lock",
 	    "config.worktree", "description", "commondir", "gitdir",
-	    "hooks", "info", "rebase-merge", "rebase-apply", "sequencer",
-	    "branches", "remotes", "fsmonitor--daemon.ipc", "NEW_THING",
+	    "hooks", "info", "branches", "remotes", "fsmonitor--daemon.ipc", "NEW_THING",
 	    "index.stash.", "lock", ".lock", NULL };
+	static const char *const seq[] = { "rebase-merge", "rebase-apply",
+	    "sequencer", NULL };
 	size_t i;
 
 	for (i = 0; ok[i] != NULL; i++) {
@@ -244,12 +245,28 @@ START_TEST(test_git_allow_list)
 	    "b", NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/bare.git/logs/refs",
 	    "x", NULL), 0);
+	/* the sequencer's state: in the root's own .git only (sboxd checks
+	 * it on the host side), nowhere else */
+	for (i = 0; seq[i] != NULL; i++) {
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/.git", seq[i], NULL) ==
+		    0, "%s", seq[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/bare.git", seq[i],
+		    NULL) == EPERM, "bare %s", seq[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/.git/modules/sub",
+		    seq[i], NULL) == EPERM, "sub %s", seq[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/sub/.git", seq[i],
+		    NULL) == EPERM, "nested %s", seq[i]);
+	}
 	ck_assert_int_eq(decide(GUARD_OP_CREATE,
-	    "/p/.git/rebase-merge", "git-rebase-todo", NULL), EPERM);
+	    "/p/.git/rebase-merge", "git-rebase-todo", NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/sequencer", "todo",
-	    NULL), EPERM);
+	    NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/.git",
-	    "rebase-apply", NULL), EPERM);
+	    "rebase-apply", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git", "REBASE_HEAD",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git", "rebase-merged",
+	    NULL), EPERM);
 	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p/bare.git", "config",
 	    NULL), EPERM);
 	/* a folder named .git is one even without HEAD */

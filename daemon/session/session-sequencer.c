@@ -1,0 +1,314 @@
+/* session-sequencer.c: git's sequencer state inside a session. The file
+ * guard lets a session write rebase-merge/, rebase-apply/ and sequencer/
+ * in its roots' own .git (policy/guard.c), so that rebase, am, cherry-pick
+ * and revert of several commits work inside. What host git would obey in
+ * them later (`git rebase --continue` on the host) is checked here, on the
+ * host side, when each command ends and again once the session's
+ * processes have all ended at its close: every file must be one the allow
+ * list knows, of its form (policy/gitseq.c). A state that is not is moved
+ * aside in the same .git under a name git never reads
+ * (sbox-quarantine-SESSION-TIME-NAME, which the guard keeps read-only for
+ * every session), so host git sees no operation in progress, and the
+ * refusal is told like any other. Everything is read through descriptors
+ * from the .git folder down, never following a symlink, and only renamed:
+ * a symlink or hard link planted there makes nothing act on what it
+ * names. */
+#include "daemon/session/session-sequencer.h"
+#include "daemon/session/session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/container/rmtree.h"
+#include "daemon/events.h"
+#include "daemon/log.h"
+#include "daemon/sboxd.h"
+#include "policy/gitseq.h"
+#include "policy/guard.h"
+#include "policy/plan-types.h"
+#include "policy/strv.h"
+
+struct session_sequencer_close {
+	char   id[17];
+	char **roots;
+};
+
+/* Who is told of a refusal: the session when it is live (its command's
+ * blocked files), its id only at close. */
+struct session_sequencer_tell {
+	struct session *s;
+	uint64_t        ct_id;
+	const char     *id;
+};
+
+/* Read the whole of name in dfd (a regular file, st its identity) into a
+ * new buffer; NULL when it cannot be read as that file. */
+static char *
+session_sequencer_read(int dfd, const char *name, const struct stat *st,
+    size_t *n)
+{
+	struct stat fst;
+	char *buf;
+	ssize_t r;
+	size_t got = 0;
+	int fd;
+
+	if (st->st_size < 0 || st->st_size > GITSEQ_READ_MAX)
+		return NULL;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) ||
+	    fst.st_ino != st->st_ino || fst.st_dev != st->st_dev ||
+	    fst.st_size > GITSEQ_READ_MAX ||
+	    (buf = malloc((size_t)fst.st_size + 1)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while (got < (size_t)fst.st_size && (r = read(fd, buf + got,
+	    (size_t)fst.st_size - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	buf[got] = '\0';
+	*n = got;
+	return buf;
+}
+
+/* Decide one state folder (dfd, of kind f): 0 safe, -1 with why. */
+static int
+session_sequencer_folder(int dfd, enum gitseq_folder f, char *why,
+    size_t whylen)
+{
+	const char *const *req = gitseq_required(f);
+	unsigned seen = 0;
+	struct dirent *de;
+	struct stat st;
+	size_t count = 0, n, i;
+	char *buf;
+	int kind, dup, rc = 0;
+	DIR *d;
+
+	if ((dup = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) < 0 ||
+	    (d = fdopendir(dup)) == NULL) {
+		if (dup >= 0)
+			close(dup);
+		snprintf(why, whylen, "the folder cannot be read");
+		return -1;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++count > GITSEQ_ENTRIES_MAX) {
+			snprintf(why, whylen, "more than %d names",
+			    GITSEQ_ENTRIES_MAX);
+			rc = -1;
+			break;
+		}
+		if ((kind = gitseq_name(f, de->d_name)) < 0) {
+			snprintf(why, whylen, "%.64s: a name git does not write "
+			    "there", de->d_name);
+			rc = -1;
+		} else if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)
+		    != 0 || !S_ISREG(st.st_mode)) {
+			snprintf(why, whylen, "%.64s: not a plain file (a "
+			    "symlink, a folder or another kind)", de->d_name);
+			rc = -1;
+		} else if (st.st_nlink != 1) {
+			snprintf(why, whylen, "%.64s: a hard link", de->d_name);
+			rc = -1;
+		} else if (kind == 1) {
+			if ((buf = session_sequencer_read(dfd, de->d_name, &st,
+			    &n)) == NULL) {
+				snprintf(why, whylen, "%.64s: cannot be read "
+				    "(or is too big)", de->d_name);
+				rc = -1;
+			} else {
+				char w[GITSEQ_WHY_MAX];
+
+				if (gitseq_file(f, de->d_name, buf, n, w,
+				    sizeof w) != 0) {
+					snprintf(why, whylen, "%.64s: %s",
+					    de->d_name, w);
+					rc = -1;
+				}
+				free(buf);
+			}
+		}
+		for (i = 0; rc == 0 && req[i] != NULL; i++)
+			if (strcmp(req[i], de->d_name) == 0)
+				seen |= 1u << i;
+	}
+	closedir(d);
+	for (i = 0; rc == 0 && req[i] != NULL; i++)
+		if (!(seen & (1u << i))) {
+			snprintf(why, whylen, "%s is missing: not a state git "
+			    "itself leaves", req[i]);
+			rc = -1;
+		}
+	return rc;
+}
+
+/* Tell a refused state: the command's blocked files (when it is live),
+ * the log and the events. */
+static void
+session_sequencer_told(const struct session_sequencer_tell *t,
+    const char *path, const char *moved, const char *why)
+{
+	char *msg;
+
+	if (asprintf(&msg, "git's sequencer state %s refused: %s; %s", path,
+	    why, moved) < 0)
+		return;
+	if (t->s != NULL && session_hooks.file_refused != NULL)
+		session_hooks.file_refused(t->s, t->ct_id, path, "write",
+		    PLAN_RULE_RUNS_LATER, msg, why, 0, "git");
+	log_info("session %s: %s", t->id, msg);
+	events_publish("file.refused", t->id, json_pack("{s:s, s:s, s:s, s:s, "
+	    "s:s, s:i, s:s}", "path", path, "op", "write", "rule",
+	    PLAN_RULE_RUNS_LATER, "reason", why, "message", msg, "pid", 0,
+	    "process", "git"));
+	free(msg);
+}
+
+/* Move name (in the git folder gfd, at path) out of git's sight: renamed
+ * beside it (same folder: no permission of its own is needed), else
+ * removed. The result for the message. */
+static void
+session_sequencer_quarantine(int gfd, const char *gitpath, const char *name,
+    const char *id, char *moved, size_t movedlen)
+{
+	static unsigned serial;
+	char aside[128], *path;
+
+	snprintf(aside, sizeof aside, "sbox-quarantine-%s-%lld-%u-%s", id,
+	    (long long)sboxd_now_ms(), serial++, name);
+	if (renameat(gfd, name, gfd, aside) == 0) {
+		snprintf(moved, movedlen, "moved to %s/%s, where git does not "
+		    "read it: host git sees no operation in progress", gitpath,
+		    aside);
+		return;
+	}
+	if (asprintf(&path, "%s/%s", gitpath, name) >= 0) {
+		rmtree(path);
+		free(path);
+	}
+	snprintf(moved, movedlen, "removed (it could not be moved aside): "
+	    "host git sees no operation in progress");
+}
+
+/* Check the state folders of one root's .git. */
+static void
+session_sequencer_root(const char *root, const struct session_sequencer_tell
+    *t)
+{
+	char why[GITSEQ_WHY_MAX + 96], moved[512], path[4096], *gitpath;
+	struct stat st;
+	int rfd, gfd, dfd, f, bad;
+
+	if ((rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	gfd = openat(rfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	close(rfd);
+	if (gfd < 0)
+		return;	/* none, a gitfile or a symlink: the guard allows
+			   nothing of the sequencer there */
+	if (asprintf(&gitpath, "%s/.git", strcmp(root, "/") == 0 ? "" : root)
+	    < 0) {
+		close(gfd);
+		return;
+	}
+	for (f = 0; f < GITSEQ_FOLDERS; f++) {
+		const char *name = gitseq_folder_name((enum gitseq_folder)f);
+
+		if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		bad = 0;
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(why, sizeof why, "not a folder (a symlink or "
+			    "a file)");
+			bad = 1;
+		} else if ((dfd = openat(gfd, name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			snprintf(why, sizeof why, "the folder cannot be read");
+			bad = 1;
+		} else {
+			bad = session_sequencer_folder(dfd,
+			    (enum gitseq_folder)f, why, sizeof why) != 0;
+			close(dfd);
+		}
+		if (!bad)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", gitpath, name);
+		session_sequencer_quarantine(gfd, gitpath, name, t->id, moved,
+		    sizeof moved);
+		session_sequencer_told(t, path, moved, why);
+	}
+	free(gitpath);
+	close(gfd);
+}
+
+/* Check every root of a sandboxed plan. */
+static void
+session_sequencer_roots(char *const *roots,
+    const struct session_sequencer_tell *t)
+{
+	size_t i;
+
+	for (i = 0; roots != NULL && roots[i] != NULL; i++)
+		session_sequencer_root(roots[i], t);
+}
+
+/* After a command of s ended: check its roots' .git folders. */
+void
+session_sequencer_check(struct session *s, uint64_t ct_id)
+{
+	struct session_sequencer_tell t = { s, ct_id, s->id };
+
+	if (s->plan == NULL || !s->plan->sandboxed || s->plan->guard == NULL)
+		return;
+	session_sequencer_roots(s->plan->guard->roots, &t);
+}
+
+/* At close: the roots and the id, for once the container is gone. */
+struct session_sequencer_close *
+session_sequencer_prepare(const struct session *s)
+{
+	struct session_sequencer_close *q;
+	size_t i;
+
+	if (s->plan == NULL || !s->plan->sandboxed || s->plan->guard == NULL ||
+	    s->plan->guard->roots == NULL)
+		return NULL;
+	if ((q = calloc(1, sizeof *q)) == NULL)
+		return NULL;
+	snprintf(q->id, sizeof q->id, "%s", s->id);
+	for (i = 0; s->plan->guard->roots[i] != NULL; i++)
+		if (strv_append(&q->roots, s->plan->guard->roots[i]) < 0)
+			break;
+	return q;
+}
+
+/* Run the close check and free q. */
+void
+session_sequencer_closed(struct container *c, void *arg)
+{
+	struct session_sequencer_close *q = arg;
+	struct session_sequencer_tell t = { NULL, 0, NULL };
+
+	(void)c;
+	if (q == NULL)
+		return;
+	t.id = q->id;
+	session_sequencer_roots(q->roots, &t);
+	strv_free(q->roots);
+	free(q);
+}
