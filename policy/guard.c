@@ -79,8 +79,8 @@ guard_git_name(const char *c, size_t n, const char *const *list)
  * Every other name -- config, config.worktree, hooks/, info/, description,
  * branches/, remotes/, commondir, gitdir, and any name git adds later -- is
  * read-only and cannot be created; so are rebase-merge/, rebase-apply/ and
- * sequencer/ but in a root's own .git (guard_git_sequencer). p is the path
- * below the git folder. */
+ * sequencer/ but in a root's own .git or a worktree's git folder that is a
+ * root (guard_seq_gitdir). p is the path below the git folder. */
 static int
 guard_git_allowed(const char *p)
 {
@@ -122,11 +122,12 @@ guard_git_allowed(const char *p)
 }
 
 /* Is p (below a git folder) git's sequencer state: rebase-merge/,
- * rebase-apply/, sequencer/ and what is below them? Writable only in a
- * guarded root's own .git (rebase, am, cherry-pick and revert of several
- * commits work inside); sboxd checks them on the host side when a command
- * ends and when the session closes, and moves what would run a program in
- * host git out of git's sight (daemon/session/session-sequencer.c). */
+ * rebase-apply/, sequencer/ and what is below them? Writable in the git
+ * folders guard_seq_gitdir names (rebase, am, cherry-pick and revert of
+ * several commits work inside); sboxd checks them on the host side when a
+ * command ends and when the session closes, and moves what would run a
+ * program in host git out of git's sight
+ * (daemon/session/session-sequencer.c). */
 static int
 guard_git_sequencer(const char *p)
 {
@@ -136,30 +137,6 @@ guard_git_sequencer(const char *p)
 
 	for (i = 0; dirs[i] != NULL; i++)
 		if (strlen(dirs[i]) == n && strncmp(p, dirs[i], n) == 0)
-			return 1;
-	return 0;
-}
-
-/* Is the git folder that holds p (root joined with the first n bytes of
- * rel, n 0: root itself; else rel[n - 1] is its '/') a .git directly in
- * one of the guarded roots (the .git itself may be a root of its own)? */
-static int
-guard_is_root_git(const struct guard_spec *s, const char *root,
-    const char *rel, size_t n)
-{
-	char path[GUARD_PATH_MAX + GUARD_NAME_MAX + 2], *slash;
-	size_t i;
-	int k;
-
-	k = n == 0 ? snprintf(path, sizeof path, "%s", root) :
-	    snprintf(path, sizeof path, "%s/%.*s", strcmp(root, "/") == 0 ?
-	    "" : root, (int)(n - 1), rel);
-	if (k < 0 || (size_t)k >= sizeof path ||
-	    (slash = strrchr(path, '/')) == NULL || strcmp(slash, "/.git") != 0)
-		return 0;
-	*slash = '\0';
-	for (i = 0; s->roots[i] != NULL; i++)
-		if (strcmp(s->roots[i], path[0] ? path : "/") == 0)
 			return 1;
 	return 0;
 }
@@ -201,6 +178,51 @@ guard_is_gitdir(const struct guard_fs *fs, int up)
 	return guard_exists(fs, rel);
 }
 
+/* Is path one of the guarded roots? */
+static int
+guard_is_root(const struct guard_spec *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; s->roots[i] != NULL; i++)
+		if (strcmp(s->roots[i], path[0] ? path : "/") == 0)
+			return 1;
+	return 0;
+}
+
+/* May the git folder G that holds p (root joined with the first n bytes
+ * of rel, n 0: root itself; else rel[n - 1] is its '/'; `up` levels above
+ * the parent) hold git's sequencer state? When it is the .git directly in
+ * a guarded root, or a linked worktree's own git folder (its commondir)
+ * that is a guarded root itself: sboxd checks exactly those
+ * (daemon/session/session-sequencer.c). Not the common folder of a
+ * worktree session, a submodule's or a nested repository's. */
+static int
+guard_seq_gitdir(const struct guard_spec *s, const char *root,
+    const char *rel, size_t n, const struct guard_fs *fs, int up)
+{
+	char path[GUARD_PATH_MAX + GUARD_NAME_MAX + 2], rl[3 * 64 + 16], *slash;
+	size_t k = 0;
+	int i, w;
+
+	w = n == 0 ? snprintf(path, sizeof path, "%s", root) :
+	    snprintf(path, sizeof path, "%s/%.*s", strcmp(root, "/") == 0 ?
+	    "" : root, (int)(n - 1), rel);
+	if (w < 0 || (size_t)w >= sizeof path || up > 64)
+		return 0;
+	if (guard_is_root(s, path)) {
+		for (i = 0; i < up; i++, k += 3)
+			memcpy(rl + k, "../", 3);
+		snprintf(rl + k, sizeof rl - k, "commondir");
+		if (guard_exists(fs, rl))
+			return 1;
+	}
+	if ((slash = strrchr(path, '/')) == NULL || strcmp(slash, "/.git") != 0)
+		return 0;
+	*slash = '\0';
+	return guard_is_root(s, path);
+}
+
 /* Is the first component of p one a git folder keeps read-only? */
 static int
 guard_git_first(const char *p)
@@ -240,7 +262,8 @@ guard_rule_gitdir(const struct guard_spec *s, const char *root,
 		git = named || guard_is_gitdir(fs, below);
 		/* (the sequencer's state: in a root's own .git only) */
 		if (git && !guard_git_allowed(p) && !(guard_git_sequencer(p) &&
-		    guard_is_root_git(s, root, rel, (size_t)(p - rel))))
+		    guard_seq_gitdir(s, root, rel, (size_t)(p - rel), fs,
+		    below)))
 			return 1;
 		if (git)
 			nested = 0;

@@ -204,28 +204,15 @@ session_sequencer_quarantine(int gfd, const char *gitpath, const char *name,
 	    "host git sees no operation in progress");
 }
 
-/* Check the state folders of one root's .git. */
+/* Check the state folders of one git folder (gfd, at gitpath). */
 static void
-session_sequencer_root(const char *root, const struct session_sequencer_tell
-    *t)
+session_sequencer_gitdir(int gfd, const char *gitpath,
+    const struct session_sequencer_tell *t)
 {
-	char why[GITSEQ_WHY_MAX + 96], moved[512], path[4096], *gitpath;
+	char why[GITSEQ_WHY_MAX + 96], moved[512], *path;
 	struct stat st;
-	int rfd, gfd, dfd, f, bad;
+	int dfd, f, bad;
 
-	if ((rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return;
-	gfd = openat(rfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	close(rfd);
-	if (gfd < 0)
-		return;	/* none, a gitfile or a symlink: the guard allows
-			   nothing of the sequencer there */
-	if (asprintf(&gitpath, "%s/.git", strcmp(root, "/") == 0 ? "" : root)
-	    < 0) {
-		close(gfd);
-		return;
-	}
 	for (f = 0; f < GITSEQ_FOLDERS; f++) {
 		const char *name = gitseq_folder_name((enum gitseq_folder)f);
 
@@ -247,12 +234,41 @@ session_sequencer_root(const char *root, const struct session_sequencer_tell
 		}
 		if (!bad)
 			continue;
-		snprintf(path, sizeof path, "%s/%s", gitpath, name);
 		session_sequencer_quarantine(gfd, gitpath, name, t->id, moved,
 		    sizeof moved);
-		session_sequencer_told(t, path, moved, why);
+		if (asprintf(&path, "%s/%s", gitpath, name) >= 0) {
+			session_sequencer_told(t, path, moved, why);
+			free(path);
+		}
 	}
-	free(gitpath);
+}
+
+/* Check the git folders of one root where the guard lets the sequencer
+ * write (policy/guard.c, guard_seq_gitdir): its own .git, and the root
+ * itself when it is a linked worktree's git folder (it holds commondir). */
+static void
+session_sequencer_root(const char *root, const struct session_sequencer_tell
+    *t)
+{
+	struct stat st;
+	char *gitpath;
+	int rfd, gfd;
+
+	if ((rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if (fstatat(rfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		session_sequencer_gitdir(rfd, root, t);
+	gfd = openat(rfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	close(rfd);
+	if (gfd < 0)
+		return;	/* none, a gitfile or a symlink: the guard allows
+			   nothing of the sequencer there */
+	if (asprintf(&gitpath, "%s/.git", strcmp(root, "/") == 0 ? "" : root)
+	    >= 0) {
+		session_sequencer_gitdir(gfd, gitpath, t);
+		free(gitpath);
+	}
 	close(gfd);
 }
 

@@ -373,3 +373,36 @@ def test_links_and_late_writes(ctx):
     assert not S.state("rebase-merge")
     assert S.quarantined("rebase-merge")
     S.host_continues()
+
+
+def test_worktree_session(ctx):
+    """A session on a linked worktree: its rebase works in its own git
+    folder (common/worktrees/NAME), a planted exec line there is moved
+    aside; the main worktree's state (the common folder) stays
+    uncreatable."""
+    S = Setup(ctx)
+    wt = os.path.join(S.tmp, "wt")
+    S.git("worktree", "add", "-q", wt, "topic", check=True)
+    os.chmod(wt, 0o755)
+    gd = os.path.join(S.proj, ".git", "worktrees", "wt")
+    sid = create(S.c, wt)
+    r = run(S.c, sid, "export GIT_EDITOR=true; git rebase main 2>&1 && "
+            "echo REBASED; mkdir %s/.git/rebase-merge && echo MAIN" % S.proj)
+    assert "REBASED" in r.out and "MAIN" not in r.out, r
+    r2 = _git("log", "--format=%s", "main..topic", cwd=wt, home=S.home,
+              check=True)
+    assert r2.stdout.splitlines() == ["topic c", "topic b", "topic a"], r2
+    _git("reset", "-q", "--hard", "topic~3", cwd=wt, home=S.home, check=True)
+    r = run(S.c, sid, "export GIT_EDITOR=true; " + BREAK + "main "
+            ">/dev/null 2>&1; printf 'exec touch %s\\n' >> \"$(git rev-parse "
+            "--git-dir)/rebase-merge/git-rebase-todo\" && echo PLANTED"
+            % S.marker)
+    assert "PLANTED" in r.out, r
+    assert not os.path.lexists(os.path.join(gd, "rebase-merge")), r
+    assert glob.glob(os.path.join(gd, "sbox-quarantine-*-rebase-merge")), r
+    assert any(b["path"].endswith("/worktrees/wt/rebase-merge") and
+               "exec" in b["message"] for b in r.blocked), r.blocked
+    S.close(sid)
+    for cmd in ("rebase", "am", "cherry-pick"):
+        _git(cmd, "--continue", cwd=wt, home=S.home)
+    S.host_continues()
