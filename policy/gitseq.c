@@ -21,7 +21,9 @@ enum gitseq_form {
 	F_APPLY,     /* options am passes to git apply */
 	F_AUTHOR,    /* GIT_AUTHOR_NAME='...' lines (parsed by git, no shell) */
 	F_KEEP,      /* am's keep: t, b or f */
-	F_OPTS       /* the sequencer's opts (git config format) */
+	F_OPTS,      /* the sequencer's opts (git config format) */
+	F_REFLIST    /* refs-to-update: ref names and object names, a line
+	                each (the refs git updates at the end) */
 };
 
 /* the chars of a key id, and of a plain option's value */
@@ -74,7 +76,7 @@ static const struct gitseq_entry {
 	{ "rewritten-list",         IN_M,        F_DATA },
 	{ "rewritten-pending",      IN_M,        F_DATA },
 	{ "dropped",                IN_M,        F_DATA },
-	{ "refs-to-update",         IN_M,        F_DATA },
+	{ "refs-to-update",         IN_M,        F_REFLIST },
 	{ "next",                   IN_A,        F_NUMBER },
 	{ "last",                   IN_A,        F_NUMBER },
 	{ "info",                   IN_A,        F_DATA },
@@ -416,6 +418,32 @@ gitseq_opts(const char *buf, size_t n, char *why, size_t whylen)
 	return 0;
 }
 
+/* refs-to-update: each line a ref below refs/ or an object name. */
+static int
+gitseq_reflist(const char *buf, size_t n, char *why, size_t whylen)
+{
+	const char *l = buf, *e, *end = buf + n;
+	char shown[96];
+	size_t k;
+
+	if (memchr(buf, '\0', n) != NULL)
+		return gitseq_no(why, whylen, "refs-to-update holds a NUL byte",
+		    NULL);
+	for (; l < end; l = e + 1) {
+		if ((e = memchr(l, '\n', (size_t)(end - l))) == NULL)
+			e = end;
+		k = (size_t)(e - l);
+		if (k == 0 || (k >= 4 && strspn(l, "0123456789abcdef") == k) ||
+		    (k > 5 && strncmp(l, "refs/", 5) == 0 && strspn(l,
+		    GITSEQ_ALNUM "/._-+@") == k))
+			continue;
+		return gitseq_no(why, whylen, "refs-to-update names something "
+		    "that is not a ref below refs/", gitseq_line(l, k, shown,
+		    sizeof shown));
+	}
+	return 0;
+}
+
 /* Decide the content of a file gitseq_name said 1 for. */
 int
 gitseq_file(enum gitseq_folder f, const char *name, const char *buf,
@@ -487,6 +515,8 @@ gitseq_file(enum gitseq_folder f, const char *name, const char *buf,
 		    NULL);
 	case F_OPTS:
 		return gitseq_opts(buf, n, why, whylen);
+	case F_REFLIST:
+		return gitseq_reflist(buf, n, why, whylen);
 	}
 	return gitseq_no(why, whylen, "a file of an unknown form", name);
 }

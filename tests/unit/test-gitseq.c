@@ -91,6 +91,9 @@ START_TEST(test_options_files)
 	ck_assert_int_eq(file(a, "apply-opt", " --reject\n"), -1);
 	ck_assert_int_eq(file(a, "keep", "t\n"), 0);
 	ck_assert_int_eq(file(a, "keep", "tt\n"), -1);
+	ck_assert_int_eq(file(m, "refs-to-update", "refs/heads/x\n0123abcd\n"
+	    "4567abcd\n"), 0);
+	ck_assert_int_eq(file(m, "refs-to-update", "config\n0123abcd\n"), -1);
 	ck_assert_int_eq(file(a, "next", "1\n"), 0);
 	ck_assert_int_eq(file(a, "next", "x\n"), -1);
 }
