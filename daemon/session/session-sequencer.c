@@ -38,21 +38,29 @@
 struct session_sequencer_close {
 	char   id[17];
 	char **roots;
+	int    late;   /* the check once every process has ended */
 };
 
 /* Who is told of a refusal: the session when it is live (its command's
- * blocked files), its id only at close. */
+ * blocked files), its id only at close. late: the check after every
+ * process of the session has ended, which the host's own git may be
+ * working on by then (a `git rebase --continue` run right after the
+ * close): a folder without its first files (git is making or removing it)
+ * is no refusal then -- nothing in it runs. */
 struct session_sequencer_tell {
 	struct session *s;
 	uint64_t        ct_id;
 	const char     *id;
+	int             late;
 };
 
-/* Read the whole of name in dfd (a regular file, st its identity) into a
- * new buffer; NULL when it cannot be read as that file. */
+/* Read the whole of name in dfd (listed as a regular file) into a new
+ * buffer: what is decided is what this descriptor reads (a plain file of
+ * one link: the file may have been replaced since it was listed, by host
+ * git renaming its lock onto it). NULL with errno (ENOENT: gone, EINVAL:
+ * not a plain file of one link, EFBIG: too big). */
 static char *
-session_sequencer_read(int dfd, const char *name, const struct stat *st,
-    size_t *n)
+session_sequencer_read(int dfd, const char *name, size_t *n)
 {
 	struct stat fst;
 	char *buf;
@@ -60,17 +68,20 @@ session_sequencer_read(int dfd, const char *name, const struct stat *st,
 	size_t got = 0;
 	int fd;
 
-	if (st->st_size < 0 || st->st_size > GITSEQ_READ_MAX)
-		return NULL;
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 	    O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) ||
-	    fst.st_ino != st->st_ino || fst.st_dev != st->st_dev ||
-	    fst.st_size > GITSEQ_READ_MAX ||
+	    fst.st_nlink != 1 || fst.st_size < 0) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (fst.st_size > GITSEQ_READ_MAX ||
 	    (buf = malloc((size_t)fst.st_size + 1)) == NULL) {
 		close(fd);
+		errno = EFBIG;
 		return NULL;
 	}
 	while (got < (size_t)fst.st_size && (r = read(fd, buf + got,
@@ -82,18 +93,79 @@ session_sequencer_read(int dfd, const char *name, const struct stat *st,
 	return buf;
 }
 
+/* Is name the lock file of a name git writes in folder f? git makes
+ * NAME.lock and renames it onto NAME; host git never reads another's
+ * lock (it fails while one exists), so its content runs nothing. */
+static int
+session_sequencer_lock(enum gitseq_folder f, const char *name)
+{
+	char base[256];
+	size_t n = strlen(name);
+
+	if (n <= 5 || n - 5 >= sizeof base || strcmp(name + n - 5, ".lock") != 0)
+		return 0;
+	memcpy(base, name, n - 5);
+	base[n - 5] = '\0';
+	return gitseq_name(f, base) >= 0;
+}
+
+/* Decide one entry (name in dfd) of folder f: 0 safe (or gone since it
+ * was listed), -1 with why. */
+static int
+session_sequencer_entry(int dfd, enum gitseq_folder f, const char *name,
+    char *why, size_t whylen)
+{
+	char w[GITSEQ_WHY_MAX], *buf;
+	struct stat st;
+	int kind, rc;
+	size_t n;
+
+	if (session_sequencer_lock(f, name))
+		return 0;
+	if ((kind = gitseq_name(f, name)) < 0) {
+		snprintf(why, whylen, "%.64s: a name git does not write there",
+		    name);
+		return -1;
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : (snprintf(why, whylen, "%.64s: "
+		    "cannot be read", name), -1);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%.64s: not a plain file (a symlink, a "
+		    "folder or another kind)", name);
+		return -1;
+	}
+	if (st.st_nlink != 1) {
+		snprintf(why, whylen, "%.64s: a hard link", name);
+		return -1;
+	}
+	if (kind == 0)
+		return 0;
+	if ((buf = session_sequencer_read(dfd, name, &n)) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, whylen, "%.64s: %s", name, errno == EFBIG ?
+		    "too big" : errno == EINVAL ? "not a plain file of one link "
+		    "(a symlink, a hard link or another kind)" : "cannot be read");
+		return -1;
+	}
+	rc = gitseq_file(f, name, buf, n, w, sizeof w);
+	free(buf);
+	if (rc != 0)
+		snprintf(why, whylen, "%.64s: %s", name, w);
+	return rc;
+}
+
 /* Decide one state folder (dfd, of kind f): 0 safe, -1 with why. */
 static int
-session_sequencer_folder(int dfd, enum gitseq_folder f, char *why,
+session_sequencer_folder(int dfd, enum gitseq_folder f, int late, char *why,
     size_t whylen)
 {
 	const char *const *req = gitseq_required(f);
 	unsigned seen = 0;
 	struct dirent *de;
-	struct stat st;
-	size_t count = 0, n, i;
-	char *buf;
-	int kind, dup, rc = 0;
+	size_t count = 0, i;
+	int dup, rc = 0;
 	DIR *d;
 
 	if ((dup = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) < 0 ||
@@ -112,42 +184,13 @@ session_sequencer_folder(int dfd, enum gitseq_folder f, char *why,
 			rc = -1;
 			break;
 		}
-		if ((kind = gitseq_name(f, de->d_name)) < 0) {
-			snprintf(why, whylen, "%.64s: a name git does not write "
-			    "there", de->d_name);
-			rc = -1;
-		} else if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)
-		    != 0 || !S_ISREG(st.st_mode)) {
-			snprintf(why, whylen, "%.64s: not a plain file (a "
-			    "symlink, a folder or another kind)", de->d_name);
-			rc = -1;
-		} else if (st.st_nlink != 1) {
-			snprintf(why, whylen, "%.64s: a hard link", de->d_name);
-			rc = -1;
-		} else if (kind == 1) {
-			if ((buf = session_sequencer_read(dfd, de->d_name, &st,
-			    &n)) == NULL) {
-				snprintf(why, whylen, "%.64s: cannot be read "
-				    "(or is too big)", de->d_name);
-				rc = -1;
-			} else {
-				char w[GITSEQ_WHY_MAX];
-
-				if (gitseq_file(f, de->d_name, buf, n, w,
-				    sizeof w) != 0) {
-					snprintf(why, whylen, "%.64s: %s",
-					    de->d_name, w);
-					rc = -1;
-				}
-				free(buf);
-			}
-		}
+		rc = session_sequencer_entry(dfd, f, de->d_name, why, whylen);
 		for (i = 0; rc == 0 && req[i] != NULL; i++)
 			if (strcmp(req[i], de->d_name) == 0)
 				seen |= 1u << i;
 	}
 	closedir(d);
-	for (i = 0; rc == 0 && req[i] != NULL; i++)
+	for (i = 0; rc == 0 && !late && req[i] != NULL; i++)
 		if (!(seen & (1u << i))) {
 			snprintf(why, whylen, "%s is missing: not a state git "
 			    "itself leaves", req[i]);
@@ -196,6 +239,10 @@ session_sequencer_quarantine(int gfd, const char *gitpath, const char *name,
 		    aside);
 		return;
 	}
+	if (errno == ENOENT) {
+		snprintf(moved, movedlen, "gone before it could be moved");
+		return;
+	}
 	if (asprintf(&path, "%s/%s", gitpath, name) >= 0) {
 		rmtree(path);
 		free(path);
@@ -219,17 +266,21 @@ session_sequencer_gitdir(int gfd, const char *gitpath,
 		if (fstatat(gfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		bad = 0;
+		dfd = -1;
 		if (!S_ISDIR(st.st_mode)) {
 			snprintf(why, sizeof why, "not a folder (a symlink or "
 			    "a file)");
 			bad = 1;
 		} else if ((dfd = openat(gfd, name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			if (errno == ENOENT)
+				continue;	/* (removed since) */
 			snprintf(why, sizeof why, "the folder cannot be read");
 			bad = 1;
 		} else {
 			bad = session_sequencer_folder(dfd,
-			    (enum gitseq_folder)f, why, sizeof why) != 0;
+			    (enum gitseq_folder)f, t->late, why, sizeof why)
+			    != 0;
 			close(dfd);
 		}
 		if (!bad)
@@ -287,16 +338,17 @@ session_sequencer_roots(char *const *roots,
 void
 session_sequencer_check(struct session *s, uint64_t ct_id)
 {
-	struct session_sequencer_tell t = { s, ct_id, s->id };
+	struct session_sequencer_tell t = { s, ct_id, s->id, 0 };
 
 	if (s->plan == NULL || !s->plan->sandboxed || s->plan->guard == NULL)
 		return;
 	session_sequencer_roots(s->plan->guard->roots, &t);
 }
 
-/* At close: the roots and the id, for once the container is gone. */
+/* At close: the roots and the id, for now or (late) once the container
+ * is gone. */
 struct session_sequencer_close *
-session_sequencer_prepare(const struct session *s)
+session_sequencer_prepare(const struct session *s, int late)
 {
 	struct session_sequencer_close *q;
 	size_t i;
@@ -307,6 +359,7 @@ session_sequencer_prepare(const struct session *s)
 	if ((q = calloc(1, sizeof *q)) == NULL)
 		return NULL;
 	snprintf(q->id, sizeof q->id, "%s", s->id);
+	q->late = late;
 	for (i = 0; s->plan->guard->roots[i] != NULL; i++)
 		if (strv_append(&q->roots, s->plan->guard->roots[i]) < 0)
 			break;
@@ -318,12 +371,13 @@ void
 session_sequencer_closed(struct container *c, void *arg)
 {
 	struct session_sequencer_close *q = arg;
-	struct session_sequencer_tell t = { NULL, 0, NULL };
+	struct session_sequencer_tell t = { NULL, 0, NULL, 0 };
 
 	(void)c;
 	if (q == NULL)
 		return;
 	t.id = q->id;
+	t.late = q->late;
 	session_sequencer_roots(q->roots, &t);
 	strv_free(q->roots);
 	free(q);

@@ -385,8 +385,8 @@ session_close_now(struct session *s, const char *reason, int sync)
 	}
 	/* git's sequencer state is checked now (the close answers at once)
 	 * and again once every process has ended */
-	session_sequencer_closed(NULL, session_sequencer_prepare(s));
-	seq = session_sequencer_prepare(s);
+	session_sequencer_closed(NULL, session_sequencer_prepare(s, 0));
+	seq = session_sequencer_prepare(s, 1);
 	if (s->ct != NULL) {
 		if (sync)
 			container_destroy(s->ct);
