@@ -77,9 +77,10 @@ guard_git_name(const char *c, size_t n, const char *const *list)
 /* THE ALLOW LIST inside a git folder (gitrepository-layout(5)): what git's
  * own work (commit, branch, tag, stash, fetch, merge, gc, bisect) writes.
  * Every other name -- config, config.worktree, hooks/, info/, description,
- * branches/, remotes/, commondir, gitdir, rebase-merge/, rebase-apply/,
- * sequencer/, and any name git adds later -- is read-only and cannot be
- * created. p is the path below the git folder. */
+ * branches/, remotes/, commondir, gitdir, and any name git adds later -- is
+ * read-only and cannot be created; so are rebase-merge/, rebase-apply/ and
+ * sequencer/ but in a root's own .git or a worktree's git folder that is a
+ * root (guard_seq_gitdir). p is the path below the git folder. */
 static int
 guard_git_allowed(const char *p)
 {
@@ -98,6 +99,7 @@ guard_git_allowed(const char *p)
 		"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "MERGE_RR",
 		"MERGE_AUTOSTASH", "AUTO_MERGE",   /* git merge's state */
 		"CHERRY_PICK_HEAD", "REVERT_HEAD", /* a single pick/revert */
+		"REBASE_HEAD",  /* the commit a rebase stopped at (a ref) */
 		"BISECT_LOG", "BISECT_START", "BISECT_TERMS", "BISECT_NAMES",
 		"BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_HEAD",
 		"COMMIT_EDITMSG", "SQUASH_MSG", "TAG_EDITMSG", "NOTES_EDITMSG",
@@ -117,6 +119,26 @@ guard_git_allowed(const char *p)
 	if (guard_git_name(p, n, dirs))
 		return 1; /* the folder and everything below it */
 	return p[n] == '\0' && guard_git_name(p, n, files);
+}
+
+/* Is p (below a git folder) git's sequencer state: rebase-merge/,
+ * rebase-apply/, sequencer/ and what is below them? Writable in the git
+ * folders guard_seq_gitdir names (rebase, am, cherry-pick and revert of
+ * several commits work inside); sboxd checks them on the host side when a
+ * command ends and when the session closes, and moves what would run a
+ * program in host git out of git's sight
+ * (daemon/session/session-sequencer.c). */
+static int
+guard_git_sequencer(const char *p)
+{
+	static const char *const dirs[] = { "rebase-merge", "rebase-apply",
+	    "sequencer", NULL };
+	size_t n = strcspn(p, "/"), i;
+
+	for (i = 0; dirs[i] != NULL; i++)
+		if (strlen(dirs[i]) == n && strncmp(p, dirs[i], n) == 0)
+			return 1;
+	return 0;
 }
 
 /* Does name exist in the parent folder? */
@@ -156,6 +178,51 @@ guard_is_gitdir(const struct guard_fs *fs, int up)
 	return guard_exists(fs, rel);
 }
 
+/* Is path one of the guarded roots? */
+static int
+guard_is_root(const struct guard_spec *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; s->roots[i] != NULL; i++)
+		if (strcmp(s->roots[i], path[0] ? path : "/") == 0)
+			return 1;
+	return 0;
+}
+
+/* May the git folder G that holds p (root joined with the first n bytes
+ * of rel, n 0: root itself; else rel[n - 1] is its '/'; `up` levels above
+ * the parent) hold git's sequencer state? When it is the .git directly in
+ * a guarded root, or a linked worktree's own git folder (its commondir)
+ * that is a guarded root itself: sboxd checks exactly those
+ * (daemon/session/session-sequencer.c). Not the common folder of a
+ * worktree session, a submodule's or a nested repository's. */
+static int
+guard_seq_gitdir(const struct guard_spec *s, const char *root,
+    const char *rel, size_t n, const struct guard_fs *fs, int up)
+{
+	char path[GUARD_PATH_MAX + GUARD_NAME_MAX + 2], rl[3 * 64 + 16], *slash;
+	size_t k = 0;
+	int i, w;
+
+	w = n == 0 ? snprintf(path, sizeof path, "%s", root) :
+	    snprintf(path, sizeof path, "%s/%.*s", strcmp(root, "/") == 0 ?
+	    "" : root, (int)(n - 1), rel);
+	if (w < 0 || (size_t)w >= sizeof path || up > 64)
+		return 0;
+	if (guard_is_root(s, path)) {
+		for (i = 0; i < up; i++, k += 3)
+			memcpy(rl + k, "../", 3);
+		snprintf(rl + k, sizeof rl - k, "commondir");
+		if (guard_exists(fs, rl))
+			return 1;
+	}
+	if ((slash = strrchr(path, '/')) == NULL || strcmp(slash, "/.git") != 0)
+		return 0;
+	*slash = '\0';
+	return guard_is_root(s, path);
+}
+
 /* Is the first component of p one a git folder keeps read-only? */
 static int
 guard_git_first(const char *p)
@@ -176,7 +243,8 @@ guard_git_first(const char *p)
  * target, modules/NAME, worktrees/NAME); below it only the allow list is
  * writable. 1 when refused. */
 static int
-guard_rule_gitdir(const char *rel, const struct guard_fs *fs)
+guard_rule_gitdir(const struct guard_spec *s, const char *root,
+    const char *rel, const struct guard_fs *fs)
 {
 	const char *p, *prev = NULL;
 	int comps = 0, idx, below, named, git, nested = 0;
@@ -192,7 +260,10 @@ guard_rule_gitdir(const char *rel, const struct guard_fs *fs)
 		below = comps - 1 - idx;
 		named = prev != NULL && strncmp(prev, ".git/", 5) == 0;
 		git = named || guard_is_gitdir(fs, below);
-		if (git && !guard_git_allowed(p))
+		/* (the sequencer's state: in a root's own .git only) */
+		if (git && !guard_git_allowed(p) && !(guard_git_sequencer(p) &&
+		    guard_seq_gitdir(s, root, rel, (size_t)(p - rel), fs,
+		    below)))
 			return 1;
 		if (git)
 			nested = 0;
@@ -556,7 +627,7 @@ guard_rules_roots(const struct guard_spec *s, enum guard_op op,
 		    guard_rule_unmake(op, parent, name, fs, v))
 			return 1;
 		rel = full + rl + 1;
-		if (guard_rule_gitdir(rel, fs)) {
+		if (guard_rule_gitdir(s, s->roots[i], rel, fs)) {
 			guard_refuse(v, guard_exists(fs, name) ? EROFS : EPERM,
 			    PLAN_RULE_RUNS_LATER, "%s%s", "inside a git folder "
 			    "only what git's own work writes (objects, refs, "

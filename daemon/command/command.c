@@ -30,6 +30,7 @@
 #include "daemon/log.h"
 #include "daemon/sboxd.h"
 #include "daemon/session/session-keep.h"
+#include "daemon/session/session-sequencer.h"
 #include "daemon/session/session.h"
 #include "policy/envfilter.h"
 #include "policy/policy.h"
@@ -179,6 +180,10 @@ command_finish(struct command *c)
 
 	if (c->state == COMMAND_DONE)
 		return;
+	/* git's sequencer state it left, checked while it still counts as
+	 * running (a refusal lands in its blocked files) */
+	if (in_sandbox && c->s != NULL)
+		session_sequencer_check(c->s, c->ct_id);
 	/* the refusals held for the line's end go before the answer */
 	command_blocked_flush(c);
 	c->state = COMMAND_DONE;

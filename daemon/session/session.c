@@ -27,6 +27,7 @@
 #include "daemon/log.h"
 #include "daemon/proxy/proxy-proc.h"
 #include "daemon/container/rmtree.h"
+#include "daemon/session/session-sequencer.h"
 #include "daemon/session/toolconf.h"
 #include "policy/caches.h"
 #include "policy/guard.h"
@@ -368,6 +369,7 @@ session_close_children(struct session *s, int sync)
 void
 session_close_now(struct session *s, const char *reason, int sync)
 {
+	struct session_sequencer_close *seq;
 	sbox_error err;
 	char *note;
 
@@ -386,13 +388,20 @@ session_close_now(struct session *s, const char *reason, int sync)
 		proxy_proc_free(s->proxy);
 		s->proxy = NULL;
 	}
+	/* git's sequencer state is checked now (the close answers at once)
+	 * and again once every process has ended */
+	session_sequencer_closed(NULL, session_sequencer_prepare(s, 0));
+	seq = session_sequencer_prepare(s, 1);
 	if (s->ct != NULL) {
 		if (sync)
 			container_destroy(s->ct);
 		else
-			container_close(s->ct, NULL, NULL);
+			container_close(s->ct, session_sequencer_closed, seq);
+		if (!sync)
+			seq = NULL;
 		s->ct = NULL;
 	}
+	session_sequencer_closed(NULL, seq);
 	rmtree(s->scratch);
 	diskguard_freed(NULL, NULL);
 	if ((note = session_path("notes", s->id)) != NULL) {

@@ -338,8 +338,9 @@ true
 def test_escape_git_state(ctx):
     """A planted rebase-merge/ (an exec line), sequencer/, rebase-apply/,
     info/, a new name, in the top repository and in a nested bare one:
-    refused; host git status, rebase --continue, cherry-pick --continue
-    run nothing."""
+    refused (the top repository's sequencer state is writable, issue 41:
+    moved out of git's sight when the command ends); host git status,
+    rebase --continue, cherry-pick --continue run nothing."""
     S = Setup(ctx)
     bare = os.path.join(S.proj, "vendor", "lib.git")
     assert subprocess.run(["git", "clone", "-q", "--bare", S.proj, bare],
@@ -364,7 +365,12 @@ mkdir vendor/lib.git/rebase-merge && echo G13
 echo x > .git/config.lock && echo G14
 true
 """ % (S.marker, S.marker))
-    assert _said(r.out, *("G%d" % i for i in range(1, 15))) == [], r
+    seq = ("G1", "G2", "G3", "G4", "G5", "G8", "G9")
+    assert _said(r.out, *("G%d" % i for i in range(1, 15)
+                          if "G%d" % i not in seq)) == [], r
+    for n in ("rebase-merge", "rebase-apply", "sequencer"):
+        assert any(b["path"].endswith("/.git/" + n) and "sequencer state"
+                   in b["message"] for b in r.blocked), (n, r.blocked)
     for n in ("rebase-merge", "rebase-apply", "sequencer", "NEW_STATE",
               "config.lock"):
         assert not os.path.lexists(os.path.join(S.proj, ".git", n)), n

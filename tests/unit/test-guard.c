@@ -210,6 +210,36 @@ START_TEST(test_rule_git_folder)
 }
 END_TEST
 
+START_TEST(test_sequencer_where)
+{
+	char **r;
+
+	/* a worktree's git folder: only when it is a root of its own (a
+	 * worktree session), never from the common folder's side */
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/p/.git/worktrees/w",
+	    "rebase-merge", NULL), EPERM);
+	r = realloc(spec.roots, 5 * sizeof *r);
+	ck_assert_ptr_nonnull(r);
+	spec.roots = r;
+	r[2] = strdup("/p/.git/worktrees/w");
+	r[3] = strdup("/p/bare.git");
+	r[4] = NULL;
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/p/.git/worktrees/w",
+	    "rebase-merge", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE,
+	    "/p/.git/worktrees/w/sequencer", "todo", NULL), 0);
+	/* a bare repository as a root: no (sboxd checks .git and worktree
+	 * folders only) */
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/p/bare.git", "sequencer",
+	    NULL), EPERM);
+	/* the top .git still, and a submodule's never */
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/p/.git", "rebase-apply",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_MKDIR, "/p/.git/modules/sub",
+	    "rebase-apply", NULL), EPERM);
+}
+END_TEST
+
 START_TEST(test_git_allow_list)
 {
 	static const char *const ok[] = { "HEAD", "ORIG_HEAD", "FETCH_HEAD",
@@ -219,9 +249,10 @@ START_TEST(test_git_allow_list)
 	    "NOTES_EDITMSG", "lfs", NULL };
 	static const char *const no[] = { "config", "config.lock",
 	    "config.worktree", "description", "commondir", "gitdir",
-	    "hooks", "info", "rebase-merge", "rebase-apply", "sequencer",
-	    "branches", "remotes", "fsmonitor--daemon.ipc", "NEW_THING",
+	    "hooks", "info", "branches", "remotes", "fsmonitor--daemon.ipc", "NEW_THING",
 	    "index.stash.", "lock", ".lock", NULL };
+	static const char *const seq[] = { "rebase-merge", "rebase-apply",
+	    "sequencer", NULL };
 	size_t i;
 
 	for (i = 0; ok[i] != NULL; i++) {
@@ -244,12 +275,28 @@ START_TEST(test_git_allow_list)
 	    "b", NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/bare.git/logs/refs",
 	    "x", NULL), 0);
+	/* the sequencer's state: in the root's own .git only (sboxd checks
+	 * it on the host side), nowhere else */
+	for (i = 0; seq[i] != NULL; i++) {
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/.git", seq[i], NULL) ==
+		    0, "%s", seq[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/bare.git", seq[i],
+		    NULL) == EPERM, "bare %s", seq[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/.git/modules/sub",
+		    seq[i], NULL) == EPERM, "sub %s", seq[i]);
+		ck_assert_msg(decide(GUARD_OP_MKDIR, "/p/sub/.git", seq[i],
+		    NULL) == EPERM, "nested %s", seq[i]);
+	}
 	ck_assert_int_eq(decide(GUARD_OP_CREATE,
-	    "/p/.git/rebase-merge", "git-rebase-todo", NULL), EPERM);
+	    "/p/.git/rebase-merge", "git-rebase-todo", NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git/sequencer", "todo",
-	    NULL), EPERM);
+	    NULL), 0);
 	ck_assert_int_eq(decide(GUARD_OP_RENAME_DIR, "/p/.git",
-	    "rebase-apply", NULL), EPERM);
+	    "rebase-apply", NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git", "REBASE_HEAD",
+	    NULL), 0);
+	ck_assert_int_eq(decide(GUARD_OP_CREATE, "/p/.git", "rebase-merged",
+	    NULL), EPERM);
 	ck_assert_int_eq(decide(GUARD_OP_WRITE, "/p/bare.git", "config",
 	    NULL), EPERM);
 	/* a folder named .git is one even without HEAD */
@@ -597,6 +644,7 @@ guard_suite(void)
 	tcase_add_test(tc, test_rule_names);
 	tcase_add_test(tc, test_rule_remove_and_meta);
 	tcase_add_test(tc, test_git_allow_list);
+	tcase_add_test(tc, test_sequencer_where);
 	tcase_add_test(tc, test_hostile_names);
 	tcase_add_test(tc, test_spec_round_trip);
 	tcase_add_test(tc, test_account_allow_list);
