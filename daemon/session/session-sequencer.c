@@ -210,9 +210,12 @@ session_sequencer_told(const struct session_sequencer_tell *t,
 	if (asprintf(&msg, "git's sequencer state %s refused: %s; %s", path,
 	    why, moved) < 0)
 		return;
-	if (t->s != NULL && session_hooks.file_refused != NULL)
-		session_hooks.file_refused(t->s, t->ct_id, path, "write",
-		    PLAN_RULE_RUNS_LATER, msg, why, 0, "git");
+	/* noted on the command (command/command-session.c) */
+	if (t->s != NULL)
+		events_tell("session.file_refused", t->id, json_pack("{s:I, s:s, "
+		    "s:s, s:s, s:s, s:s, s:i, s:s}", "ct_id", (json_int_t)t->ct_id,
+		    "path", path, "op", "write", "rule", PLAN_RULE_RUNS_LATER,
+		    "message", msg, "reason", why, "pid", 0, "process", "git"));
 	log_info("session %s: %s", t->id, msg);
 	events_publish("file.refused", t->id, json_pack("{s:s, s:s, s:s, s:s, "
 	    "s:s, s:i, s:s}", "path", path, "op", "write", "rule",
