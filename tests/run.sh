@@ -131,7 +131,7 @@ if [ "$MODE" = all ] || [ "$MODE" = e2e ]; then
 		fi
 		cp -a tests/e2e "$stage/tests/e2e" && cp -a tests/agents "$stage/tests/agents"
 		mkdir -p "$stage/protocol" && cp protocol/PROTOCOL.md protocol/error.h "$stage/protocol/"
-		cp -a systemd launchd "$stage/"
+		cp -a systemd launchd docs "$stage/"
 		# sboxd finds the protected names beside its bin/ (no sandbox
 		# starts without them)
 		mkdir -p "$stage/policy" && cp policy/protected.default \

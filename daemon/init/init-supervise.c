@@ -143,7 +143,7 @@ init_sv_take(json_t *msg, const char *buf, size_t len)
 {
 	json_t *f = json_object_get(msg, "filter");
 	json_int_t n1, n2, nf, ns;
-	int exclude, reads, standins;
+	int exclude, reads, standins = 0;
 	size_t a, i;
 
 	init_sv_calls = guard_calls(&init_sv_ncalls);
@@ -151,7 +151,7 @@ init_sv_take(json_t *msg, const char *buf, size_t len)
 		return "the table of calls is too long";
 	/* built for this spec: execve notified when it has an `exclude`
 	 * list, read-only opens when it has hidden rules */
-	if (f == NULL || json_unpack(f, "{s:b, s:b, s:b, s:I, s:I !}",
+	if (f == NULL || json_unpack(f, "{s:b, s:b, s?b, s:I, s:I !}",
 	    "exclude", &exclude, "reads", &reads, "standins", &standins,
 	    "notify", &nf, "seal", &ns) < 0)
 		return "the guard message has no filter";
