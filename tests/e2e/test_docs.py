@@ -56,6 +56,14 @@ BINDING = ["spaces.S.", "projects.DIR.", "models.M."]
 DATA_FILE = ("pass-env", ["NAME "])
 
 
+# the staged copy the suite runs as another user holds no sources: the
+# root pass checks the docs
+if not os.path.exists(os.path.join(ROOT, "daemon", "main.c")):
+    import pytest
+    pytest.skip("the sources are not in this copy of the tree",
+                allow_module_level=True)
+
+
 def need(*parts):
     p = os.path.join(ROOT, *parts)
     if not os.path.exists(p):
