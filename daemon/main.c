@@ -629,9 +629,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	toolconf_start(hostexec_spawn);
-	/* how refused reads are seen: stand-ins where the kernel lets the
-	 * launcher mount them, else the seccomp reporter */
-	if (container_standin_init(sboxd.state_dir, NULL, &err) == -1) {
+	/* how refused reads are seen: the seccomp reporter, or stand-ins
+	 * when asked for (SBOX_READS_BY=standins) */
+	if (container_standin_init(sboxd.state_dir, &err) == -1) {
 		log_error("%s", err.message);
 		return 1;
 	}

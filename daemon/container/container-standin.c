@@ -1,11 +1,13 @@
 /* container-standin.c: a container's hidden areas served by stand-ins
  * (standin.c) instead of a seccomp notification per read-only open.
  *
- * sboxd decides once at start (container_standin_init): stand-ins need
- * /dev/fuse, overlayfs, and, as a user, a user namespace of the launcher's
- * own to mount them in (a distribution that restricts those keeps the
- * seccomp reporter: reads are refused by the mounts either way, only how a
- * refusal is seen differs, and `sandbox status` says which).
+ * sboxd decides once at start (container_standin_init): stand-ins are
+ * used when SBOX_READS_BY=standins asks for them (opt-in for now); they
+ * need /dev/fuse, overlayfs, and, as a user, a user namespace of the
+ * launcher's own to mount them in: asked for and impossible, sboxd does
+ * not start. Otherwise the seccomp reporter is used (reads are refused by
+ * the mounts either way, only how a refusal is seen differs, and `sandbox
+ * status` says which).
  *
  * Per container: render-bwrap.c names each hidden area's stand-in under a
  * stage folder; container_standin_start serves the areas (a FUSE
@@ -26,6 +28,7 @@
 #include "daemon/container/container-internal.h"
 #include "daemon/container/container-bind.h"
 #include "daemon/container/standin.h"
+#include "daemon/container/userns.h"
 #include "daemon/log.h"
 #include "protocol/ctl.h"
 #include "protocol/fdpass.h"
@@ -51,20 +54,6 @@ static int  container_standin_on;
 static char container_standin_user_stage[4096];
 static char container_standin_why[256] = "not decided yet";
 
-/* Write s to path (a /proc/self file); 0 or -1. */
-static int
-container_standin_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 /* Become root of a new user namespace (uid and gid mapped to themselves)
  * with a mount namespace of its own; -1 with errno. */
 static int
@@ -77,11 +66,11 @@ container_standin_userns(void)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return -1;
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)u, (unsigned)u);
-	if (container_standin_write("/proc/self/setgroups", "deny") < 0 ||
-	    container_standin_write("/proc/self/uid_map", map) < 0)
+	if (userns_write("/proc/self/setgroups", "deny") < 0 ||
+	    userns_write("/proc/self/uid_map", map) < 0)
 		return -1;
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)g, (unsigned)g);
-	return container_standin_write("/proc/self/gid_map", map);
+	return userns_write("/proc/self/gid_map", map);
 }
 
 /* Does overlayfs exist here (built in, or a module loaded)? */
@@ -128,25 +117,19 @@ container_standin_probe(const char *stage)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
 }
 
-/* Decide at start whether reads are reported through stand-ins. */
+/* Decide at start whether reads are reported through stand-ins: only
+ * when SBOX_READS_BY=standins asks for them (opt-in for now: with them a
+ * folder of the host's home shows inside as an empty folder, where the
+ * seccomp reporter's home shows no host name); asked and impossible, sboxd
+ * does not start. */
 int
-container_standin_init(const char *state_dir, const char *mode,
-    sbox_error *err)
+container_standin_init(const char *state_dir, sbox_error *err)
 {
-	const char *why;
+	const char *mode = getenv("SBOX_READS_BY"), *why;
 	int e;
 
 	container_standin_on = 0;
-	if (mode != NULL && strcmp(mode, "seccomp") == 0) {
-		snprintf(container_standin_why, sizeof container_standin_why,
-		    "the configuration asks for seccomp (daemon.read_reports_by)");
-		return 0;
-	}
-	/* opt-in for now: with stand-ins a folder of the host's home shows
-	 * inside as an empty folder (the seccomp reporter's home shows no
-	 * host name), which the escape suite's semantics do not allow yet */
-	if (mode == NULL && (getenv("SBOX_READS_BY") == NULL ||
-	    strcmp(getenv("SBOX_READS_BY"), "standins") != 0)) {
+	if (mode == NULL || strcmp(mode, "standins") != 0) {
 		snprintf(container_standin_why, sizeof container_standin_why,
 		    "stand-ins are opt-in: SBOX_READS_BY=standins in sboxd's "
 		    "environment");
@@ -164,17 +147,10 @@ container_standin_init(const char *state_dir, const char *mode,
 		why = e == EPERM || e == EACCES ? "a launcher may not make a user "
 		    "namespace of its own here (restricted user namespaces)" :
 		    strerror(e);
-	if (why != NULL) {
-		snprintf(container_standin_why, sizeof container_standin_why,
-		    "%s", why);
-		if (mode != NULL && strcmp(mode, "standins") == 0)
-			return error_set(err, E_SANDBOX_UNAVAILABLE, "read reports "
-			    "by stand-ins were asked for (daemon.read_reports_by) "
-			    "and cannot be: %s", why);
-		log_info("read refusals are seen by seccomp notifications: "
-		    "stand-ins cannot be used (%s)", why);
-		return 0;
-	}
+	if (why != NULL)
+		return error_set(err, E_SANDBOX_UNAVAILABLE, "read reports by "
+		    "stand-ins were asked for (SBOX_READS_BY=standins) and "
+		    "cannot be: %s", why);
 	container_standin_on = 1;
 	container_standin_why[0] = '\0';
 	return 0;

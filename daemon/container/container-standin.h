@@ -29,10 +29,9 @@ struct container_standin_stage {
 };
 
 /* At start: decide whether this sboxd reads refusals through stand-ins
- * (mode "auto", "standins" or "seccomp"; state_dir holds a user's stage
- * folder). 0, or -1 with err when "standins" was asked and cannot be. */
-int container_standin_init(const char *state_dir, const char *mode,
-    sbox_error *err);
+ * (SBOX_READS_BY=standins; state_dir holds a user's stage folder). 0, or
+ * -1 with err when they were asked for and cannot be. */
+int container_standin_init(const char *state_dir, sbox_error *err);
 /* The stage folder a container renders its stand-ins under (drop_ids:
  * root's staged namespace), or NULL when stand-ins are off. */
 const char *container_standin_stage_dir(int drop_ids);

@@ -177,50 +177,61 @@ standin_node(struct standin *s, uint64_t nodeid)
 	return &s->nodes[nodeid - 1];
 }
 
+/* Read /proc/TID/what into buf (NUL-terminated); its length, or -1. */
+static ssize_t
+standin_proc_read(pid_t tid, const char *what, char *buf, size_t len)
+{
+	char p[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof p, "/proc/%d/%s", (int)tid, what);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* The ids of a status line (NStgid:, NSpid:) into ids; how many. */
+static int
+standin_ids(const char *buf, const char *key, long *ids, int max)
+{
+	const char *l = strstr(buf, key);
+	char *end;
+	int n = 0;
+
+	for (l = l != NULL ? l + strlen(key) : NULL; l != NULL && n < max; n++) {
+		ids[n] = strtol(l, &end, 10);
+		if (end == l)
+			break;
+		l = end;
+	}
+	return n;
+}
+
 /* Is the requesting thread inside the sandbox and not sbox-init? Its id
  * there goes to *tid. A thread that cannot be read is taken as inside
  * (it gets what a sandboxed process gets). */
 static int
 standin_sandboxed(pid_t host_tid, pid_t *tid)
 {
-	char p[48], buf[2048], *l, *end;
+	char buf[2048];
 	long ids[32];
-	int n_tgid = 0, n_pid = 0, fd, inside = 1;
-	ssize_t len;
+	int n;
 
 	*tid = 0;
-	snprintf(p, sizeof p, "/proc/%d/status", (int)host_tid);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+	if (standin_proc_read(host_tid, "status", buf, sizeof buf) < 0)
 		return 1;
-	len = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (len <= 0)
-		return 1;
-	buf[len] = '\0';
-	if ((l = strstr(buf, "\nNStgid:")) != NULL) {
-		for (l += 8; n_tgid < 32; n_tgid++) {
-			ids[n_tgid] = strtol(l, &end, 10);
-			if (end == l)
-				break;
-			l = end;
-		}
-		if (n_tgid == 1 || (n_tgid > 1 && ids[n_tgid - 1] == 1))
-			inside = 0;
-	}
-	if ((l = strstr(buf, "\nNSpid:")) != NULL) {
-		long last = 0;
-
-		for (l += 7; n_pid < 32; n_pid++) {
-			long v = strtol(l, &end, 10);
-
-			if (end == l)
-				break;
-			last = v;
-			l = end;
-		}
-		*tid = (pid_t)last;
-	}
-	return inside;
+	if ((n = standin_ids(buf, "\nNSpid:", ids, 32)) > 0)
+		*tid = (pid_t)ids[n - 1];
+	/* one level: outside the sandbox (bwrap, the launcher); a last id
+	 * of 1: sbox-init */
+	n = standin_ids(buf, "\nNStgid:", ids, 32);
+	return !(n == 1 || (n > 1 && ids[n - 1] == 1));
 }
 
 /* Is the host thread in an open of a file (open, openat, openat2, creat:
@@ -229,19 +240,11 @@ standin_sandboxed(pid_t host_tid, pid_t *tid)
 static int
 standin_in_open(pid_t host_tid)
 {
-	char p[48], buf[64];
+	char buf[64];
 	long nr;
-	int fd;
-	ssize_t n;
 
-	snprintf(p, sizeof p, "/proc/%d/syscall", (int)host_tid);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
+	if (standin_proc_read(host_tid, "syscall", buf, sizeof buf) < 0)
+		return 0;	/* not told: its open still fails */
 	nr = strtol(buf, NULL, 10);
 	return
 #ifdef SYS_open

@@ -114,9 +114,9 @@ userns_read(struct userns_state *st)
 	free(list);
 }
 
-/* Write text to a file of the child's own /proc (async-signal-safe). */
-static int
-userns_probe_write(const char *path, const char *text)
+/* Write text to a file of the caller's own /proc (async-signal-safe). */
+int
+userns_write(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t r;
@@ -150,10 +150,10 @@ userns_probe(struct userns_state *st)
 		res[0] = USERNS_PROBE_NONE;
 		if (unshare(CLONE_NEWUSER) < 0)
 			res[0] = USERNS_PROBE_UNSHARE;
-		else if (userns_probe_write("/proc/self/setgroups", "deny") < 0 &&
+		else if (userns_write("/proc/self/setgroups", "deny") < 0 &&
 		    errno != ENOENT)
 			res[0] = USERNS_PROBE_UID_MAP;
-		else if (userns_probe_write("/proc/self/uid_map", map) < 0)
+		else if (userns_write("/proc/self/uid_map", map) < 0)
 			res[0] = USERNS_PROBE_UID_MAP;
 		res[1] = res[0] == USERNS_PROBE_NONE ? 0 : errno;
 		if (write(p[1], res, sizeof res) != (ssize_t)sizeof res)

@@ -39,6 +39,9 @@ void userns_read(struct userns_state *st);
 /* Make a user namespace as bwrap does, in a child: unshare(CLONE_NEWUSER),
  * then its setgroups and uid map; fills the probe fields of st. */
 void userns_probe(struct userns_state *st);
+/* Write text to a file of the caller's own /proc (a namespace's
+ * setgroups, uid_map, gid_map: async-signal-safe); 0 or -1. */
+int userns_write(const char *path, const char *text);
 /* What restricts user namespaces and the one command that fixes it, or
  * what applies as root, in buf ("" when nothing restricts them). Returns
  * 1 when sessions can have their namespaces as far as st tells. */

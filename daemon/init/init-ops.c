@@ -339,8 +339,8 @@ init_ops_ghost(const struct init_walk_loc *l)
 {
 	struct stat st;
 
-	return l->fd >= 0 && fstatat(l->fd, l->name, &st,
-	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	return init_state_standins() && l->fd >= 0 && fstatat(l->fd, l->name,
+	    &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_size == 0 && st.st_ctim.tv_sec == 0 &&
 	    st.st_ctim.tv_nsec == 0 && st.st_mtim.tv_sec == 0;
 }

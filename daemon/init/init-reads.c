@@ -67,9 +67,11 @@
  *    `cat ~/.ssh/id_rsa` in the hidden home (ENOENT), the common refused
  *    read, makes no event; permission events need CAP_SYS_ADMIN on the
  *    host.
- *  - Hidden stand-ins served by a FUSE file system of sbox-init's would be
- *    exact and free for every other open, but need /dev/fuse and mount
- *    rights inside the sandbox: more kernel surface, not taken.
+ *  - Hidden stand-ins served by a FUSE file system: exact and free for
+ *    every other open. Built in issue 38 without mount rights inside the
+ *    sandbox: sboxd serves them and the launcher mounts them before bwrap
+ *    (daemon/container/standin.c, container-standin.c); opt-in for now
+ *    (SBOX_READS_BY=standins), and then this reporter is not used.
  * What the round trips cost in wall clock beyond their CPU is the
  * scheduler's: each wakes a sleeper that may wait behind the other tasks
  * of a loaded CPU. Measured and NOT kept (the benchmark's rounds, in

@@ -42,6 +42,22 @@ init_state_guard(void)
 	return &init_state_g;
 }
 
+static int init_state_si;
+
+/* Are the hidden areas stand-ins (the guard message's filter says)? */
+int
+init_state_standins(void)
+{
+	return init_state_si;
+}
+
+/* Say whether they are (the guard message). */
+void
+init_state_set_standins(int on)
+{
+	init_state_si = on != 0;
+}
+
 /* The guard's state: 0 no guard yet, 1 ready, -1 broken. */
 int
 init_state_get(void)

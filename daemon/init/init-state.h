@@ -8,6 +8,9 @@
 struct guard_spec *init_state_guard(void);
 /* The guard's state: 0 no guard yet, 1 ready, -1 broken. */
 int init_state_get(void);
+/* Are the hidden areas stand-ins (daemon/container/standin.c), and say. */
+int init_state_standins(void);
+void init_state_set_standins(int on);
 /* Set the guard's state (0, 1 or -1). */
 void init_state_set(int st);
 /* The guard spec, or NULL before the guard message. */

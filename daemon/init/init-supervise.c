@@ -159,6 +159,7 @@ init_sv_take(json_t *msg, const char *buf, size_t len)
 	if (exclude != (init_state_guard()->exclude != NULL) ||
 	    reads != (init_state_guard()->n_rules != 0 && !standins))
 		return "the guard message's filter was built for another spec";
+	init_state_set_standins(standins);
 	/* (guard_spec_from_msg checked bulk against len) */
 	if (json_unpack(json_object_get(msg, "bulk"), "[II]", &n1, &n2) < 0 ||
 	    nf < 0 || ns < 0 || (size_t)nf > len ||
